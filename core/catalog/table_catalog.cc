@@ -1,0 +1,44 @@
+#include "core/catalog/table_catalog.h"
+
+namespace sluice {
+
+std::string table_name::qualified() const {
+  std::string out;
+  for (const std::string* part : {&database, &schema, &table}) {
+    if (part->empty()) continue;
+    if (!out.empty()) out.push_back('.');
+    out += *part;
+  }
+  return out;
+}
+
+std::vector<column_class> table_entry::key_classes() const {
+  std::vector<column_class> out(key_columns.size(), column_class::unknown);
+  for (size_t i = 0; i < key_columns.size(); ++i) {
+    for (const column_info& c : columns) {
+      if (c.name == key_columns[i]) out[i] = c.cls;
+    }
+  }
+  return out;
+}
+
+table_entry* table_catalog::intern(const table_name& name) {
+  std::lock_guard lock(_mutex);
+  auto it = _index.find(name);
+  if (it != _index.end()) return it->second;
+  table_entry& e = _storage.emplace_back();
+  e.name = name;
+  _index.emplace(name, &e);
+  return &e;
+}
+
+std::vector<table_entry*> table_catalog::entries() {
+  std::lock_guard lock(_mutex);
+  std::vector<table_entry*> out;
+  out.reserve(_index.size());
+  for (auto& [_, e] : _index)
+    out.push_back(e);
+  return out;
+}
+
+}  // namespace sluice

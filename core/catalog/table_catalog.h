@@ -1,0 +1,59 @@
+#pragma once
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/model/row_key.h"
+
+namespace sluice {
+
+// A source table's identity as the messages name it. For sources without schemas (MySQL)
+// the schema is empty and the database names it.
+struct table_name {
+  std::string database;
+  std::string schema;
+  std::string table;
+
+  // "database.schema.table" without empty parts: the name `tables.<source>` config keys use.
+  std::string qualified() const;
+  friend auto operator<=>(const table_name&, const table_name&) = default;
+};
+
+struct column_info {
+  std::string name;
+  std::string source_type;  // as the metadata gave it, empty when unknown
+  column_class cls = column_class::unknown;
+  bool nullable = true;
+  bool key = false;
+};
+
+// What sluice knows of one source table: learned from metadata records, configuration or the
+// target database (SPEC §3/§4). Entries have stable addresses for the process lifetime.
+// Threading: the learned fields are written and read by the decode stage only; other stages
+// read `name`, which never changes.
+struct table_entry {
+  table_name name;
+  std::vector<std::string> key_columns;  // empty: unknown (keyless unless learned)
+  std::vector<column_info> columns;      // empty: unknown
+  bool key_configured = false;           // key_columns came from configuration
+
+  std::vector<column_class> key_classes() const;
+};
+
+// Interns source tables. intern() is thread-safe and returns the same entry for equal names.
+class table_catalog {
+ public:
+  table_entry* intern(const table_name& name);
+  // Every entry, in name order (for status and persistence).
+  std::vector<table_entry*> entries();
+
+ private:
+  std::mutex _mutex;
+  std::deque<table_entry> _storage;  // stable addresses
+  std::map<table_name, table_entry*> _index;
+};
+
+}  // namespace sluice

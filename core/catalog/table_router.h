@@ -1,0 +1,49 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/catalog/table_catalog.h"
+#include "core/model/result.h"
+
+namespace sluice {
+
+// Where a source table lands in the replica.
+struct target_table {
+  std::string schema;
+  std::string name;
+  friend auto operator<=>(const target_table&, const target_table&) = default;
+};
+
+struct routing_options {
+  // ${topic}, ${database}, ${schema}, ${table}; ${schema} falls back to the database where
+  // the source has no schema (MySQL).
+  std::string name_format = "${schema}.${table}";
+  bool lower_case = true;  // identifier.case: lower | preserve
+  // tables.<source>.target, by the source's qualified name (table_name::qualified()).
+  std::map<std::string, std::string> explicit_targets;
+  std::string default_schema = "public";  // when the format yields no schema part
+};
+
+// Routes source tables to target tables (SPEC §4 "Table routing"). Pure and std-only so that
+// the rules are unit-tested without a database. Names longer than 63 bytes are an error.
+class table_router {
+ public:
+  explicit table_router(routing_options options) : _options(std::move(options)) {}
+
+  result<target_table> route(const table_name& source, std::string_view topic) const;
+  // A column's target name under the case policy; an error if it is over 63 bytes or empty.
+  result<std::string> column(std::string_view source_name) const;
+
+ private:
+  routing_options _options;
+};
+
+// PostgreSQL's limit on identifier length, in bytes.
+inline constexpr size_t max_identifier_bytes = 63;
+
+// "name" with embedded double quotes doubled: the only way identifiers reach SQL.
+std::string quote_identifier(std::string_view name);
+
+}  // namespace sluice

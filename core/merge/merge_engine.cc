@@ -1,0 +1,156 @@
+#include "core/merge/merge_engine.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace sluice {
+namespace {
+
+bool value_greater(const value& a, const value& b) {
+  return std::tie(a.kind, a.text) > std::tie(b.kind, b.text);
+}
+
+// Folds one upsert image into the row's columns: a column takes the value of the highest CSN
+// that carried it; at equal CSN the greater value wins, so the outcome is order-free.
+void fold_image(std::vector<merged_column>& columns, image& img, const csn& seq, bool move_values) {
+  for (column_value& cv : img) {
+    if (cv.v.is_absent()) continue;
+    auto it = std::find_if(columns.begin(), columns.end(),
+                           [&](const merged_column& m) { return m.name == cv.name; });
+    if (it == columns.end()) {
+      if (move_values) {
+        columns.push_back({std::move(cv.name), std::move(cv.v), seq});
+      } else {
+        columns.push_back({cv.name, cv.v, seq});
+      }
+      continue;
+    }
+    if (seq > it->seq || (seq == it->seq && value_greater(cv.v, it->v))) {
+      it->v = move_values ? std::move(cv.v) : cv.v;
+      it->seq = seq;
+    }
+  }
+}
+
+}  // namespace
+
+merged_batch merge_engine::merge(std::vector<change>&& changes) {
+  merged_batch out;
+  out.stats.input = changes.size();
+  _entries.clear();
+  _entries.reserve(changes.size() + 8);
+
+  // Tables in name order, so the output (and the apply order) is deterministic.
+  std::map<table_name, table_rows> by_table;
+  auto rows_of = [&](table_entry* t) -> table_rows& {
+    table_rows& tr = by_table[t->name];
+    tr.table = t;
+    return tr;
+  };
+
+  for (uint32_t i = 0; i < changes.size(); ++i) {
+    change& c = changes[i];
+    if (c.op == op_kind::truncate) {
+      table_rows& tr = rows_of(c.table);
+      if (c.seq > tr.truncate_seq) tr.truncate_seq = c.seq;
+      continue;
+    }
+    if (c.key.empty()) {
+      table_rows& tr = rows_of(c.table);
+      tr.newest_source_ts = std::max(tr.newest_source_ts, c.source.source_ts);
+      tr.keyless.push_back(std::move(c));
+      continue;
+    }
+    _entries.push_back({c.table, &c.key, i, false});
+    if (c.old_key && !c.old_key->empty() && c.old_key->canonical != c.key.canonical) {
+      _entries.push_back({c.table, &*c.old_key, i, true});
+    }
+  }
+
+  std::sort(_entries.begin(), _entries.end(), [&](const entry& a, const entry& b) {
+    if (a.table != b.table) return a.table->name < b.table->name;
+    if (int cmp = a.key->canonical.compare(b.key->canonical); cmp != 0) return cmp < 0;
+    const change& ca = changes[a.index];
+    const change& cb = changes[b.index];
+    if (ca.seq != cb.seq) return ca.seq > cb.seq;  // newest first
+    return a.index < b.index;
+  });
+
+  for (size_t begin = 0; begin < _entries.size();) {
+    size_t end = begin + 1;
+    while (end < _entries.size() && _entries[end].table == _entries[begin].table &&
+           _entries[end].key->canonical == _entries[begin].key->canonical) {
+      ++end;
+    }
+    table_rows& tr = rows_of(_entries[begin].table);
+    merged_row row;
+    row.key = *_entries[begin].key;
+
+    auto is_delete = [&](const entry& e) {
+      return e.old_key || changes[e.index].op == op_kind::remove;
+    };
+    for (size_t k = begin; k < end; ++k) {
+      const change& c = changes[_entries[k].index];
+      row.source_ts = std::max(row.source_ts, c.source.source_ts);
+      if (is_delete(_entries[k])) {
+        if (c.seq > row.delete_seq) row.delete_seq = c.seq;
+      } else if (c.seq > row.upsert_seq || row.upsert_seq.empty()) {
+        row.upsert_seq = c.seq;
+      }
+    }
+
+    size_t duplicates = 0;
+    if (row.exists()) {
+      const bool single = end - begin == 1;
+      // Entries are newest first: the first upsert seen for a CSN is compared with later
+      // ones at the same CSN to tell duplicates from conflicts.
+      const change* prev = nullptr;
+      for (size_t k = begin; k < end; ++k) {
+        const entry& e = _entries[k];
+        if (is_delete(e)) {
+          if (k > begin && is_delete(_entries[k - 1]) &&
+              changes[_entries[k - 1].index].seq == changes[e.index].seq) {
+            ++duplicates;
+          }
+          continue;
+        }
+        change& c = changes[e.index];
+        if (c.seq < row.delete_seq) continue;  // overtaken by a newer delete
+        if (prev && prev->seq == c.seq) {
+          if (prev->after == c.after) {
+            ++duplicates;
+            continue;
+          }
+          ++out.stats.csn_conflicts;
+        }
+        row.partial = row.partial || c.partial;
+        fold_image(row.columns, c.after, c.seq, /*move_values=*/single);
+        prev = &c;
+      }
+    } else {
+      for (size_t k = begin + 1; k < end; ++k) {
+        const change& a = changes[_entries[k - 1].index];
+        const change& b = changes[_entries[k].index];
+        if (a.seq == b.seq && a.op == b.op &&
+            is_delete(_entries[k]) == is_delete(_entries[k - 1]) && a.after == b.after) {
+          ++duplicates;
+        }
+      }
+    }
+    tr.partial = tr.partial || row.partial;
+    tr.newest_source_ts = std::max(tr.newest_source_ts, row.source_ts);
+    out.stats.duplicates += duplicates;
+    out.stats.collapsed += (end - begin - 1) - duplicates;
+    tr.rows.push_back(std::move(row));
+    ++out.stats.rows;
+    begin = end;
+  }
+
+  out.tables.reserve(by_table.size());
+  for (auto& [_, tr] : by_table)
+    out.tables.push_back(std::move(tr));
+  return out;
+}
+
+}  // namespace sluice

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/catalog/table_catalog.h"
+#include "core/model/change.h"
+#include "core/model/csn.h"
+#include "core/model/row_key.h"
+#include "core/model/value.h"
+
+namespace sluice {
+
+struct merged_column {
+  std::string name;
+  value v;
+  csn seq;  // CSN of the image this value came from
+};
+
+// Everything a batch says about one key, collapsed (SPEC §4). The applier turns it into at
+// most one write of that key.
+struct merged_row {
+  row_key key;
+  csn upsert_seq;  // highest upsert CSN; empty when the batch only deletes the key
+  csn delete_seq;  // highest delete CSN; empty when the batch never deletes the key
+  // Columns of upserts not overtaken by delete_seq, each at its highest CSN. For a row
+  // whose images were all full, every column carries upsert_seq.
+  std::vector<merged_column> columns;
+  bool partial = false;       // some contributing image was partial
+  timestamp_ns source_ts{0};  // newest source timestamp among contributing changes
+
+  // An upsert beats a delete at equal CSN (SPEC §2).
+  bool exists() const { return !upsert_seq.empty() && upsert_seq >= delete_seq; }
+};
+
+struct table_rows {
+  table_entry* table = nullptr;
+  std::vector<merged_row> rows;  // sorted by key.canonical, one per key
+  csn truncate_seq;              // highest truncate CSN, empty when none
+  std::vector<change> keyless;   // keyless table: appended as they came (SPEC §4)
+  bool partial = false;          // some row has a partial image
+  timestamp_ns newest_source_ts{0};
+};
+
+struct merge_stats {
+  size_t input = 0;          // changes in
+  size_t rows = 0;           // keys out
+  size_t collapsed = 0;      // changes folded into another of the same key
+  size_t duplicates = 0;     // same key, CSN and image as another: no-ops
+  size_t csn_conflicts = 0;  // same key and CSN, different images: one kept deterministically
+};
+
+struct merged_batch {
+  std::vector<table_rows> tables;  // in catalog name order
+  merge_stats stats;
+};
+
+}  // namespace sluice

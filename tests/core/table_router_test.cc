@@ -1,0 +1,50 @@
+#include "core/catalog/table_router.h"
+
+#include <doctest/doctest.h>
+
+namespace sluice {
+
+TEST_CASE("tables route by table.name.format, lower-cased by default") {
+  table_router r({});
+  auto t = r.route({"", "ROOT", "SAMPLE"}, "cdc.orders");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "root");
+  CHECK(t->name == "sample");
+}
+
+TEST_CASE("${schema} is the database where the source has no schema (MySQL)") {
+  table_router r({});
+  auto t = r.route({"shop", "", "Orders"}, "t");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "shop");
+  CHECK(t->name == "orders");
+}
+
+TEST_CASE("an explicit tables.<source>.target wins and preserve keeps the case") {
+  routing_options o;
+  o.lower_case = false;
+  o.explicit_targets["ROOT.SAMPLE"] = "replica.Sample";
+  o.name_format = "${topic}_${table}";
+  table_router r(o);
+  auto t = r.route({"", "ROOT", "SAMPLE"}, "x");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "replica");
+  CHECK(t->name == "Sample");
+  auto u = r.route({"", "ROOT", "OTHER"}, "x");
+  REQUIRE(u.ok());
+  CHECK(u->schema == "public");
+  CHECK(u->name == "x_OTHER");
+}
+
+TEST_CASE("names over 63 bytes are an error, not a truncation") {
+  table_router r({});
+  CHECK_FALSE(r.route({"", "s", std::string(64, 'a')}, "t").ok());
+  CHECK(r.route({"", "s", std::string(63, 'a')}, "t").ok());
+  CHECK_FALSE(r.column(std::string(64, 'c')).ok());
+}
+
+TEST_CASE("identifiers are quoted with embedded quotes doubled") {
+  CHECK(quote_identifier("a\"b;--") == "\"a\"\"b;--\"");
+}
+
+}  // namespace sluice
