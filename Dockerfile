@@ -1,0 +1,38 @@
+# sluice: build stage (Debian 12, the same -dev packages as integration/services/install-deps.sh)
+# and a slim runtime stage with only the shared libraries the binary links.
+#
+#   docker build -t sluice:local .
+#   docker run --rm -v $PWD/examples/docker/sluice.yaml:/etc/sluice/sluice.yaml:ro sluice:local
+#
+# The build stage (target `build`) also carries kcat: docker-compose.yml's sample producer uses it.
+
+FROM debian:12 AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential cmake ninja-build pkg-config ca-certificates \
+      librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev \
+      prometheus-cpp-dev libcivetweb-dev \
+      kcat curl \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_TESTS=OFF \
+ && cmake --build /build --target sluice \
+ && install -D -m 0755 /build/sluice /out/sluice \
+ && strip --strip-debug /out/sluice
+
+FROM debian:12-slim AS runtime
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      librdkafka1 librdkafka++1 libpqxx-6.4 libpq5 libsimdjson14 libyaml-cpp0.7 \
+      libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --no-create-home --shell /usr/sbin/nologin sluice
+COPY --from=build /out/sluice /usr/local/bin/sluice
+# Fail the image build, not the first run, when a library the binary links is missing above.
+RUN if ldd /usr/local/bin/sluice | grep 'not found'; then exit 1; fi
+COPY examples/docker/sluice.yaml /etc/sluice/sluice.yaml
+USER sluice
+EXPOSE 9464
+ENTRYPOINT ["sluice"]
+CMD ["run", "-c", "/etc/sluice/sluice.yaml"]

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs everything sluice needs to build, test and run its demo on a fresh Debian 12
+# machine, then fetches the Kafka broker jars (integration/kafka/fetch.sh).
+#
+# Warm runs are fast: when dpkg-query reports every package installed, apt is not touched.
+# Runs as root (CI) or through sudo.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config git
+  librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev
+  prometheus-cpp-dev libcivetweb-dev
+  # format check, sanitizers, fuzzers
+  clang-format clang libclang-rt-14-dev
+  # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka on Java 17
+  postgresql-15 postgresql-client-15 kcat openjdk-17-jre-headless maven ca-certificates
+  # the scripts themselves: pgrep/ps, ss, curl (demo metrics), flock/setsid/runuser, useradd
+  procps iproute2 curl util-linux passwd
+  # docker-compose.yml validation (no engine needed)
+  docker-compose
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"
+  [[ "$status" == installed ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "install-deps.sh: installing ${missing[*]}" >&2
+  sudo=()
+  if [[ $EUID -ne 0 ]]; then
+    command -v sudo >/dev/null || {
+      echo "install-deps.sh: not root and no sudo; install as root: ${missing[*]}" >&2
+      exit 1
+    }
+    sudo=(sudo)
+  fi
+  # Keep package scripts from starting services (Debian's postgresql would start its own
+  # cluster on 5432): a policy-rc.d that forbids it, only for the time of the install.
+  policy=/usr/sbin/policy-rc.d
+  added_policy=0
+  if [[ ! -e "$policy" ]]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod 755 "$policy"
+    added_policy=1
+  fi
+  restore_policy() { ((added_policy == 0)) || "${sudo[@]}" rm -f "$policy"; }
+  trap restore_policy EXIT
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+  restore_policy
+  trap - EXIT
+fi
+
+"$repo/integration/kafka/fetch.sh"

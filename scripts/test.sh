@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The README's second command, and what CI runs (.ci/run): every test.
+#
+#   ./scripts/test.sh [extra ctest arguments for the main run, e.g. -L unit or -R decode]
+#
+# 1. installs dependencies (integration/services/install-deps.sh; fast when already installed);
+# 2. builds build/ (RelWithDebInfo) and runs all its tests (unit, integration, fault): the
+#    Kafka broker and PostgreSQL are started and stopped by CTest fixtures
+#    (integration/CMakeLists.txt), in build/run;
+# 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan) and runs its unit tests.
+# Whatever happens, no service is left running on exit.
+#
+# Environment: SLUICE_JOBS (build parallelism, default 2), SLUICE_SKIP_ASAN=1 (skip step 3).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+jobs="${SLUICE_JOBS:-2}"
+services="$repo/integration/services"
+
+# CTest's cleanup fixtures normally stop the services; this catches interrupted or crashed runs.
+# shellcheck disable=SC2317  # invoked by the trap
+stop_services() {
+  local dir service
+  for dir in "$repo/build/run" "$repo/build-asan/run"; do
+    [[ -d "$dir" ]] || continue
+    for service in kafka postgres; do
+      SLUICE_RUN_DIR="$dir" "$services/$service.sh" stop 2>&1 | grep -v 'not running' >&2 || true
+    done
+  done
+}
+trap stop_services EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Dependencies"
+"$services/install-deps.sh"
+
+step "Build (build/, RelWithDebInfo)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$jobs"
+
+step "Tests (build/, all labels)"
+status=0
+ctest --test-dir build --output-on-failure -j1 "$@" || status=$?
+
+if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
+  step "Build (build-asan/, ASan + UBSan)"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=ON
+  cmake --build build-asan -j"$jobs"
+
+  step "Unit tests under ASan + UBSan (build-asan/, -L unit)"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:strict_string_checks=1}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+  # format.check already ran in build/.
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit -E '^format\.check$' \
+    || status=$?
+fi
+
+if ((status != 0)); then
+  step "FAILED (see the output above)"
+fi
+exit "$status"
