@@ -1,0 +1,133 @@
+#include "connector/config/config.h"
+
+#include "connector/config/config_table.h"
+#include "connector/config/config_value.h"
+#include "connector/config/redact.h"
+
+namespace sluice {
+namespace {
+
+template <typename E, std::size_t N>
+std::string_view name_of(E v, const std::array<std::string_view, N>& names) {
+  const auto i = static_cast<std::size_t>(v);
+  return i < N ? names[i] : "?";
+}
+
+bool is_empty(const typed_value& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) return s->empty();
+  if (const auto* l = std::get_if<std::vector<std::string>>(&v)) return l->empty();
+  if (const auto* m = std::get_if<string_pairs>(&v)) return m->empty();
+  return false;
+}
+
+// A key's value for describe(): secrets redacted, DSNs through redact().
+std::string shown(const config_key& key, const typed_value& v) {
+  if (!key.secret) return format_value(key, v);
+  if (key.name.ends_with("dsn")) return yaml_scalar(redact(std::get<std::string>(v)));
+  return yaml_scalar(redacted_text);
+}
+
+void describe_kafka(const config& c, std::string& out) {
+  out += "kafka:\n";
+  for (const auto& [name, value] : c.kafka) {
+    out += "  " + yaml_scalar(name) + ": " +
+           yaml_scalar(is_sensitive_kafka_property(name) ? redacted_text : value) + "\n";
+  }
+}
+
+// tables.<source>.* or topic.overrides.<topic>.*: one block per entry.
+void describe_group(const config& c, std::string_view group, std::string& out) {
+  const std::string_view top = group.substr(0, group.find(".<"));
+  const std::string prefix = std::string(group) + ".";
+  std::vector<std::string> names;
+  for (const auto& key : config_keys()) {
+    if (key.name.starts_with(prefix)) {
+      names = key.binding.names(c);
+      break;
+    }
+  }
+  if (names.empty()) return;
+  out += std::string(top) + ":\n";
+  for (const auto& name : names) {
+    out += "  " + yaml_scalar(name) + ":\n";
+    for (const auto& key : config_keys()) {
+      if (!key.name.starts_with(prefix)) continue;
+      const typed_value v = key.binding.load(c, key, name);
+      if (key.type == value_type::enumeration && is_empty(v)) continue;  // unset: inherits
+      out += "    " + std::string(key.name.substr(prefix.size())) + ": " + shown(key, v) + "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(message_format v) {
+  return name_of(v, message_format_names);
+}
+std::string_view to_string(delete_mode v) {
+  return name_of(v, delete_mode_names);
+}
+std::string_view to_string(keyless_mode v) {
+  return name_of(v, keyless_mode_names);
+}
+std::string_view to_string(error_tolerance v) {
+  return name_of(v, error_tolerance_names);
+}
+std::string_view to_string(letter_case v) {
+  return name_of(v, letter_case_names);
+}
+std::string_view to_string(log_format v) {
+  return name_of(v, log_format_names);
+}
+std::string_view to_string(log_level v) {
+  return name_of(v, log_level_names);
+}
+
+message_format config::format_for(std::string_view topic) const {
+  const auto it = topic_overrides.find(std::string(topic));
+  if (it != topic_overrides.end() && it->second.format) return *it->second.format;
+  return format;
+}
+
+std::optional<std::string> config::kafka_property(std::string_view property) const {
+  for (const auto& [key, value] : kafka) {
+    if (key == property) return value;
+  }
+  return std::nullopt;
+}
+
+config config_with_defaults() {
+  config c;
+  for (const auto& key : config_keys()) {
+    if (key.under_name() || (key.type == value_type::enumeration && key.default_value.empty())) {
+      continue;
+    }
+    auto typed = type_scalar(key, key.default_value);
+    if (const auto* v = std::get_if<typed_value>(&typed)) key.binding.store(c, key, "", *v);
+  }
+  return c;
+}
+
+std::string describe(const config& c) {
+  std::string out;
+  std::string_view last_group;
+  for (const auto& key : config_keys()) {
+    if (key.under_name()) {
+      const std::string_view group = key.name.substr(0, key.name.find('>') + 1);
+      if (group != last_group) describe_group(c, group, out);
+      last_group = group;
+      continue;
+    }
+    if (key.name == "kafka") {
+      describe_kafka(c, out);
+      continue;
+    }
+    const typed_value v = key.binding.load(c, key, "");
+    // Unset keys (empty, with an empty default) are left out: topics or topics.regex.
+    if (is_empty(v) && key.default_value.empty()) continue;
+    out += std::string(key.name) + ": " + shown(key, v) + "\n";
+  }
+  return out;
+}
+
+}  // namespace sluice

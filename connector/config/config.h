@@ -1,0 +1,150 @@
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+// The enumerated settings. Each *_names array lists the YAML spellings in the order of the
+// enum's values: the key table (config_table.cc) takes its allowed values from these arrays,
+// so an enum and its spellings are declared together, once.
+enum class message_format { auto_detect, datastream, goldengate, dsql, debezium };
+inline constexpr std::array<std::string_view, 5> message_format_names{
+    "auto", "datastream", "goldengate", "dsql", "debezium"};
+
+enum class delete_mode { hard, soft };
+inline constexpr std::array<std::string_view, 2> delete_mode_names{"hard", "soft"};
+
+enum class keyless_mode { append, dead_letter };
+inline constexpr std::array<std::string_view, 2> keyless_mode_names{"append", "dead_letter"};
+
+enum class error_tolerance { none, all };
+inline constexpr std::array<std::string_view, 2> error_tolerance_names{"none", "all"};
+
+enum class letter_case { lower, preserve };
+inline constexpr std::array<std::string_view, 2> letter_case_names{"lower", "preserve"};
+
+enum class log_format { text, json };
+inline constexpr std::array<std::string_view, 2> log_format_names{"text", "json"};
+
+enum class log_level { debug, info, warn, error };
+inline constexpr std::array<std::string_view, 4> log_level_names{"debug", "info", "warn", "error"};
+
+std::string_view to_string(message_format v);
+std::string_view to_string(delete_mode v);
+std::string_view to_string(keyless_mode v);
+std::string_view to_string(error_tolerance v);
+std::string_view to_string(letter_case v);
+std::string_view to_string(log_format v);
+std::string_view to_string(log_level v);
+
+// tables.<source>: what configuration says about one source table.
+struct table_config {
+  std::vector<std::string> primary_key_fields;      // empty: from the messages or the catalog
+  std::string target;                               // empty: routed by table.name.format
+  std::map<std::string, std::string> column_types;  // source column -> PostgreSQL type
+};
+
+// topic.overrides.<topic>: how to read one topic's messages.
+struct topic_override {
+  std::optional<message_format> format;  // unset: the global `format`
+  std::vector<std::string> csn_fields;   // JSON pointers that make the CSN, in order
+  std::string source_timezone;           // zone of timestamps written without one
+  std::vector<std::string> primary_key_fields;
+  std::map<std::string, std::string> field_names;  // GoldenGate: canonical field -> as sent
+  std::map<std::string, std::string> op_names;     // GoldenGate: canonical op -> as sent
+};
+
+struct postgres_config {
+  std::string dsn;  // secret: print through redact()
+  std::string state_schema;
+};
+
+struct batch_config {
+  std::size_t size{};       // rows
+  std::size_t max_bytes{};  // message bytes
+  std::chrono::milliseconds max_time{};
+};
+
+struct delete_config {
+  delete_mode mode{};
+  bool enabled{};
+};
+
+struct errors_config {
+  error_tolerance tolerance{};
+  std::string dead_letter_topic;  // empty: dead letters stay in PostgreSQL only
+  int retry_max{};
+  std::chrono::milliseconds retry_backoff_max{};
+};
+
+struct limits_config {
+  std::size_t max_message_bytes{};
+  std::size_t max_depth{};
+  std::size_t max_columns{};
+};
+
+struct metrics_config {
+  std::string listen;  // host:port; empty: no HTTP endpoint
+};
+
+struct log_config {
+  log_format format{};
+  log_level level{};
+};
+
+// The connector's configuration, typed (SPEC §6). Each field mirrors one key of the key table
+// (config_table.cc): `batch.max.bytes` is `batch.max_bytes`. The defaults live in that table
+// only, so a config is made by load_config() or config_with_defaults(), not by hand-filling
+// fields (members are only zero-initialised). A loaded config is immutable data: share it
+// by const reference across threads.
+struct config {
+  std::string name;
+  // librdkafka properties in file order, as given; group.id is added (= name) when absent.
+  // Secret ones (is_sensitive_kafka_property) must be printed through describe().
+  std::vector<std::pair<std::string, std::string>> kafka;
+  std::vector<std::string> topics;  // exactly one of topics and topics_regex is set
+  std::string topics_regex;
+  message_format format{};
+  postgres_config postgres;
+  batch_config batch;
+  int apply_lanes{};
+  bool auto_create{};
+  bool auto_evolve{};
+  delete_config deletes;
+  bool truncate_enabled{};
+  std::chrono::milliseconds tombstone_retention{};
+  keyless_mode keyless{};
+  errors_config errors;
+  std::string table_name_format;  // keeps ${topic} ${database} ${schema} ${table}
+  letter_case identifier_case{};
+  std::map<std::string, table_config> tables;             // by source name as messages give it
+  std::map<std::string, topic_override> topic_overrides;  // by topic
+  std::chrono::milliseconds chunk_timeout{};
+  limits_config limits;
+  metrics_config metrics;
+  log_config log;
+
+  // The format of `topic`'s messages: its override, else the global format.
+  message_format format_for(std::string_view topic) const;
+  // The value of a librdkafka property as configured, if set.
+  std::optional<std::string> kafka_property(std::string_view property) const;
+};
+
+// Every key at its table default; required keys (name, postgres.dsn, ...) left empty.
+// For tests and tools that need a config without a file.
+config config_with_defaults();
+
+// The effective configuration as YAML, one key per line in table order, secrets redacted
+// (postgres.dsn through redact(), sensitive librdkafka properties as ***). `sluice check`
+// prints it.
+std::string describe(const config& c);
+
+}  // namespace sluice

@@ -1,0 +1,187 @@
+#include "connector/config/config_checks.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "connector/config/config_table.h"
+
+namespace sluice {
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_alpha(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+bool all_of(std::string_view s, bool (*pred)(char)) {
+  for (char c : s) {
+    if (!pred(c)) return false;
+  }
+  return true;
+}
+
+std::string one_of(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+// [+-]HH, [+-]HHMM or [+-]HH:MM, at most 18:00 away from UTC.
+bool is_utc_offset(std::string_view s) {
+  if (s.size() < 3 || (s[0] != '+' && s[0] != '-')) return false;
+  s.remove_prefix(1);
+  if (!is_digit(s[0]) || !is_digit(s[1])) return false;
+  const int hours = (s[0] - '0') * 10 + (s[1] - '0');
+  s.remove_prefix(2);
+  if (!s.empty() && s[0] == ':') s.remove_prefix(1);
+  int minutes = 0;
+  if (!s.empty()) {
+    if (s.size() != 2 || !is_digit(s[0]) || !is_digit(s[1])) return false;
+    minutes = (s[0] - '0') * 10 + (s[1] - '0');
+  }
+  return minutes < 60 && hours * 60 + minutes <= 18 * 60;
+}
+
+// Area/Location names of the IANA database ("Europe/Paris", "Etc/GMT+3", "EST5EDT").
+bool is_zone_name(std::string_view s) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t slash = s.find('/', start);
+    const std::string_view part = s.substr(start, slash - start);
+    if (part.empty() || !is_alpha(part[0])) return false;
+    for (char c : part) {
+      if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '-' && c != '+') return false;
+    }
+    if (slash == std::string_view::npos) return true;
+    start = slash + 1;
+  }
+}
+
+}  // namespace
+
+std::string check_not_empty(std::string_view, std::string_view value) {
+  return value.empty() ? "must not be empty" : "";
+}
+
+std::string check_kafka_property(std::string_view entry, std::string_view) {
+  if (entry.empty()) return "a librdkafka property needs a name";
+  if (const auto* owned = find_owned_kafka_property(entry)) {
+    return "sluice sets this librdkafka property itself (" + std::string(owned->reason) +
+           "); remove it";
+  }
+  return "";
+}
+
+std::string check_topic_name(std::string_view, std::string_view value) {
+  if (value.empty()) return "a topic name must not be empty";
+  if (value.size() > 249) return "a topic name is at most 249 characters";
+  if (value == "." || value == "..") return "\".\" and \"..\" are not topic names";
+  for (char c : value) {
+    if (!is_alpha(c) && !is_digit(c) && c != '.' && c != '_' && c != '-') {
+      return "a topic name holds only letters, digits, '.', '_' and '-'";
+    }
+  }
+  return "";
+}
+
+std::string check_optional_topic_name(std::string_view entry, std::string_view value) {
+  return value.empty() ? "" : check_topic_name(entry, value);
+}
+
+std::string check_topic_regex(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  try {
+    std::regex re(value.begin(), value.end(), std::regex::extended);
+  } catch (const std::regex_error&) {
+    return "is not a valid POSIX extended regular expression";
+  }
+  return "";
+}
+
+std::string check_identifier(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  if (value.size() > 63) return "is longer than PostgreSQL's 63-byte identifier limit";
+  if (value.find('\0') != std::string_view::npos) return "contains a NUL byte";
+  return "";
+}
+
+std::string check_routing_format(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty (the default is ${schema}.${table})";
+  return "";
+}
+
+std::string check_json_pointer(std::string_view, std::string_view value) {
+  if (value.empty() || value[0] != '/') {
+    return "a JSON pointer starts with '/', e.g. \"/source_metadata/scn\"";
+  }
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '~' &&
+        (i + 1 == value.size() || (value[i + 1] != '0' && value[i + 1] != '1'))) {
+      return "in a JSON pointer '~' is written ~0 and '/' inside a name ~1";
+    }
+  }
+  return "";
+}
+
+std::string check_timezone(std::string_view, std::string_view value) {
+  if (value == "UTC" || value == "Z" || is_utc_offset(value) || is_zone_name(value)) return "";
+  return "expected UTC, an offset such as +02:00, or an IANA zone name such as Europe/Paris";
+}
+
+std::string check_listen_address(std::string_view, std::string_view value) {
+  if (value.empty()) return "";
+  const std::string_view expected =
+      "expected host:port (e.g. 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464), or \"\" to disable";
+  const std::size_t colon = value.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::string(expected);
+  const std::string_view host = value.substr(0, colon);
+  const std::string_view port = value.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || !all_of(port, is_digit)) return std::string(expected);
+  const int number = std::stoi(std::string(port));
+  if (number < 1 || number > 65535) return "the port must be between 1 and 65535";
+  if (host.front() == '[') {
+    if (host.back() != ']' || host.size() < 3) return std::string(expected);
+    return "";
+  }
+  for (char c : host) {
+    if (!is_alpha(c) && !is_digit(c) && c != '.' && c != '-' && c != '_') {
+      return std::string(expected);
+    }
+  }
+  return "";
+}
+
+std::string check_column_type(std::string_view entry, std::string_view value) {
+  if (entry.empty()) return "a column name must not be empty";
+  if (value.empty()) return "a column type must not be empty";
+  for (char c : value) {
+    if (!is_alpha(c) && !is_digit(c) &&
+        std::string_view(" _,.()[]\"").find(c) == std::string_view::npos) {
+      return "is not a PostgreSQL type name (letters, digits, spaces and _ , . ( ) [ ] \")";
+    }
+  }
+  return "";
+}
+
+std::string check_goldengate_field(std::string_view entry, std::string_view value) {
+  const auto names = goldengate_field_names();
+  if (std::find(names.begin(), names.end(), entry) == names.end()) {
+    return "not a GoldenGate field sluice reads (one of " + one_of(names) + ")";
+  }
+  return value.empty() ? "a field name must not be empty" : "";
+}
+
+std::string check_goldengate_op(std::string_view entry, std::string_view value) {
+  const auto names = goldengate_op_names();
+  if (std::find(names.begin(), names.end(), entry) == names.end()) {
+    return "not a GoldenGate op (one of " + one_of(names) + ")";
+  }
+  return value.empty() ? "an op string must not be empty" : "";
+}
+
+}  // namespace sluice

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sluice {
+
+// Per-scalar rules the key table attaches to keys (config_key::check). Each returns the
+// problem in words, or "" when the scalar is fine; none echoes the value, so they are safe
+// for secrets. `entry` is the map key for map entries, else empty.
+
+std::string check_not_empty(std::string_view entry, std::string_view value);
+std::string check_kafka_property(std::string_view entry, std::string_view value);
+std::string check_topic_name(std::string_view entry, std::string_view value);
+std::string check_optional_topic_name(std::string_view entry, std::string_view value);
+std::string check_topic_regex(std::string_view entry, std::string_view value);
+std::string check_identifier(std::string_view entry, std::string_view value);
+std::string check_routing_format(std::string_view entry, std::string_view value);
+std::string check_json_pointer(std::string_view entry, std::string_view value);
+std::string check_timezone(std::string_view entry, std::string_view value);
+std::string check_listen_address(std::string_view entry, std::string_view value);
+std::string check_column_type(std::string_view entry, std::string_view value);
+std::string check_goldengate_field(std::string_view entry, std::string_view value);
+std::string check_goldengate_op(std::string_view entry, std::string_view value);
+
+}  // namespace sluice

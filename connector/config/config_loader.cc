@@ -1,0 +1,232 @@
+#include "connector/config/config_loader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "connector/config/config_table.h"
+#include "connector/config/config_value.h"
+#include "connector/config/config_walker.h"
+#include "connector/config/value_reader.h"
+
+namespace sluice {
+namespace {
+
+config_error error_nowhere(std::string key, std::string message) {
+  return error_at(YAML::Mark::null_mark(), std::move(key), std::move(message));
+}
+
+// Stores the table default of `key` (for the entry `name` under a segment).
+void store_default(config& c, const config_key& key, std::string_view name,
+                   std::vector<config_error>& errors) {
+  if (key.type == value_type::enumeration && key.default_value.empty()) return;  // unset
+  auto typed = type_scalar(key, key.default_value);
+  if (const auto* reason = std::get_if<std::string>(&typed)) {
+    errors.push_back(
+        error_nowhere(std::string(key.name), "internal: the default does not type: " + *reason));
+    return;
+  }
+  key.binding.store(c, key, name, std::get<typed_value>(typed));
+}
+
+// The parts of the config that span keys (step 5 of load_config).
+class cross_checks {
+ public:
+  // `typed`: the keys (outside user-named segments) whose file value was valid.
+  cross_checks(const walk_result& walk, const std::set<std::string_view>& typed,
+               std::vector<config_error>& errors)
+      : _walk(walk), _typed(typed), _errors(errors) {}
+
+  void run(config& c) {
+    check_topics(c);
+    check_kafka(c);
+    check_overrides(c);
+  }
+
+ private:
+  const found_value* given(std::string_view key) const {
+    for (const auto& v : _walk.values) {
+      if (v.key->name == key) return &v;
+    }
+    return nullptr;
+  }
+
+  void check_topics(const config& c) {
+    const found_value* topics = given("topics");
+    const found_value* regex = given("topics.regex");
+    if (topics != nullptr && regex != nullptr) {
+      _errors.push_back(error_at(regex->mark, "topics.regex",
+                                 "topics and topics.regex exclude each other: give one"));
+    } else if (topics == nullptr && regex == nullptr) {
+      _errors.push_back(
+          error_nowhere("topics", "required: the topics to consume (or topics.regex, a pattern)"));
+    } else if (topics != nullptr && _typed.contains("topics") && c.topics.empty()) {
+      _errors.push_back(error_at(topics->mark, "topics", "must name at least one topic"));
+    }
+  }
+
+  void check_kafka(config& c) {
+    const found_value* kafka = given("kafka");
+    if (kafka != nullptr && !_typed.contains("kafka")) return;  // its errors are reported
+    if (!c.kafka_property("bootstrap.servers")) {
+      const YAML::Mark mark = kafka != nullptr ? kafka->mark : YAML::Mark::null_mark();
+      _errors.push_back(error_at(mark, "kafka.bootstrap.servers",
+                                 "required: the Kafka brokers, e.g. 127.0.0.1:9092"));
+    }
+    if (!c.kafka_property("group.id") && !c.name.empty()) c.kafka.emplace_back("group.id", c.name);
+  }
+
+  // An override for a topic sluice does not consume is a typo until proven otherwise.
+  void check_overrides(const config& c) {
+    std::optional<std::regex> pattern;
+    if (!c.topics_regex.empty()) {
+      try {
+        pattern.emplace("^(" + c.topics_regex + ")", std::regex::extended);
+      } catch (const std::regex_error&) {
+        return;  // reported on topics.regex
+      }
+    }
+    if (c.topics.empty() && !pattern) return;  // reported on topics
+    std::vector<std::string_view> topics(c.topics.begin(), c.topics.end());
+    for (const auto& entry : _walk.entries) {
+      if (entry.group != "topic.overrides.<topic>") continue;
+      if (pattern) {
+        if (!std::regex_search(entry.name, *pattern)) {
+          _errors.push_back(
+              error_at(entry.mark, entry.path, "this topic does not match topics.regex"));
+        }
+      } else if (std::find(topics.begin(), topics.end(), entry.name) == topics.end()) {
+        _errors.push_back(error_at(entry.mark, entry.path, "this topic is not among topics"));
+      }
+    }
+  }
+
+  const walk_result& _walk;
+  const std::set<std::string_view>& _typed;
+  std::vector<config_error>& _errors;
+};
+
+// Errors in file order; those without a place (missing keys) last, in table order.
+void sort_errors(std::vector<config_error>& errors, std::string_view file_name) {
+  for (auto& e : errors)
+    e.file = file_name;
+  std::stable_sort(errors.begin(), errors.end(), [](const config_error& a, const config_error& b) {
+    const int la = a.line == 0 ? std::numeric_limits<int>::max() : a.line;
+    const int lb = b.line == 0 ? std::numeric_limits<int>::max() : b.line;
+    return la != lb ? la < lb : a.column < b.column;
+  });
+}
+
+load_result load_document(const YAML::Node& root, const env_lookup& env,
+                          std::string_view file_name) {
+  std::vector<config_error> errors;
+  if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
+    errors.push_back(error_at(root.Mark(), "",
+                              "the configuration must be a map of keys (name: ..., kafka: ...)"));
+    sort_errors(errors, file_name);
+    return errors;
+  }
+  walk_result walk = root.IsMap() ? walk_config(root) : walk_result{};
+  errors = walk.errors;
+  config c;
+  // Keys given in the file, by key name and entry name.
+  std::set<std::pair<std::string_view, std::string>> given;
+  std::set<std::string_view> typed_keys;
+  const value_reader reader(env);
+  for (const auto& found : walk.values) {
+    given.emplace(found.key->name, found.name);
+    if (auto typed = reader.read(found, errors)) {
+      found.key->binding.store(c, *found.key, found.name, *typed);
+      if (!found.key->under_name()) typed_keys.insert(found.key->name);
+    }
+  }
+  for (const auto& key : config_keys()) {
+    if (!key.under_name()) {
+      if (given.contains({key.name, ""})) continue;
+      if (key.required) {
+        errors.push_back(
+            error_nowhere(std::string(key.name), "required: " + std::string(key.description)));
+      } else {
+        store_default(c, key, "", errors);
+      }
+      continue;
+    }
+    for (const auto& entry : walk.entries) {
+      if (key.name.starts_with(entry.group + ".") && !given.contains({key.name, entry.name})) {
+        store_default(c, key, entry.name, errors);
+      }
+    }
+  }
+  cross_checks(walk, typed_keys, errors).run(c);
+  if (errors.empty()) return c;
+  sort_errors(errors, file_name);
+  return errors;
+}
+
+}  // namespace
+
+std::string config_error::to_string() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": ";
+  if (!key.empty()) out += key + ": ";
+  return out + message;
+}
+
+std::string load_result::error_text() const {
+  std::string out;
+  if (ok()) return out;
+  for (const auto& e : errors())
+    out += e.to_string() + "\n";
+  return out;
+}
+
+load_result load_config(std::string_view yaml_text, const env_lookup& env,
+                        std::string_view file_name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    std::vector<config_error> errors{error_at(e.mark, "", "invalid YAML: " + e.msg)};
+    sort_errors(errors, file_name);
+    return errors;
+  }
+  if (documents.size() > 1) {
+    std::vector<config_error> errors{
+        error_at(documents[1].Mark(), "",
+                 "the file holds " + std::to_string(documents.size()) +
+                     " YAML documents; sluice reads one (remove the \"---\" separators)")};
+    sort_errors(errors, file_name);
+    return errors;
+  }
+  try {
+    return load_document(documents.empty() ? YAML::Node() : documents[0], env, file_name);
+  } catch (const YAML::Exception& e) {
+    // Not expected: the loader only reads nodes of the kind it checked. Reported, not thrown.
+    std::vector<config_error> errors{error_at(e.mark, "", "cannot read the YAML: " + e.msg)};
+    sort_errors(errors, file_name);
+    return errors;
+  }
+}
+
+load_result load_config_file(const std::string& path, const env_lookup& env) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    config_error e;
+    e.file = path;
+    e.message = std::string("cannot read the file: ") + std::strerror(errno);
+    return std::vector<config_error>{e};
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_config(text.str(), env, path);
+}
+
+}  // namespace sluice

@@ -1,0 +1,401 @@
+#include "connector/config/config_table.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <type_traits>
+
+#include "connector/config/config.h"
+#include "connector/config/config_checks.h"
+
+namespace sluice {
+namespace {
+
+using std::chrono::milliseconds;
+using string_map = std::map<std::string, std::string>;
+
+template <typename T>
+struct is_optional : std::false_type {};
+template <typename T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+std::size_t index_of(std::span<const std::string_view> allowed, std::string_view v) {
+  return static_cast<std::size_t>(std::find(allowed.begin(), allowed.end(), v) - allowed.begin());
+}
+
+// Stores a typed value in a field of any type the config uses. The loader has typed and
+// bounds-checked the value against `key`, so the conversions here cannot fail.
+template <typename T>
+void assign(T& field, const config_key& key, const typed_value& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    field = std::get<bool>(v);
+  } else if constexpr (std::is_same_v<T, milliseconds>) {
+    const auto* ms = std::get_if<milliseconds>(&v);
+    field = ms ? *ms : milliseconds(std::get<std::int64_t>(v));
+  } else if constexpr (std::is_integral_v<T>) {
+    field = static_cast<T>(std::get<std::int64_t>(v));
+  } else if constexpr (std::is_enum_v<T>) {
+    field = static_cast<T>(index_of(key.allowed, std::get<std::string>(v)));
+  } else if constexpr (is_optional<T>::value) {
+    const auto& s = std::get<std::string>(v);
+    if (s.empty()) {
+      field.reset();
+    } else {
+      field = static_cast<typename T::value_type>(index_of(key.allowed, s));
+    }
+  } else if constexpr (std::is_same_v<T, string_map>) {
+    field.clear();
+    for (const auto& [k, val] : std::get<string_pairs>(v))
+      field[k] = val;
+  } else {
+    field = std::get<T>(v);
+  }
+}
+
+// The inverse of assign(): a field's value as the typed value of its key.
+template <typename T>
+typed_value read(const T& field, const config_key& key) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return field;
+  } else if constexpr (std::is_same_v<T, milliseconds>) {
+    if (key.type == value_type::integer) return static_cast<std::int64_t>(field.count());
+    return field;
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<std::int64_t>(field);
+  } else if constexpr (std::is_enum_v<T>) {
+    return std::string(key.allowed[static_cast<std::size_t>(field)]);
+  } else if constexpr (is_optional<T>::value) {
+    if (!field) return std::string();
+    return std::string(key.allowed[static_cast<std::size_t>(*field)]);
+  } else if constexpr (std::is_same_v<T, string_map>) {
+    return string_pairs(field.begin(), field.end());
+  } else {
+    return field;
+  }
+}
+
+// Binds a key to config.*Members (a chain of pointers to members).
+template <auto... Members>
+key_binding field() {
+  return {
+      [](config& c, const config_key& k, std::string_view, const typed_value& v) {
+        assign((c.*....*Members), k, v);
+      },
+      [](const config& c, const config_key& k, std::string_view) -> typed_value {
+        return read((c.*....*Members), k);
+      },
+      nullptr,
+  };
+}
+
+// Binds a key under a <name> segment to (config.*Map)[name].*Members.
+template <auto Map, auto... Members>
+key_binding entry_field() {
+  return {
+      [](config& c, const config_key& k, std::string_view name, const typed_value& v) {
+        auto& entry = (c.*Map)[std::string(name)];
+        assign((entry.*....*Members), k, v);
+      },
+      [](const config& c, const config_key& k, std::string_view name) -> typed_value {
+        const auto& entries = c.*Map;
+        const auto it = entries.find(std::string(name));
+        using entry_type = typename std::remove_cvref_t<decltype(entries)>::mapped_type;
+        static const entry_type empty{};
+        const auto& entry = it == entries.end() ? empty : it->second;
+        return read((entry.*....*Members), k);
+      },
+      [](const config& c) {
+        std::vector<std::string> names;
+        for (const auto& [name, entry] : c.*Map)
+          names.push_back(name);
+        return names;
+      },
+  };
+}
+
+constexpr std::int64_t kib = 1024;
+constexpr std::int64_t mib = 1024 * kib;
+constexpr std::int64_t gib = 1024 * mib;
+constexpr std::int64_t second = 1000;
+constexpr std::int64_t minute = 60 * second;
+constexpr std::int64_t hour = 60 * minute;
+constexpr std::int64_t day = 24 * hour;
+
+// clang-format off
+const config_key keys[] = {
+  {.name = "name", .required = true,
+   .description = "Connector name: keys sluice's offsets and state in PostgreSQL and is the "
+                  "default kafka group.id. Processes with one name share the partitions.",
+   .check = check_not_empty,
+   .binding = field<&config::name>()},
+  {.name = "kafka", .type = value_type::string_map,
+   .description = "librdkafka consumer properties, passed as given. bootstrap.servers is "
+                  "required; group.id defaults to `name`. Properties sluice owns are rejected "
+                  "(list below); sensitive ones (passwords, keys) are redacted.",
+   .check = check_kafka_property,
+   .binding = field<&config::kafka>()},
+  {.name = "topics", .type = value_type::string_list,
+   .description = "Topics to consume: a YAML list or one comma-separated string. Give exactly "
+                  "one of topics and topics.regex.",
+   .check = check_topic_name,
+   .binding = field<&config::topics>()},
+  {.name = "topics.regex",
+   .description = "Consume every topic whose name matches this POSIX extended regular "
+                  "expression from its start (a librdkafka regex subscription: `^` is "
+                  "implied). Exclusive with topics.",
+   .check = check_topic_regex,
+   .binding = field<&config::topics_regex>()},
+  {.name = "format", .type = value_type::enumeration, .default_value = "auto",
+   .allowed = message_format_names,
+   .description = "Envelope family of the messages; auto detects it per message.",
+   .binding = field<&config::format>()},
+  {.name = "postgres.dsn", .required = true, .secret = true,
+   .description = "libpq connection string (URI or key=value) of the replica database. Use "
+                  "${ENV} for the password; it is redacted wherever sluice prints the DSN.",
+   .check = check_not_empty,
+   .binding = field<&config::postgres, &postgres_config::dsn>()},
+  {.name = "postgres.state.schema", .default_value = "sluice",
+   .description = "Schema of sluice's own tables (offsets, dead_letters, tombstones, "
+                  "pending_fragments, catalog, ddl_history).",
+   .check = check_identifier,
+   .binding = field<&config::postgres, &postgres_config::state_schema>()},
+  {.name = "batch.size", .type = value_type::integer, .default_value = "10000",
+   .min = 1, .max = 10'000'000,
+   .description = "A batch closes when it holds this many rows (changes).",
+   .binding = field<&config::batch, &batch_config::size>()},
+  {.name = "batch.max.bytes", .type = value_type::size, .default_value = "64MiB",
+   .min = kib, .max = 16 * gib,
+   .description = "A batch closes when its messages hold this many bytes.",
+   .binding = field<&config::batch, &batch_config::max_bytes>()},
+  {.name = "batch.max.ms", .type = value_type::integer, .default_value = "500",
+   .min = 1, .max = 10 * minute,
+   .description = "A batch closes this many milliseconds after its first message.",
+   .binding = field<&config::batch, &batch_config::max_time>()},
+  {.name = "apply.lanes", .type = value_type::integer, .default_value = "2", .min = 1, .max = 64,
+   .description = "PostgreSQL connections applying batches in parallel; partitions are spread "
+                  "across them.",
+   .binding = field<&config::apply_lanes>()},
+  {.name = "auto.create", .type = value_type::boolean, .default_value = "true",
+   .description = "Create a missing target table (and schema) from metadata or the values' kinds.",
+   .binding = field<&config::auto_create>()},
+  {.name = "auto.evolve", .type = value_type::boolean, .default_value = "true",
+   .description = "Add columns that appear in the messages (never drops, never narrows).",
+   .binding = field<&config::auto_evolve>()},
+  {.name = "delete.mode", .type = value_type::enumeration, .default_value = "hard",
+   .allowed = delete_mode_names,
+   .description = "hard removes the row (leaving a tombstone); soft keeps it with "
+                  "`_sluice_deleted` set.",
+   .binding = field<&config::deletes, &delete_config::mode>()},
+  {.name = "delete.enabled", .type = value_type::boolean, .default_value = "true",
+   .description = "Apply deletes; false records and counts them without applying them.",
+   .binding = field<&config::deletes, &delete_config::enabled>()},
+  {.name = "truncate.enabled", .type = value_type::boolean, .default_value = "false",
+   .description = "Apply truncates (rows below the truncate's CSN are removed); false records "
+                  "and counts them.",
+   .binding = field<&config::truncate_enabled>()},
+  {.name = "tombstone.retention", .type = value_type::duration, .default_value = "24h",
+   .min = minute, .max = 3650 * day,
+   .description = "How long a delete's tombstone keeps a late, older upsert from bringing the "
+                  "row back.",
+   .binding = field<&config::tombstone_retention>()},
+  {.name = "keyless", .type = value_type::enumeration, .default_value = "append",
+   .allowed = keyless_mode_names,
+   .description = "Changes of tables without a key: append them (op, CSN and source context "
+                  "included) or send them to the dead letters.",
+   .binding = field<&config::keyless>()},
+  {.name = "errors.tolerance", .type = value_type::enumeration, .default_value = "all",
+   .allowed = error_tolerance_names,
+   .description = "all: a bad message goes to the dead letters and the connector goes on; "
+                  "none: commit what precedes it and stop in FAILED.",
+   .binding = field<&config::errors, &errors_config::tolerance>()},
+  {.name = "errors.deadletterqueue.topic.name",
+   .description = "Also produce dead letters to this Kafka topic; empty: PostgreSQL only.",
+   .check = check_optional_topic_name,
+   .binding = field<&config::errors, &errors_config::dead_letter_topic>()},
+  {.name = "errors.retry.max", .type = value_type::integer, .default_value = "10",
+   .min = 0, .max = 1'000'000,
+   .description = "Retries of a transient PostgreSQL failure (connection loss, 40001, 40P01, "
+                  "25006) before the connector goes FAILED.",
+   .binding = field<&config::errors, &errors_config::retry_max>()},
+  {.name = "errors.retry.backoff.max", .type = value_type::duration, .default_value = "30s",
+   .min = 10, .max = hour,
+   .description = "Ceiling of the exponential backoff between those retries.",
+   .binding = field<&config::errors, &errors_config::retry_backoff_max>()},
+  {.name = "table.name.format", .default_value = "${schema}.${table}", .routing = true,
+   .description = "Target `schema.table` of a source table without tables.<source>.target; "
+                  "placeholders ${topic}, ${database}, ${schema} (the database where the source "
+                  "has no schema), ${table}.",
+   .check = check_routing_format,
+   .binding = field<&config::table_name_format>()},
+  {.name = "identifier.case", .type = value_type::enumeration, .default_value = "lower",
+   .allowed = letter_case_names,
+   .description = "lower folds target table and column names to lower case; preserve keeps "
+                  "them as sent.",
+   .binding = field<&config::identifier_case>()},
+  {.name = "tables.<source>.primary.key.fields", .type = value_type::string_list,
+   .description = "Key columns of the source table named <source> (as the messages name it, "
+                  "e.g. ROOT.SAMPLE), for sources whose messages do not say.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::tables, &table_config::primary_key_fields>()},
+  {.name = "tables.<source>.target", .routing = true,
+   .description = "Target `schema.table` of that source table, instead of table.name.format "
+                  "(same placeholders).",
+   .binding = entry_field<&config::tables, &table_config::target>()},
+  {.name = "tables.<source>.column.types", .type = value_type::string_map,
+   .description = "PostgreSQL type of given columns when sluice creates or adds them, e.g. "
+                  "{FIELD1: \"varchar(40)\"}.",
+   .check = check_column_type,
+   .binding = entry_field<&config::tables, &table_config::column_types>()},
+  {.name = "topic.overrides.<topic>.format", .type = value_type::enumeration,
+   .allowed = message_format_names,
+   .description = "Envelope family of this topic's messages; unset: the global format.",
+   .binding = entry_field<&config::topic_overrides, &topic_override::format>()},
+  {.name = "topic.overrides.<topic>.csn.fields", .type = value_type::string_list,
+   .description = "JSON pointers (RFC 6901) of the fields that make the CSN, most significant "
+                  "first, for sources the built-in ordering rules do not cover.",
+   .check = check_json_pointer,
+   .binding = entry_field<&config::topic_overrides, &topic_override::csn_fields>()},
+  {.name = "topic.overrides.<topic>.source.timezone", .default_value = "UTC",
+   .description = "Zone of timestamps sent without one: UTC, an offset such as +02:00, or an "
+                  "IANA name such as Europe/Paris.",
+   .check = check_timezone,
+   .binding = entry_field<&config::topic_overrides, &topic_override::source_timezone>()},
+  {.name = "topic.overrides.<topic>.primary.key.fields", .type = value_type::string_list,
+   .description = "Key columns of every table on this topic, for sources whose messages do "
+                  "not say (tables.<source>.primary.key.fields wins).",
+   .check = check_not_empty,
+   .binding = entry_field<&config::topic_overrides, &topic_override::primary_key_fields>()},
+  {.name = "topic.overrides.<topic>.field.names", .type = value_type::string_map,
+   .description = "GoldenGate output field names, canonical name -> name as sent (canonical: "
+                  "qual_table, op_type, op_ts, xid, pos, csn, before, after).",
+   .check = check_goldengate_field,
+   .binding = entry_field<&config::topic_overrides, &topic_override::field_names>()},
+  {.name = "topic.overrides.<topic>.op.names", .type = value_type::string_map,
+   .description = "GoldenGate op strings, canonical op -> string as sent (canonical: INSERT, "
+                  "UPDATE, DELETE, UPSERT).",
+   .check = check_goldengate_op,
+   .binding = entry_field<&config::topic_overrides, &topic_override::op_names>()},
+  {.name = "chunk.timeout", .type = value_type::duration, .default_value = "15m",
+   .min = second, .max = 7 * day,
+   .description = "A chunked DSQL image still incomplete after the consumed Kafka timestamps "
+                  "moved this far past its first piece goes to the dead letters (stream time).",
+   .binding = field<&config::chunk_timeout>()},
+  {.name = "limits.max.message.bytes", .type = value_type::size, .default_value = "16MiB",
+   .min = kib, .max = gib,
+   .description = "A bigger message is not decoded: it goes to the dead letters.",
+   .binding = field<&config::limits, &limits_config::max_message_bytes>()},
+  {.name = "limits.max.depth", .type = value_type::integer, .default_value = "64",
+   .min = 1, .max = 1024,
+   .description = "A message nested deeper is not decoded: it goes to the dead letters.",
+   .binding = field<&config::limits, &limits_config::max_depth>()},
+  {.name = "limits.max.columns", .type = value_type::integer, .default_value = "4096",
+   .min = 1, .max = 100'000,
+   .description = "A message with more columns is not decoded: it goes to the dead letters.",
+   .binding = field<&config::limits, &limits_config::max_columns>()},
+  {.name = "metrics.listen", .default_value = "127.0.0.1:9464",
+   .description = "host:port of the HTTP endpoint (/metrics, /healthz, /status, /pause, "
+                  "/resume); empty disables it.",
+   .check = check_listen_address,
+   .binding = field<&config::metrics, &metrics_config::listen>()},
+  {.name = "log.format", .type = value_type::enumeration, .default_value = "text",
+   .allowed = log_format_names,
+   .description = "One line per event, as text or as a JSON object.",
+   .binding = field<&config::log, &log_config::format>()},
+  {.name = "log.level", .type = value_type::enumeration, .default_value = "info",
+   .allowed = log_level_names,
+   .description = "Least severe level logged.",
+   .binding = field<&config::log, &log_config::level>()},
+};
+
+const owned_kafka_property owned_properties[] = {
+  {"enable.auto.commit", "sluice commits offsets itself, after the PostgreSQL transaction "
+                         "that stores them"},
+  {"auto.commit.enable", "sluice commits offsets itself, after the PostgreSQL transaction "
+                         "that stores them"},
+  {"enable.auto.offset.store", "sluice stores an offset only once its batch is applied"},
+  {"partition.assignment.strategy", "sluice uses cooperative-sticky assignment"},
+  {"group.protocol", "sluice uses the classic group protocol with cooperative-sticky "
+                     "assignment"},
+  {"group.remote.assignor", "sluice uses the classic group protocol with cooperative-sticky "
+                            "assignment"},
+  {"rebalance_cb", "sluice installs its own callbacks"},
+  {"offset_commit_cb", "sluice installs its own callbacks"},
+  {"error_cb", "sluice installs its own callbacks"},
+  {"throttle_cb", "sluice installs its own callbacks"},
+  {"log_cb", "sluice installs its own callbacks"},
+  {"stats_cb", "sluice installs its own callbacks"},
+  {"consume_cb", "sluice installs its own callbacks"},
+  {"background_event_cb", "sluice installs its own callbacks"},
+  {"oauthbearer_token_refresh_cb", "sluice installs its own callbacks"},
+  {"dr_cb", "sluice installs its own callbacks"},
+  {"dr_msg_cb", "sluice installs its own callbacks"},
+  {"socket_cb", "sluice installs its own callbacks"},
+  {"connect_cb", "sluice installs its own callbacks"},
+  {"closesocket_cb", "sluice installs its own callbacks"},
+  {"open_cb", "sluice installs its own callbacks"},
+  {"resolve_cb", "sluice installs its own callbacks"},
+  {"ssl.certificate.verify_cb", "sluice installs its own callbacks"},
+  {"opaque", "a pointer, not a setting"},
+  {"default_topic_conf", "a pointer, not a setting"},
+  {"interceptors", "a pointer, not a setting"},
+};
+
+constexpr std::string_view goldengate_fields[] = {
+    "qual_table", "op_type", "op_ts", "xid", "pos", "csn", "before", "after"};
+constexpr std::string_view goldengate_ops[] = {"INSERT", "UPDATE", "DELETE", "UPSERT"};
+// clang-format on
+
+}  // namespace
+
+std::string_view to_string(value_type t) {
+  switch (t) {
+    case value_type::string:
+      return "string";
+    case value_type::integer:
+      return "integer";
+    case value_type::boolean:
+      return "boolean";
+    case value_type::duration:
+      return "duration";
+    case value_type::size:
+      return "size";
+    case value_type::enumeration:
+      return "enum";
+    case value_type::string_list:
+      return "list of strings";
+    case value_type::string_map:
+      return "map";
+  }
+  return "?";
+}
+
+std::span<const config_key> config_keys() {
+  return keys;
+}
+
+const config_key* find_config_key(std::string_view name) {
+  for (const auto& k : keys) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::span<const owned_kafka_property> owned_kafka_properties() {
+  return owned_properties;
+}
+
+const owned_kafka_property* find_owned_kafka_property(std::string_view name) {
+  for (const auto& p : owned_properties) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::span<const std::string_view> goldengate_field_names() {
+  return goldengate_fields;
+}
+std::span<const std::string_view> goldengate_op_names() {
+  return goldengate_ops;
+}
+
+}  // namespace sluice

@@ -1,0 +1,92 @@
+#include "connector/config/env_substitution.h"
+
+#include <cstdlib>
+
+namespace sluice {
+namespace {
+
+bool is_name_start(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+bool is_name_char(char c) {
+  return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+bool is_valid_name(std::string_view name) {
+  if (name.empty() || !is_name_start(name[0])) return false;
+  for (char c : name) {
+    if (!is_name_char(c)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+env_lookup process_environment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+bool is_routing_placeholder(std::string_view name) {
+  return name == "topic" || name == "database" || name == "schema" || name == "table";
+}
+
+substitution substitute_env(std::string_view text, const env_lookup& env, bool routing_allowed) {
+  substitution out;
+  out.text.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text.compare(i, 3, "$${") == 0) {
+      out.text += "${";
+      i += 3;
+      continue;
+    }
+    if (text.compare(i, 2, "${") != 0) {
+      out.text.push_back(text[i++]);
+      continue;
+    }
+    const std::size_t close = text.find('}', i + 2);
+    if (close == std::string_view::npos) {
+      out.errors.push_back("unterminated \"${\" (write $${ for a literal \"${\")");
+      return out;
+    }
+    const std::string_view inner = text.substr(i + 2, close - i - 2);
+    const std::size_t sep = inner.find(":-");
+    const std::string_view name = inner.substr(0, sep);
+    const std::string_view reference = text.substr(i, close - i + 1);
+    i = close + 1;
+    if (!is_valid_name(name)) {
+      out.errors.push_back("\"" + std::string(reference) +
+                           "\" is not a variable reference: a name is letters, digits and _, "
+                           "not starting with a digit (write $${ for a literal \"${\")");
+      continue;
+    }
+    if (is_routing_placeholder(name)) {
+      if (routing_allowed && sep == std::string_view::npos) {
+        out.text += reference;
+      } else if (routing_allowed) {
+        out.errors.push_back("routing placeholder ${" + std::string(name) + "} takes no default");
+      } else {
+        out.errors.push_back("${" + std::string(name) +
+                             "} is a routing placeholder, valid only in table.name.format and "
+                             "tables.<source>.target");
+      }
+      continue;
+    }
+    std::optional<std::string> value = env(name);
+    if (sep != std::string_view::npos) {
+      out.text += value && !value->empty() ? *value : std::string(inner.substr(sep + 2));
+    } else if (value) {
+      out.text += *value;
+    } else {
+      out.errors.push_back("environment variable " + std::string(name) + " is not set (write ${" +
+                           std::string(name) + ":-default} to give a default)");
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice

@@ -1,0 +1,116 @@
+#include "connector/config/redact.h"
+
+namespace sluice {
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+constexpr std::string_view password_keywords[] = {"password", "sslpassword"};
+
+// The end of a keyword-form value starting at `i`: quoted ('...' with backslash escapes) or
+// up to the next whitespace.
+std::size_t keyword_value_end(std::string_view s, std::size_t i) {
+  if (i < s.size() && s[i] == '\'') {
+    for (++i; i < s.size(); ++i) {
+      if (s[i] == '\\') {
+        ++i;
+      } else if (s[i] == '\'') {
+        return i + 1;
+      }
+    }
+    return s.size();
+  }
+  while (i < s.size() && !is_space(s[i]))
+    ++i;
+  return i;
+}
+
+// Replaces the values of password keywords, in keyword form (after the start or whitespace)
+// or as URI query parameters (after '?' or '&').
+std::string redact_keywords(std::string_view s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const bool at_word_start = i == 0 || is_space(s[i - 1]) || s[i - 1] == '?' || s[i - 1] == '&';
+    std::string_view keyword;
+    if (at_word_start) {
+      for (auto k : password_keywords) {
+        if (s.substr(i).starts_with(k)) keyword = k;
+      }
+    }
+    if (keyword.empty()) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    std::size_t j = i + keyword.size();
+    while (j < s.size() && is_space(s[j]))
+      ++j;
+    if (j >= s.size() || s[j] != '=') {
+      out.append(s.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    ++j;
+    const bool in_query = i > 0 && (s[i - 1] == '?' || s[i - 1] == '&');
+    while (!in_query && j < s.size() && is_space(s[j]))
+      ++j;
+    std::size_t end = j;
+    if (in_query) {
+      while (end < s.size() && s[end] != '&' && s[end] != '#')
+        ++end;
+    } else {
+      end = keyword_value_end(s, j);
+    }
+    out.append(s.substr(i, j - i));
+    if (end > j) out += redacted_text;
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string redact(std::string_view dsn) {
+  std::string out;
+  std::string_view rest = dsn;
+  const std::size_t scheme = dsn.find("://");
+  if (scheme != std::string_view::npos) {
+    const std::size_t start = scheme + 3;
+    out.append(dsn.substr(0, start));
+    rest = dsn.substr(start);
+    // The user info ends at the last '@' of the authority; a password may hold '@' or '/'.
+    const std::size_t first_at = rest.find('@');
+    if (first_at != std::string_view::npos) {
+      const std::size_t authority_end = rest.find_first_of("/?#", first_at);
+      const std::size_t at = rest.substr(0, authority_end).rfind('@');
+      const std::size_t colon = rest.substr(0, at).find(':');
+      if (colon != std::string_view::npos && colon + 1 < at) {
+        out.append(rest.substr(0, colon + 1));
+        out += redacted_text;
+        rest = rest.substr(at);
+      }
+    }
+  }
+  out += redact_keywords(rest);
+  return out;
+}
+
+bool is_sensitive_kafka_property(std::string_view name) {
+  static constexpr std::string_view sensitive[] = {"sasl.password",
+                                                   "ssl.key.password",
+                                                   "ssl.keystore.password",
+                                                   "ssl.key.pem",
+                                                   "ssl_key",
+                                                   "sasl.oauthbearer.client.secret",
+                                                   "sasl.oauthbearer.config",
+                                                   "sasl.jaas.config"};
+  for (auto s : sensitive) {
+    if (name == s) return true;
+  }
+  return name.find("password") != std::string_view::npos ||
+         name.find("secret") != std::string_view::npos;
+}
+
+}  // namespace sluice

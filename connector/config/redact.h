@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sluice {
+
+// What a secret prints as.
+inline constexpr std::string_view redacted_text = "***";
+
+// A libpq connection string fit for logs: the password of a URI's user info and every
+// password= / sslpassword= value (keyword form, quoted or not, and URI query parameters)
+// become ***. When unsure where a password ends, more is hidden rather than less.
+//   postgresql://sluice:s3cret@db:5432/replica  ->  postgresql://sluice:***@db:5432/replica
+//   host=db user=sluice password='s 3'          ->  host=db user=sluice password=***
+std::string redact(std::string_view dsn);
+
+// librdkafka properties whose values are secrets (its "sensitive" properties, plus any name
+// holding "password" or "secret").
+bool is_sensitive_kafka_property(std::string_view name);
+
+}  // namespace sluice
