@@ -12,6 +12,14 @@ std::string table_name::qualified() const {
   return out;
 }
 
+bool table_name::matches(std::string_view configured) const {
+  if (configured == qualified()) return true;
+  auto joined = [](const std::string& a, const std::string& b) { return a + "." + b; };
+  if (!schema.empty() && configured == joined(schema, table)) return true;
+  if (!database.empty() && configured == joined(database, table)) return true;
+  return schema.empty() && database.empty() && configured == table;
+}
+
 std::vector<column_class> table_entry::key_classes() const {
   std::vector<column_class> out(key_columns.size(), column_class::unknown);
   for (size_t i = 0; i < key_columns.size(); ++i) {
@@ -28,8 +36,27 @@ table_entry* table_catalog::intern(const table_name& name) {
   if (it != _index.end()) return it->second;
   table_entry& e = _storage.emplace_back();
   e.name = name;
+  for (const auto& [configured, columns] : _configured_keys) {
+    if (name.matches(configured)) {
+      e.key_columns = columns;
+      e.key_configured = true;
+      break;
+    }
+  }
   _index.emplace(name, &e);
   return &e;
+}
+
+void table_catalog::configure_key(const std::string& qualified,
+                                  std::vector<std::string> key_columns) {
+  std::lock_guard lock(_mutex);
+  for (auto& [name, e] : _index) {
+    if (name.matches(qualified)) {
+      e->key_columns = key_columns;
+      e->key_configured = true;
+    }
+  }
+  _configured_keys[qualified] = std::move(key_columns);
 }
 
 std::vector<table_entry*> table_catalog::entries() {

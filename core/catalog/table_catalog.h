@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model/row_key.h"
@@ -19,6 +20,11 @@ struct table_name {
 
   // "database.schema.table" without empty parts: the name `tables.<source>` config keys use.
   std::string qualified() const;
+  // Whether a configured source name (tables.<source>) names this table: the qualified name,
+  // or "schema.table", or "database.table", or the bare table name when nothing else is set.
+  // Sources differ in which parts they send (Oracle events carry database and schema), so
+  // users name tables as they know them.
+  bool matches(std::string_view configured) const;
   friend auto operator<=>(const table_name&, const table_name&) = default;
 };
 
@@ -47,6 +53,10 @@ struct table_entry {
 class table_catalog {
  public:
   table_entry* intern(const table_name& name);
+  // Key columns configured for a source table (tables.<source>, see table_name::matches);
+  // applied to the entry when it is first interned, and to existing ones now. Call before
+  // decoding starts: entries' learned fields are not synchronized with decode threads.
+  void configure_key(const std::string& qualified, std::vector<std::string> key_columns);
   // Every entry, in name order (for status and persistence).
   std::vector<table_entry*> entries();
 
@@ -54,6 +64,7 @@ class table_catalog {
   std::mutex _mutex;
   std::deque<table_entry> _storage;  // stable addresses
   std::map<table_name, table_entry*> _index;
+  std::map<std::string, std::vector<std::string>> _configured_keys;
 };
 
 }  // namespace sluice

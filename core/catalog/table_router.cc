@@ -54,12 +54,14 @@ result<std::string> checked(std::string name, std::string_view what) {
 
 result<target_table> table_router::route(const table_name& source, std::string_view topic) const {
   std::string full;
-  auto it = _options.explicit_targets.find(source.qualified());
-  if (it != _options.explicit_targets.end()) {
-    full = it->second;
-  } else {
-    full = substitute(_options.name_format, source, topic);
+  const std::string* explicit_target = nullptr;
+  for (const auto& [configured, target] : _options.explicit_targets) {
+    if (source.matches(configured)) {
+      explicit_target = &target;
+      if (configured == source.qualified()) break;  // the most specific name wins
+    }
   }
+  full = explicit_target ? *explicit_target : substitute(_options.name_format, source, topic);
   if (_options.lower_case) full = lower_ascii(full);
   // The first dot separates schema from table; a name without one goes to default_schema.
   target_table t;

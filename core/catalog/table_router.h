@@ -21,7 +21,7 @@ struct routing_options {
   // the source has no schema (MySQL).
   std::string name_format = "${schema}.${table}";
   bool lower_case = true;  // identifier.case: lower | preserve
-  // tables.<source>.target, by the source's qualified name (table_name::qualified()).
+  // tables.<source>.target, by the source name as configured (table_name::matches).
   std::map<std::string, std::string> explicit_targets;
   std::string default_schema = "public";  // when the format yields no schema part
 };

@@ -1,5 +1,7 @@
 #include "core/catalog/table_router.h"
 
+#include "core/catalog/table_catalog.h"
+
 #include <doctest/doctest.h>
 
 namespace sluice {
@@ -45,6 +47,28 @@ TEST_CASE("names over 63 bytes are an error, not a truncation") {
 
 TEST_CASE("identifiers are quoted with embedded quotes doubled") {
   CHECK(quote_identifier("a\"b;--") == "\"a\"\"b;--\"");
+}
+
+}  // namespace sluice
+
+namespace sluice {
+
+TEST_CASE("a configured ROOT.SAMPLE names the Oracle table DB1.ROOT.SAMPLE") {
+  table_name oracle{"DB1", "ROOT", "SAMPLE"};
+  CHECK(oracle.matches("DB1.ROOT.SAMPLE"));
+  CHECK(oracle.matches("ROOT.SAMPLE"));
+  CHECK(oracle.matches("DB1.SAMPLE"));
+  CHECK_FALSE(oracle.matches("SAMPLE"));
+  CHECK_FALSE(oracle.matches("OTHER.SAMPLE"));
+  routing_options o;
+  o.explicit_targets["ROOT.SAMPLE"] = "root.sample_replica";
+  auto t = table_router(o).route(oracle, "t");
+  REQUIRE(t.ok());
+  CHECK(t->name == "sample_replica");
+  table_catalog catalog;
+  catalog.configure_key("ROOT.SAMPLE", {"THIS_IS_MY_PK"});
+  CHECK(catalog.intern(oracle)->key_columns == std::vector<std::string>{"THIS_IS_MY_PK"});
+  CHECK(catalog.intern(oracle)->key_configured);
 }
 
 }  // namespace sluice

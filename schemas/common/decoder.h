@@ -1,0 +1,33 @@
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/model/change.h"
+#include "core/model/raw_message.h"
+#include "core/model/result.h"
+
+namespace sluice {
+
+// Bounds on what one message may contain (SPEC §3); bigger or deeper input is an error.
+struct decode_limits {
+  size_t max_message_bytes = 16 << 20;
+  size_t max_depth = 64;
+  size_t max_columns = 4096;
+};
+
+// Turns one Kafka message of one envelope family into zero or more changes (SPEC §3).
+// Bad input is returned as an error naming what is wrong; decode never throws for it and
+// never appends a partial result.
+//
+// Stage: decode. Threading: one instance per decode thread (it owns a reused parser and
+// padded buffer); the catalog it was given is shared.
+class decoder {
+ public:
+  virtual ~decoder() = default;
+  // Appends the message's changes to out. Returns an error (and appends nothing) when the
+  // message cannot be used.
+  virtual std::optional<error> decode(const raw_message& msg, std::vector<change>& out) = 0;
+};
+
+}  // namespace sluice

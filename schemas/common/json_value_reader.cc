@@ -1,0 +1,226 @@
+#include "schemas/common/json_value_reader.h"
+
+#include <cstring>
+#include <string>
+
+namespace sluice {
+namespace {
+
+using simdjson::ondemand::json_type;
+
+json_kind kind_of(json_type t) {
+  switch (t) {
+    case json_type::array:
+      return json_kind::array;
+    case json_type::object:
+      return json_kind::object;
+    case json_type::number:
+      return json_kind::number;
+    case json_type::string:
+      return json_kind::string;
+    case json_type::boolean:
+      return json_kind::boolean;
+    case json_type::null:
+      break;
+  }
+  return json_kind::null;
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// At most 40 bytes of text for an error message.
+std::string excerpt(std::string_view text) {
+  constexpr size_t max = 40;
+  return text.size() <= max ? std::string(text) : std::string(text.substr(0, max)) + "...";
+}
+
+error nul_error() {
+  return make_error(error_code::nul_in_text,
+                    "text contains \\u0000, which PostgreSQL cannot store");
+}
+
+}  // namespace
+
+bool is_json_number(std::string_view t) {
+  size_t i = 0;
+  if (i < t.size() && t[i] == '-') ++i;
+  if (i >= t.size()) return false;
+  if (t[i] == '0') {
+    ++i;
+  } else if (is_digit(t[i])) {
+    while (i < t.size() && is_digit(t[i]))
+      ++i;
+  } else {
+    return false;
+  }
+  if (i < t.size() && t[i] == '.') {
+    const size_t start = ++i;
+    while (i < t.size() && is_digit(t[i]))
+      ++i;
+    if (i == start) return false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    const size_t start = i;
+    while (i < t.size() && is_digit(t[i]))
+      ++i;
+    if (i == start) return false;
+  }
+  return i == t.size();
+}
+
+std::string_view trim_json_whitespace(std::string_view text) {
+  while (!text.empty()) {
+    const char c = text.back();
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+error json_error(simdjson::error_code code, std::optional<size_t> at) {
+  std::string message = "invalid JSON: ";
+  message += simdjson::error_message(code);
+  if (at) message += " (at byte " + std::to_string(*at) + ")";
+  return make_error(error_code::invalid_json, std::move(message));
+}
+
+error in_context(std::string_view where, error e) {
+  e.message.insert(0, std::string(where) + ": ");
+  return e;
+}
+
+std::optional<size_t> json_value_reader::offset_of(const char* at) const {
+  if (at < _document.data() || at > _document.data() + _document.size()) return std::nullopt;
+  return static_cast<size_t>(at - _document.data());
+}
+
+error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::value& v) const {
+  const char* at = nullptr;
+  if (v.current_location().get(at) != simdjson::SUCCESS) return json_error(code);
+  return json_error(code, offset_of(at));
+}
+
+error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::document& doc) const {
+  const char* at = nullptr;
+  if (doc.current_location().get(at) != simdjson::SUCCESS) return json_error(code);
+  return json_error(code, offset_of(at));
+}
+
+result<json_token> json_value_reader::read(simdjson::ondemand::value v,
+                                           std::vector<json_leaf>* leaves) {
+  json_type type;
+  if (auto code = v.type().get(type)) return fail(code, v);
+  json_token out;
+  if (auto err = walk(v, kind_of(type), 0, {}, leaves, &out)) return std::move(*err);
+  return out;
+}
+
+result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
+  auto token = read(v);
+  if (!token) return token.err();
+  switch (token->kind) {
+    case json_kind::null:
+      return value::null();
+    case json_kind::boolean:
+      return value::boolean(token->text == "true");
+    case json_kind::number:
+      return value::number(token->text);
+    case json_kind::string:
+      return value::string(token->text);
+    case json_kind::object:
+    case json_kind::array:
+      break;
+  }
+  return value::json(token->text);
+}
+
+std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
+  auto token = read(v);
+  if (!token) return token.err();
+  return std::nullopt;
+}
+
+std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_kind kind,
+                                             size_t depth, std::string_view name,
+                                             std::vector<json_leaf>* leaves, json_token* out) {
+  json_token token{kind, {}};
+  switch (kind) {
+    case json_kind::null: {
+      bool is_null = false;
+      if (auto code = v.is_null().get(is_null)) return fail(code, v);
+      if (!is_null) {
+        return make_error(error_code::invalid_json,
+                          "invalid JSON: bad literal " + excerpt(v.raw_json_token()));
+      }
+      break;
+    }
+    case json_kind::boolean: {
+      bool b = false;
+      if (auto code = v.get_bool().get(b)) return fail(code, v);
+      token.text = b ? "true" : "false";
+      break;
+    }
+    case json_kind::number:
+      // raw_json_token() keeps the whitespace up to the next structural character.
+      token.text = trim_json_whitespace(v.raw_json_token());
+      if (!is_json_number(token.text)) {
+        return make_error(error_code::invalid_json,
+                          "invalid JSON: bad number " + excerpt(token.text));
+      }
+      break;
+    case json_kind::string:
+      if (auto code = v.get_string().get(token.text)) return fail(code, v);
+      if (std::memchr(token.text.data(), '\0', token.text.size())) return nul_error();
+      break;
+    case json_kind::object:
+    case json_kind::array: {
+      if (depth + 1 > _max_depth) {
+        return make_error(error_code::too_deep,
+                          "nesting deeper than " + std::to_string(_max_depth) + " levels");
+      }
+      const char* start = v.raw_json_token().data();
+      if (kind == json_kind::object) {
+        simdjson::ondemand::object object;
+        if (auto code = v.get_object().get(object)) return fail(code, v);
+        for (auto member : object) {
+          simdjson::ondemand::field field;
+          if (auto code = std::move(member).get(field)) return fail(code, v);
+          std::string_view key;
+          if (auto code = field.unescaped_key().get(key)) return fail(code, v);
+          if (std::memchr(key.data(), '\0', key.size())) return nul_error();
+          simdjson::ondemand::value child = field.value();
+          json_type type;
+          if (auto code = child.type().get(type)) return fail(code, child);
+          if (auto err = walk(child, kind_of(type), depth + 1, key, leaves, nullptr)) return err;
+        }
+      } else {
+        simdjson::ondemand::array array;
+        if (auto code = v.get_array().get(array)) return fail(code, v);
+        for (auto element : array) {
+          simdjson::ondemand::value child;
+          if (auto code = std::move(element).get(child)) return fail(code, v);
+          json_type type;
+          if (auto code = child.type().get(type)) return fail(code, child);
+          if (auto err = walk(child, kind_of(type), depth + 1, {}, leaves, nullptr)) return err;
+        }
+      }
+      if (out) {
+        // The iterator now stands on the structural character after the closing bracket.
+        const char* end = nullptr;
+        if (auto code = v.current_location().get(end)) return fail(code, v);
+        token.text =
+            trim_json_whitespace(std::string_view(start, static_cast<size_t>(end - start)));
+      }
+      break;
+    }
+  }
+  if (leaves && depth > 0 && token.is_scalar()) leaves->push_back(json_leaf{name, token});
+  if (out) *out = token;
+  return std::nullopt;
+}
+
+}  // namespace sluice

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "core/model/result.h"
+#include "core/model/value.h"
+
+namespace sluice {
+
+enum class json_kind : uint8_t { null, boolean, number, string, object, array };
+
+// One JSON value as read from a document. Its text points into the document or into the
+// parser's string buffer: valid until that parser parses another document (STYLE.md #8).
+struct json_token {
+  json_kind kind = json_kind::null;
+  // number: the exact source text ("1e400" stays "1e400"); string: escapes resolved;
+  // boolean: "true"/"false"; null: empty; object/array: the raw JSON text, trimmed.
+  std::string_view text;
+
+  bool is_scalar() const { return kind != json_kind::object && kind != json_kind::array; }
+};
+
+// A scalar met inside an object or array, with the name of the member that held it (empty
+// for array elements). read() can list them depth-first, in document order.
+struct json_leaf {
+  std::string_view name;
+  json_token token;
+};
+
+// Reads simdjson On-Demand values exactly and validates all it passes over. On-Demand checks
+// only what is read, so skipping a value (even one not needed) would let invalid JSON through:
+// this reader walks every value, checks each number against the JSON grammar, resolves every
+// string (and refuses \u0000, which PostgreSQL cannot store) and bounds the nesting depth.
+// Numbers are never converted to double.
+//
+// Lifecycle: one per decoder instance; holds only its limit. Threading: as its decoder.
+class json_value_reader {
+ public:
+  // max_depth: the deepest object/array nesting a value read may have (a scalar is 0,
+  // `[]` is 1, `[[]]` is 2).
+  explicit json_value_reader(size_t max_depth) : _max_depth(max_depth) {}
+
+  // The document the next values come from, so that errors can say at which byte they are.
+  void begin_document(std::string_view document) { _document = document; }
+
+  // Reads and validates one value. With leaves, also lists the scalars inside an object or
+  // array. Errors do not name the value: callers add where it was.
+  result<json_token> read(simdjson::ondemand::value v, std::vector<json_leaf>* leaves = nullptr);
+  // Reads one column value as a sluice::value (objects and arrays become value_kind::json).
+  result<value> read_value(simdjson::ondemand::value v);
+  // Validates a value that is not needed.
+  std::optional<error> skip(simdjson::ondemand::value v);
+
+  size_t max_depth() const { return _max_depth; }
+
+  // An invalid_json error for a failure met at v (or at the document's current position),
+  // naming the byte offset in the document given to begin_document().
+  error fail(simdjson::error_code code, simdjson::ondemand::value& v) const;
+  error fail(simdjson::error_code code, simdjson::ondemand::document& doc) const;
+
+ private:
+  std::optional<error> walk(simdjson::ondemand::value& v, json_kind kind, size_t depth,
+                            std::string_view name, std::vector<json_leaf>* leaves, json_token* out);
+
+  std::optional<size_t> offset_of(const char* location) const;
+
+  size_t _max_depth;
+  std::string_view _document;
+};
+
+// True when text is a JSON number (RFC 8259 grammar, no surrounding whitespace).
+bool is_json_number(std::string_view text);
+
+// An invalid_json error for a simdjson failure, naming the byte offset when one is known.
+error json_error(simdjson::error_code code, std::optional<size_t> at = std::nullopt);
+
+// The same error with where it happened in front of its message ("payload column \"id\": ...").
+error in_context(std::string_view where, error e);
+
+// Removes the whitespace raw_json_token() and raw JSON slices keep after a value.
+std::string_view trim_json_whitespace(std::string_view text);
+
+}  // namespace sluice

@@ -1,0 +1,174 @@
+#include "schemas/common/timestamp_parser.h"
+
+#include <chrono>
+#include <string>
+
+namespace sluice {
+namespace {
+
+constexpr int64_t ns_per_second = 1'000'000'000;
+constexpr int64_t ns_per_milli = 1'000'000;
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Reads exactly n digits at text[i], advancing i.
+bool read_digits(std::string_view text, size_t& i, size_t n, int& out) {
+  if (text.size() - i < n) return false;
+  out = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (!is_digit(text[i + k])) return false;
+    out = out * 10 + (text[i + k] - '0');
+  }
+  i += n;
+  return true;
+}
+
+error bad(std::string_view what, std::string_view text) {
+  return make_error(error_code::wrong_type,
+                    std::string(what) + ": \"" + std::string(text.substr(0, 64)) + "\"");
+}
+
+// "±HH[:MM]" or "±HHMM" at text[i..]: the whole rest of the text.
+bool read_offset(std::string_view text, size_t i, int32_t& seconds) {
+  if (i >= text.size() || (text[i] != '+' && text[i] != '-')) return false;
+  const bool negative = text[i++] == '-';
+  int hours = 0;
+  int minutes = 0;
+  if (!read_digits(text, i, 2, hours)) return false;
+  if (i < text.size()) {
+    if (text[i] == ':') ++i;
+    if (!read_digits(text, i, 2, minutes)) return false;
+  }
+  if (i != text.size() || hours > 23 || minutes > 59) return false;
+  seconds = (hours * 3600 + minutes * 60) * (negative ? -1 : 1);
+  return true;
+}
+
+}  // namespace
+
+result<utc_offset> parse_utc_offset(std::string_view text) {
+  if (text == "UTC" || text == "utc" || text == "Z" || text == "Etc/UTC" || text == "GMT") {
+    return utc_offset{};
+  }
+  utc_offset out;
+  if (read_offset(text, 0, out.seconds)) return out;
+  if (text.find('/') != std::string_view::npos) {
+    return make_error(error_code::unsupported,
+                      "time zone \"" + std::string(text) +
+                          "\": IANA zone names are not supported (this build's C++ library has "
+                          "no time zone database); use UTC or a fixed offset such as +02:00");
+  }
+  return make_error(error_code::wrong_type, "time zone \"" + std::string(text) +
+                                                "\": expected UTC or an offset such as +02:00");
+}
+
+result<timestamp_ns> parse_iso_timestamp(std::string_view text, utc_offset zone) {
+  size_t i = 0;
+  int year = 0;
+  int month = 0;
+  int day = 0;
+  if (!read_digits(text, i, 4, year) || i >= text.size() || text[i++] != '-' ||
+      !read_digits(text, i, 2, month) || i >= text.size() || text[i++] != '-' ||
+      !read_digits(text, i, 2, day)) {
+    return bad("not an ISO-8601 timestamp", text);
+  }
+  const std::chrono::year_month_day date{std::chrono::year{year},
+                                         std::chrono::month{static_cast<unsigned>(month)},
+                                         std::chrono::day{static_cast<unsigned>(day)}};
+  if (!date.ok()) return bad("no such date", text);
+
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
+  int64_t fraction_ns = 0;
+  if (i < text.size() && (text[i] == 'T' || text[i] == 't' || text[i] == ' ') &&
+      i + 1 < text.size() && is_digit(text[i + 1])) {
+    ++i;
+    if (!read_digits(text, i, 2, hour) || i >= text.size() || text[i++] != ':' ||
+        !read_digits(text, i, 2, minute)) {
+      return bad("not an ISO-8601 timestamp", text);
+    }
+    if (i < text.size() && text[i] == ':') {
+      ++i;
+      if (!read_digits(text, i, 2, second)) return bad("not an ISO-8601 timestamp", text);
+      if (i < text.size() && (text[i] == '.' || text[i] == ',')) {
+        ++i;
+        int64_t scale = ns_per_second / 10;
+        const size_t start = i;
+        for (; i < text.size() && is_digit(text[i]); ++i, scale /= 10) {
+          fraction_ns += (text[i] - '0') * scale;
+        }
+        if (i == start) return bad("not an ISO-8601 timestamp", text);
+      }
+    }
+    // 24:00:00 is the end of the day; 60 seconds is a leap second, read as the next minute.
+    if (hour > 24 || minute > 59 || second > 60 ||
+        (hour == 24 && (minute | second | fraction_ns) != 0)) {
+      return bad("no such time of day", text);
+    }
+  }
+
+  int32_t offset = zone.seconds;
+  if (i < text.size()) {
+    const std::string_view rest = text.substr(i);
+    if (rest == "Z" || rest == "z" || rest == " UTC" || rest == " Z") {
+      offset = 0;
+    } else if (!read_offset(text, i, offset)) {
+      return bad("not an ISO-8601 timestamp", text);
+    }
+  }
+
+  const int64_t days = std::chrono::sys_days{date}.time_since_epoch().count();
+  const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(seconds, ns_per_second, &ns) ||
+      __builtin_add_overflow(ns, fraction_ns, &ns)) {
+    return bad("timestamp out of range (years 1677 to 2262)", text);
+  }
+  return timestamp_ns{ns};
+}
+
+result<timestamp_ns> parse_epoch_millis(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  const size_t start = i;
+  int64_t millis = 0;
+  for (; i < text.size() && is_digit(text[i]); ++i) {
+    if (__builtin_mul_overflow(millis, 10, &millis) ||
+        __builtin_add_overflow(millis, text[i] - '0', &millis)) {
+      return bad("epoch milliseconds out of range", text);
+    }
+  }
+  if (i == start) return bad("not epoch milliseconds", text);
+  int64_t fraction_ns = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    int64_t scale = ns_per_milli / 10;
+    const size_t fraction_start = i;
+    for (; i < text.size() && is_digit(text[i]); ++i, scale /= 10) {
+      fraction_ns += (text[i] - '0') * scale;
+    }
+    if (i == fraction_start) return bad("not epoch milliseconds", text);
+  }
+  if (i != text.size()) return bad("not epoch milliseconds", text);
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(millis, ns_per_milli, &ns) ||
+      __builtin_add_overflow(ns, fraction_ns, &ns)) {
+    return bad("epoch milliseconds out of range", text);
+  }
+  return timestamp_ns{negative ? -ns : ns};
+}
+
+result<timestamp_ns> parse_timestamp(std::string_view text, utc_offset zone) {
+  size_t i = (!text.empty() && text[0] == '-') ? 1 : 0;
+  bool plain_number = i < text.size();
+  for (; i < text.size() && plain_number; ++i) {
+    plain_number = is_digit(text[i]) || text[i] == '.';
+  }
+  return plain_number ? parse_epoch_millis(text) : parse_iso_timestamp(text, zone);
+}
+
+}  // namespace sluice

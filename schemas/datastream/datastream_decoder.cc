@@ -1,0 +1,254 @@
+#include "schemas/datastream/datastream_decoder.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace sluice {
+namespace {
+
+using field = datastream_event::field;
+
+bool present(const field* f) {
+  return f && f->token.kind != json_kind::null;
+}
+
+std::string in_quotes(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+
+utc_offset zone_or_throw(const std::string& text) {
+  auto zone = parse_utc_offset(text);
+  if (!zone) throw std::invalid_argument("source.timezone: " + zone.err().message);
+  return *zone;
+}
+
+// A name part of source_metadata: a string, or absent/null (empty). SQL Server's `database`
+// may come as a number and its `schema` as a one-element array (seed 000): both accepted.
+std::optional<error> name_part(const datastream_event& e, std::string_view name,
+                               std::string_view& out) {
+  const field* f = e.meta(name);
+  if (!present(f)) return std::nullopt;
+  if (f->token.kind == json_kind::string || f->token.kind == json_kind::number) {
+    out = f->token.text;
+    return std::nullopt;
+  }
+  const auto leaves = e.leaves_of(*f);
+  if (f->token.kind == json_kind::array && leaves.size() == 1 &&
+      leaves[0].token.kind == json_kind::string) {
+    out = leaves[0].token.text;
+    return std::nullopt;
+  }
+  return make_error(error_code::wrong_type,
+                    "source_metadata." + std::string(name) + " must be a string");
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (c != b[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<error> datastream_decoder::check(const datastream_options& options) {
+  auto zone = parse_utc_offset(options.source_timezone);
+  if (!zone) return in_context("source.timezone", zone.err());
+  return std::nullopt;
+}
+
+datastream_decoder::datastream_decoder(table_catalog& catalog, datastream_options options)
+    : _catalog(catalog),
+      _options(std::move(options)),
+      _zone(zone_or_throw(_options.source_timezone)),
+      _reader(_options.limits.max_depth, _options.limits.max_columns),
+      _ordering(_zone) {}
+
+std::optional<error> datastream_decoder::decode(const raw_message& msg, std::vector<change>& out) {
+  if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
+  const std::string_view bytes = *msg.value;
+  if (bytes.size() > _options.limits.max_message_bytes) {
+    return make_error(error_code::too_large, "message of " + std::to_string(bytes.size()) +
+                                                 " bytes exceeds " +
+                                                 std::to_string(_options.limits.max_message_bytes));
+  }
+  const simdjson::padded_string_view padded = _buffer.assign(bytes);
+  simdjson::ondemand::document doc;
+  if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
+  if (auto err = _reader.read(doc, padded, _event)) return err;
+  auto c = to_change(msg);
+  if (!c) return c.err();
+  out.push_back(std::move(*c));
+  return std::nullopt;
+}
+
+result<change> datastream_decoder::to_change(const raw_message& msg) {
+  if (!_event.has_metadata) {
+    return make_error(error_code::missing_field, "event has no source_metadata");
+  }
+  if (!_event.has_payload) return make_error(error_code::missing_field, "event has no payload");
+  auto entry = table();
+  if (!entry) return entry.err();
+  auto operation = op();
+  if (!operation) return operation.err();
+  std::string_view method;
+  if (const field* f = _event.top("read_method"); present(f)) {
+    if (f->token.kind != json_kind::string) {
+      return make_error(error_code::wrong_type, "read_method must be a string");
+    }
+    method = f->token.text;
+  }
+  const read_method read = classify_read_method(method);
+  auto source_ts = source_timestamp();
+  if (!source_ts) return source_ts.err();
+  auto k = key(**entry);
+  if (!k) return k.err();
+  auto seq = _ordering.sequence(_event, detect_source(_event, method), read, *source_ts);
+  if (!seq) return seq.err();
+
+  change c;
+  c.op = *operation;
+  c.table = *entry;
+  c.key = std::move(*k);
+  c.after = std::move(_event.payload);
+  c.seq = std::move(*seq);
+  c.source.tx = transaction();
+  c.source.source_ts = source_ts->value_or(timestamp_ns{0});
+  c.source.read = read;
+  c.source.origin =
+      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
+  return c;
+}
+
+result<table_entry*> datastream_decoder::table() {
+  std::string_view database;
+  std::string_view schema;
+  std::string_view name;
+  if (auto err = name_part(_event, "database", database)) return std::move(*err);
+  if (database.empty()) {
+    if (auto err = name_part(_event, "database_id", database)) return std::move(*err);
+  }
+  if (auto err = name_part(_event, "schema", schema)) return std::move(*err);
+  for (std::string_view member : {"table", "collection", "object_name"}) {
+    if (auto err = name_part(_event, member, name)) return std::move(*err);
+    if (!name.empty()) break;
+  }
+  if (name.empty()) {
+    return make_error(error_code::missing_field,
+                      "source_metadata names no table (table, collection or object_name)");
+  }
+  if (_last_table && _last_table->name.table == name && _last_table->name.schema == schema &&
+      _last_table->name.database == database) {
+    return _last_table;
+  }
+  _last_table =
+      _catalog.intern(table_name{std::string(database), std::string(schema), std::string(name)});
+  return _last_table;
+}
+
+result<op_kind> datastream_decoder::op() const {
+  const field* deleted = _event.meta("is_deleted");
+  if (present(deleted) && deleted->token.kind != json_kind::boolean) {
+    return make_error(error_code::wrong_type, "source_metadata.is_deleted must be a boolean");
+  }
+  const field* type = _event.meta("change_type");
+  if (!present(type)) type = _event.meta("mod_type");  // Spanner (seed 000)
+  if (present(type)) {
+    if (type->token.kind != json_kind::string) {
+      return make_error(error_code::wrong_type,
+                        "source_metadata." + std::string(type->name) + " must be a string");
+    }
+    const std::string_view t = type->token.text;
+    for (std::string_view upsert : {"INSERT", "UPDATE", "UPDATE-INSERT", "UPSERT", "CREATE"}) {
+      if (equals_ignoring_case(t, upsert)) return op_kind::upsert;
+    }
+    for (std::string_view remove : {"DELETE", "UPDATE-DELETE"}) {
+      if (equals_ignoring_case(t, remove)) return op_kind::remove;
+    }
+    if (!t.empty()) {
+      return make_error(
+          error_code::unknown_op,
+          "unknown source_metadata." + std::string(type->name) + " " + in_quotes(t.substr(0, 64)));
+    }
+  }
+  // Backfill events often carry no change_type: is_deleted decides.
+  return present(deleted) && deleted->token.text == "true" ? op_kind::remove : op_kind::upsert;
+}
+
+result<std::optional<timestamp_ns>> datastream_decoder::source_timestamp() const {
+  const field* f = _event.top("source_timestamp");
+  if (!present(f)) return std::optional<timestamp_ns>{};
+  result<timestamp_ns> ts = make_error(error_code::wrong_type, "must be a string or a number");
+  if (f->token.kind == json_kind::number) ts = parse_epoch_millis(f->token.text);
+  if (f->token.kind == json_kind::string) ts = parse_timestamp(f->token.text, _zone);
+  if (!ts) return in_context("source_timestamp", ts.err());
+  return std::optional<timestamp_ns>{*ts};
+}
+
+result<row_key> datastream_decoder::key(const table_entry& table) {
+  // The message's own key names first, then configuration (Oracle events carry none).
+  const auto names_some = [](const field* f) {
+    return present(f) && (f->token.kind != json_kind::array || f->leaf_count > 0);
+  };
+  const field* names = _event.meta("primary_keys");
+  if (!names_some(names)) names = _event.meta("replication_index");
+  std::vector<std::string> columns;
+  if (present(names) && names->token.kind == json_kind::string) {
+    columns.emplace_back(names->token.text);
+  } else if (present(names)) {
+    if (names->token.kind != json_kind::array) {
+      return make_error(error_code::wrong_type,
+                        "source_metadata." + std::string(names->name) + " must be an array");
+    }
+    for (const json_leaf& leaf : _event.leaves_of(*names)) {
+      if (leaf.token.kind != json_kind::string) {
+        return make_error(error_code::wrong_type, "source_metadata." + std::string(names->name) +
+                                                      " must list column names");
+      }
+      columns.emplace_back(leaf.token.text);
+    }
+  }
+  if (columns.empty()) columns = table.key_columns;
+  if (columns.empty()) return row_key{};  // keyless (SPEC §4)
+
+  std::vector<value> values;
+  values.reserve(columns.size());
+  _key_classes.assign(columns.size(), column_class::unknown);
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const column_value* found = nullptr;
+    for (const column_value& c : _event.payload) {
+      if (c.name == columns[i]) {
+        found = &c;
+        break;
+      }
+    }
+    if (!found) {
+      return make_error(error_code::missing_key, "key column " + in_quotes(columns[i]) +
+                                                     " of table " + table.name.qualified() +
+                                                     " is not in the payload");
+    }
+    values.push_back(found->v);
+    for (const column_info& info : table.columns) {
+      if (info.name == columns[i]) _key_classes[i] = info.cls;
+    }
+  }
+  auto k = make_row_key(std::move(columns), std::move(values), _key_classes);
+  if (!k) return in_context("table " + table.name.qualified(), k.err());
+  return k;
+}
+
+std::string datastream_decoder::transaction() const {
+  for (std::string_view name :
+       {"tx_id", "transaction_id", "xid", "server_transaction_id", "gtid"}) {
+    const field* f = _event.meta(name);
+    if (present(f) && f->token.is_scalar() && !f->token.text.empty()) {
+      return std::string(f->token.text);
+    }
+  }
+  return {};
+}
+
+}  // namespace sluice

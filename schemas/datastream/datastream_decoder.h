@@ -1,0 +1,76 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "core/catalog/table_catalog.h"
+#include "schemas/common/decoder.h"
+#include "schemas/common/padded_buffer.h"
+#include "schemas/common/timestamp_parser.h"
+#include "schemas/datastream/datastream_event.h"
+#include "schemas/datastream/datastream_ordering.h"
+
+namespace sluice {
+
+struct datastream_options {
+  decode_limits limits;
+  // The zone of timestamps written without one (the topic's `source.timezone`): "UTC" or a
+  // fixed offset "+HH:MM" / "-HH:MM". IANA names are refused (see parse_utc_offset).
+  std::string source_timezone = "UTC";
+};
+
+// Decodes Google Datastream JSON events (SPEC §3; seeds 000, 002): one event, one change.
+//
+//   decode(msg):
+//     null value (tombstone)            -> nothing, no error
+//     too big                           -> too_large
+//     copy into the padded buffer, On-Demand parse, read and validate every byte
+//     table   <- source_metadata database/schema/table (collection, object_name), interned
+//     op      <- change_type (mod_type), else is_deleted
+//     read    <- read_method (backfill | cdc); source <- read_method prefix or fields
+//     key     <- payload values of primary_keys | replication_index | configured key columns
+//                (none: keyless), canonicalized with the catalog's column classes
+//     csn     <- datastream_ordering
+//     source  <- tx_id…, source_timestamp, read method, Kafka origin
+//
+// An UPDATE-DELETE / UPDATE-INSERT pair (a key change) arrives as two messages and decodes
+// as a delete of the old key and an upsert of the new one. Deletes keep the payload (the
+// deleted row, as Datastream sends it) as their image.
+//
+// Stage: decode. Lifecycle: one per decode thread, for the life of the pipeline; it keeps
+// its parser, buffer and scratch between messages. Threading: not thread-safe; the catalog
+// is shared and only intern() is called on it (entries' key_columns and columns are read).
+class datastream_decoder final : public decoder {
+ public:
+  // Throws std::invalid_argument when the options are invalid (an unknown
+  // source_timezone): a configuration error, found at start-up. check() reports the same
+  // as a value, for configuration validation.
+  datastream_decoder(table_catalog& catalog, datastream_options options);
+  static std::optional<error> check(const datastream_options& options);
+
+  std::optional<error> decode(const raw_message& msg, std::vector<change>& out) override;
+
+ private:
+  result<change> to_change(const raw_message& msg);
+  result<table_entry*> table();
+  result<op_kind> op() const;
+  result<std::optional<timestamp_ns>> source_timestamp() const;
+  result<row_key> key(const table_entry& table);
+  std::string transaction() const;
+
+  table_catalog& _catalog;
+  datastream_options _options;
+  utc_offset _zone;
+  simdjson::ondemand::parser _parser;
+  padded_buffer _buffer;
+  datastream_event _event;
+  datastream_event_reader _reader;
+  datastream_ordering _ordering;
+  std::vector<column_class> _key_classes;  // scratch
+  table_entry* _last_table = nullptr;      // most messages name the table the previous one did
+};
+
+}  // namespace sluice

@@ -1,0 +1,104 @@
+#include "schemas/common/json_value_reader.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "schemas/common/padded_buffer.h"
+
+namespace sluice {
+namespace {
+
+// Reads the value of member "v" of a one-member object.
+struct harness {
+  simdjson::ondemand::parser parser;
+  padded_buffer buffer;
+  json_value_reader reader{64};
+  std::vector<json_leaf> leaves;
+
+  result<json_token> read(std::string_view v) {
+    auto member = open(v);
+    if (!member) return member.err();
+    leaves.clear();
+    return reader.read(*member, &leaves);
+  }
+
+  result<value> read_value(std::string_view v) {
+    auto member = open(v);
+    if (!member) return member.err();
+    return reader.read_value(*member);
+  }
+
+ private:
+  result<simdjson::ondemand::value> open(std::string_view v) {
+    _text = R"({"v":)" + std::string(v) + "}";
+    auto padded = buffer.assign(_text);
+    reader.begin_document(padded);
+    if (auto code = parser.iterate(padded).get(_doc)) return json_error(code);
+    simdjson::ondemand::value value;
+    if (auto code = _doc["v"].get(value)) return json_error(code);
+    return value;
+  }
+
+  std::string _text;
+  simdjson::ondemand::document _doc;
+};
+
+}  // namespace
+
+TEST_CASE("the reader keeps numbers as their exact text and never as doubles") {
+  harness h;
+  for (std::string_view n : {"0", "-0", "9007199254740993", "9223372036854775807",
+                             "-9223372036854775809", "1e400", "1E+2", "0.1000", "-1.5e-300",
+                             "123456789012345678901234567890123456789012345678901234567890"}) {
+    CAPTURE(n);
+    auto t = h.read(std::string(n) + "  \n");
+    REQUIRE(t.ok());
+    CHECK(t->kind == json_kind::number);
+    CHECK(t->text == n);
+  }
+  for (std::string_view bad :
+       {"01", "+1", ".5", "1.", "1e", "1e+", "--1", "0x1", "1_0", "NaN", "Infinity", "-"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(h.read(bad).ok());
+  }
+}
+
+TEST_CASE("the reader lists the scalars of a container and returns its raw text") {
+  harness h;
+  auto t = h.read(R"( {"t": 1709287200, "i": [3, "x\"y", null, false]} )");
+  REQUIRE(t.ok());
+  CHECK(t->kind == json_kind::object);
+  CHECK(t->text == R"({"t": 1709287200, "i": [3, "x\"y", null, false]})");
+  REQUIRE(h.leaves.size() == 5);
+  CHECK(h.leaves[0].name == "t");
+  CHECK(h.leaves[0].token.text == "1709287200");
+  CHECK(h.leaves[1].name.empty());
+  CHECK(h.leaves[2].token.text == "x\"y");
+  CHECK(h.leaves[3].token.kind == json_kind::null);
+  CHECK(h.leaves[4].token.kind == json_kind::boolean);
+}
+
+TEST_CASE("the reader bounds depth and refuses \\u0000 anywhere") {
+  harness h;
+  h.reader = json_value_reader(2);
+  CHECK(h.read("[[1]]").ok());
+  CHECK(h.read("[[[1]]]").err().code == error_code::too_deep);
+  CHECK(h.read(R"({"a":{"b":{}}})").err().code == error_code::too_deep);
+  CHECK(h.read(R"("\u0000")").err().code == error_code::nul_in_text);
+  CHECK(h.read(R"({"\u0000":1})").err().code == error_code::nul_in_text);
+}
+
+TEST_CASE("read_value maps JSON kinds onto value kinds") {
+  harness h;
+  CHECK(*h.read_value("null") == value::null());
+  CHECK(*h.read_value("true") == value::boolean(true));
+  CHECK(*h.read_value("false") == value::boolean(false));
+  CHECK(*h.read_value("-1.50") == value::number("-1.50"));
+  CHECK(*h.read_value(R"("a\tb\u00e9")") == value::string("a\tbé"));
+  CHECK(*h.read_value("[1, {}]") == value::json("[1, {}]"));
+  CHECK(*h.read_value(R"({"k": "v"} )") == value::json(R"({"k": "v"})"));
+}
+
+}  // namespace sluice
