@@ -59,7 +59,7 @@ std::string quoted(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::int64_t> parse_integer(std::string_view text) {
+std::optional<std::int64_t> parse_config_integer(std::string_view text) {
   std::int64_t v = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
@@ -183,7 +183,7 @@ std::variant<typed_value, std::string> type_scalar(const config_key& key, std::s
     case value_type::string:
       return typed_value(std::string(text));
     case value_type::integer:
-      if (auto v = parse_integer(trim(text)); v && in_bounds(*v)) return typed_value(*v);
+      if (auto v = parse_config_integer(trim(text)); v && in_bounds(*v)) return typed_value(*v);
       break;
     case value_type::boolean:
       if (auto v = parse_bool(trim(text))) return typed_value(*v);

@@ -16,7 +16,7 @@ namespace sluice {
 // and the key table's defaults, so that a default is typed exactly like a value. Pure
 // functions, no YAML.
 
-std::optional<std::int64_t> parse_integer(std::string_view text);  // decimal, optional '-'
+std::optional<std::int64_t> parse_config_integer(std::string_view text);  // decimal, optional '-'
 // One or more <number><unit>, unit ms, s, m, h or d: "500ms", "24h", "1h30m".
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 // Bytes, optionally with a unit B, KiB, MiB, GiB or TiB: "1048576", "64MiB", "1 GiB".

@@ -43,11 +43,11 @@ TEST_CASE("sizes are bytes or a number with a binary unit") {
 }
 
 TEST_CASE("integers are plain decimal") {
-  CHECK(parse_integer("10000") == 10000);
-  CHECK(parse_integer("-3") == -3);
+  CHECK(parse_config_integer("10000") == 10000);
+  CHECK(parse_config_integer("-3") == -3);
   for (const char* bad : {"", "+3", "1e4", "0x10", "10_000", "3 ", "lots"}) {
     CAPTURE(bad);
-    CHECK_FALSE(parse_integer(bad).has_value());
+    CHECK_FALSE(parse_config_integer(bad).has_value());
   }
 }
 

@@ -1,0 +1,149 @@
+#include "connector/cli/change_json.h"
+
+#include <cstdio>
+#include <ctime>
+#include <variant>
+
+namespace sluice {
+namespace {
+
+void append_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void append_value(std::string& out, const value& v) {
+  switch (v.kind) {
+    case value_kind::absent:
+    case value_kind::null:
+      out += "null";
+      break;
+    case value_kind::number:
+    case value_kind::boolean:
+    case value_kind::json:
+      out += v.text;
+      break;
+    case value_kind::string:
+      append_string(out, v.text);
+      break;
+  }
+}
+
+void append_key(std::string& out, const row_key& k) {
+  out.push_back('{');
+  for (size_t i = 0; i < k.columns.size(); ++i) {
+    if (i) out.push_back(',');
+    append_string(out, k.columns[i]);
+    out.push_back(':');
+    append_value(out, k.values[i]);
+  }
+  out.push_back('}');
+}
+
+}  // namespace
+
+std::string format_timestamp(timestamp_ns ts) {
+  const int64_t ns = ts.value();
+  int64_t secs = ns / 1'000'000'000;
+  int64_t frac = ns % 1'000'000'000;
+  if (frac < 0) {
+    frac += 1'000'000'000;
+    --secs;
+  }
+  const std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(frac / 1000));
+  return buf;
+}
+
+void append_change_json(std::string& out, const change& c) {
+  out += "{\"table\":";
+  append_string(out, c.table ? c.table->name.qualified() : std::string());
+  out += ",\"op\":";
+  append_string(out, to_string(c.op));
+  out += ",\"key\":";
+  if (c.key.empty()) {
+    out += "null";
+  } else {
+    append_key(out, c.key);
+  }
+  out += ",\"old_key\":";
+  if (c.old_key) {
+    append_key(out, *c.old_key);
+  } else {
+    out += "null";
+  }
+  out += ",\"csn\":";
+  append_string(out, c.seq.hex());
+  out += ",\"csn_parts\":[";
+  bool first = true;
+  for (const csn_part& p : c.seq.parts()) {
+    if (!first) out.push_back(',');
+    first = false;
+    if (const auto* i = std::get_if<int64_t>(&p)) {
+      out += std::to_string(*i);
+    } else {
+      append_string(out, std::get<std::string>(p));
+    }
+  }
+  out += "],\"image\":{";
+  first = true;
+  for (const column_value& cv : c.after) {
+    if (cv.v.is_absent()) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    append_string(out, cv.name);
+    out.push_back(':');
+    append_value(out, cv.v);
+  }
+  out += "},\"source\":{\"tx\":";
+  append_string(out, c.source.tx);
+  out += ",\"ts\":";
+  append_string(out, format_timestamp(c.source.source_ts));
+  out += ",\"read\":";
+  out += c.source.read == read_method::cdc ? "\"cdc\"" : "\"backfill\"";
+  out += ",\"topic\":";
+  append_string(out, c.source.origin.topic);
+  out += ",\"partition\":" + std::to_string(c.source.origin.partition.value());
+  out += ",\"offset\":" + std::to_string(c.source.origin.offset.value());
+  out += "}}";
+}
+
+}  // namespace sluice

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+#include "core/model/change.h"
+
+namespace sluice {
+
+// Appends one change as the JSON line of SPEC §3 (`sluice decode` output and fixture format):
+// {"table":..,"op":..,"key":{..},"old_key":..,"csn":"hex","csn_parts":[..],"image":{..},
+//  "source":{"tx":..,"ts":"ISO-8601","read":"cdc|backfill","topic":..,"partition":..,"offset":..}}
+// Numbers are printed as their exact source text; absent columns are omitted.
+void append_change_json(std::string& out, const change& c);
+
+// Nanoseconds since the epoch as ISO-8601 UTC with microseconds ("2026-07-13T04:01:01.123456Z").
+std::string format_timestamp(timestamp_ns ts);
+
+}  // namespace sluice

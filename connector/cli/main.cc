@@ -1,0 +1,51 @@
+// sluice: a CDC sink from Kafka to PostgreSQL. See `sluice --help` and README.md.
+//
+// Exit codes: 0 success (or drained after SIGTERM/SIGINT); 1 the connector failed (FAILED
+// state, or a fatal error at run time); 2 usage or configuration error; 3 a service could
+// not be reached (`check`).
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "connector/cli/commands.h"
+
+namespace {
+
+const char* const usage = R"(sluice — replicate CDC streams from Kafka into PostgreSQL
+
+Usage:
+  sluice run -c|--config FILE        consume, merge and apply until stopped (SIGTERM drains)
+  sluice check -c FILE               validate the config, reach Kafka and PostgreSQL, print the plan
+  sluice decode [--format F] [-c FILE] [--kafka-json]
+                                     decode messages from stdin into JSON lines (one per change)
+  sluice config-reference            print every configuration key (Markdown)
+  sluice --help | --version
+
+Exit codes: 0 ok, 1 connector failed, 2 usage or configuration error, 3 service unreachable.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << usage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version" || args[0] == "-V") {
+    std::cout << "sluice " << sluice::version() << "\n";
+    return 0;
+  }
+  const std::string_view command = args[0];
+  args.erase(args.begin());
+  if (command == "run") return sluice::run_command(args);
+  if (command == "check") return sluice::check_command(args);
+  if (command == "decode") return sluice::decode_command(args);
+  if (command == "config-reference") return sluice::config_reference_command(args);
+  std::cerr << "sluice: unknown command '" << command << "'\n\n" << usage;
+  return 2;
+}

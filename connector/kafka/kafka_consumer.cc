@@ -1,0 +1,210 @@
+#include "connector/kafka/kafka_consumer.h"
+
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+
+#include "connector/runtime/log.h"
+
+namespace sluice {
+namespace {
+
+// Keys sluice owns: set here whatever the configuration says (it rejects them earlier).
+const std::pair<const char*, const char*> owned_properties[] = {
+    {"enable.auto.commit", "false"},
+    {"enable.auto.offset.store", "false"},
+    {"partition.assignment.strategy", "cooperative-sticky"},
+    {"enable.partition.eof", "false"},
+};
+
+void set_property(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+    throw std::invalid_argument("kafka." + key + ": " + err);
+  }
+}
+
+std::vector<topic_partition> to_vector(const rd_kafka_topic_partition_list_t* parts) {
+  std::vector<topic_partition> out;
+  out.reserve(static_cast<size_t>(parts->cnt));
+  for (int i = 0; i < parts->cnt; ++i) {
+    out.push_back({parts->elems[i].topic, partition_id{parts->elems[i].partition}});
+  }
+  return out;
+}
+
+kafka_partition_list to_list(const std::vector<topic_partition>& parts) {
+  kafka_partition_list list(rd_kafka_topic_partition_list_new(static_cast<int>(parts.size())));
+  for (const auto& tp : parts) {
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value());
+  }
+  return list;
+}
+
+}  // namespace
+
+kafka_consumer::kafka_consumer(const kafka_settings& settings, assignment_listener& listener)
+    : _listener(listener) {
+  kafka_conf conf(rd_kafka_conf_new());
+  for (const auto& [key, value] : settings.properties)
+    set_property(conf.get(), key, value);
+  for (const auto& [key, value] : owned_properties)
+    set_property(conf.get(), key, value);
+  rd_kafka_conf_set_rebalance_cb(conf.get(), &kafka_consumer::rebalance_trampoline);
+  rd_kafka_conf_set_opaque(conf.get(), this);
+
+  char err[512];
+  // rd_kafka_new takes ownership of conf only on success.
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
+  if (!rk) throw std::runtime_error(std::string("cannot create Kafka consumer: ") + err);
+  conf.release();
+  _handle.reset(rk);
+  rd_kafka_poll_set_consumer(rk);
+
+  std::vector<topic_partition> subs;
+  if (!settings.topics_regex.empty()) {
+    std::string pattern = settings.topics_regex;
+    if (pattern.front() != '^') pattern.insert(pattern.begin(), '^');
+    subs.push_back({pattern, partition_id{RD_KAFKA_PARTITION_UA}});
+  }
+  for (const auto& t : settings.topics)
+    subs.push_back({t, partition_id{RD_KAFKA_PARTITION_UA}});
+  kafka_partition_list list = to_list(subs);
+  if (auto e = rd_kafka_subscribe(rk, list.get())) {
+    throw std::runtime_error(std::string("cannot subscribe: ") + rd_kafka_err2str(e));
+  }
+}
+
+kafka_consumer::~kafka_consumer() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+void kafka_consumer::rebalance_trampoline(rd_kafka_t*, rd_kafka_resp_err_t err,
+                                          rd_kafka_topic_partition_list_t* parts, void* opaque) {
+  auto* self = static_cast<kafka_consumer*>(opaque);
+  try {
+    self->on_rebalance(err, parts);
+  } catch (...) {
+    // Never let an exception cross librdkafka's C frames: poll() rethrows it.
+    self->_listener_error = std::current_exception();
+  }
+}
+
+void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
+  rd_kafka_t* rk = _handle.get();
+  const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    const std::vector<topic_partition> tps = to_vector(parts);
+    const std::vector<int64_t> starts = _listener.on_assigned(tps);
+    for (int i = 0; i < parts->cnt; ++i)
+      parts->elems[i].offset = starts.at(static_cast<size_t>(i));
+    rd_kafka_error_t* e = nullptr;
+    if (cooperative) {
+      e = rd_kafka_incremental_assign(rk, parts);
+    } else if (auto code = rd_kafka_assign(rk, parts)) {
+      throw std::runtime_error(std::string("assign failed: ") + rd_kafka_err2str(code));
+    }
+    if (e) {
+      std::string msg = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      throw std::runtime_error("incremental assign failed: " + msg);
+    }
+    SLUICE_LOG(info, "consumer", "assigned " << parts->cnt << " partition(s)");
+    return;
+  }
+  if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    const bool lost = rd_kafka_assignment_lost(rk);
+    _listener.on_revoked(to_vector(parts), lost);
+    if (cooperative) {
+      if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, parts)) rd_kafka_error_destroy(e);
+    } else {
+      rd_kafka_assign(rk, nullptr);
+    }
+    SLUICE_LOG(info, "consumer", (lost ? "lost " : "revoked ") << parts->cnt << " partition(s)");
+    return;
+  }
+  SLUICE_LOG(error, "consumer", "rebalance error: " << rd_kafka_err2str(err));
+  if (cooperative) {
+    if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, parts)) rd_kafka_error_destroy(e);
+  } else {
+    rd_kafka_assign(rk, nullptr);
+  }
+}
+
+size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
+                            std::chrono::milliseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  size_t got = 0;
+  while (got < max) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    // Once something arrived, only drain what is already buffered.
+    const int timeout = got > 0 ? 0 : static_cast<int>(std::max<int64_t>(0, left.count()));
+    kafka_message m(rd_kafka_consumer_poll(_handle.get(), timeout));
+    if (_listener_error) {
+      auto e = _listener_error;
+      _listener_error = nullptr;
+      std::rethrow_exception(e);
+    }
+    if (!m) {
+      if (got > 0 || left.count() <= 0) break;
+      continue;
+    }
+    if (m->err) {
+      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+      const std::string what = rd_kafka_message_errstr(m.get());
+      if (m->err == RD_KAFKA_RESP_ERR__FATAL)
+        throw std::runtime_error("Kafka fatal error: " + what);
+      if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+          m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+        SLUICE_LOG(warn, "consumer", what);
+      } else {
+        SLUICE_LOG(debug, "consumer", what);
+      }
+      continue;
+    }
+    out.push_back(std::move(m));
+    ++got;
+  }
+  return got;
+}
+
+void kafka_consumer::commit_async(const std::vector<partition_progress>& progress) {
+  if (progress.empty() || _closed) return;
+  kafka_partition_list list(rd_kafka_topic_partition_list_new(static_cast<int>(progress.size())));
+  for (const auto& p : progress) {
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition.value())->offset =
+        p.next.value();
+  }
+  if (auto e = rd_kafka_commit(_handle.get(), list.get(), /*async=*/1)) {
+    SLUICE_LOG(debug, "consumer", "async offset commit to Kafka failed: " << rd_kafka_err2str(e));
+  }
+}
+
+void kafka_consumer::pause(const std::vector<topic_partition>& parts) {
+  kafka_partition_list list = to_list(parts);
+  rd_kafka_pause_partitions(_handle.get(), list.get());
+}
+
+void kafka_consumer::resume(const std::vector<topic_partition>& parts) {
+  kafka_partition_list list = to_list(parts);
+  rd_kafka_resume_partitions(_handle.get(), list.get());
+}
+
+int64_t kafka_consumer::high_watermark(const topic_partition& tp) {
+  int64_t low = 0, high = -1;
+  rd_kafka_get_watermark_offsets(_handle.get(), tp.topic.c_str(), tp.partition.value(), &low,
+                                 &high);
+  return high;
+}
+
+void kafka_consumer::close() {
+  if (_closed || !_handle) return;
+  _closed = true;
+  rd_kafka_consumer_close(_handle.get());
+}
+
+}  // namespace sluice

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "connector/kafka/kafka_handles.h"
+#include "core/model/batch_records.h"
+#include "core/model/named_type.h"
+
+namespace sluice {
+
+struct kafka_settings {
+  std::vector<std::pair<std::string, std::string>> properties;  // passed to librdkafka as is
+  std::vector<std::string> topics;                              // or
+  std::string topics_regex;                                     // "^..." pattern subscription
+};
+
+struct topic_partition {
+  std::string topic;
+  partition_id partition{0};
+  friend auto operator<=>(const topic_partition&, const topic_partition&) = default;
+};
+
+// Receives partition assignment changes. on_assigned runs inside poll(), before any message
+// of those partitions is returned, and says where each partition starts (PostgreSQL is the
+// truth for offsets, SPEC §4); on_revoked runs before the partitions are given up.
+class assignment_listener {
+ public:
+  virtual ~assignment_listener() = default;
+  // Returns one start offset per partition, in order: an offset, or RD_KAFKA_OFFSET_BEGINNING /
+  // RD_KAFKA_OFFSET_END.
+  virtual std::vector<int64_t> on_assigned(const std::vector<topic_partition>& parts) = 0;
+  virtual void on_revoked(const std::vector<topic_partition>& parts, bool lost) = 0;
+};
+
+// A librdkafka consumer-group member: cooperative-sticky assignment, no automatic offset
+// commit or store (sluice commits offsets in PostgreSQL, then asynchronously to Kafka so
+// that standard lag tools work).
+//
+// Lifecycle: construct (subscribes) → poll()… → close() (leaves the group). Threading: one
+// thread calls every method; the listener is called on that thread from within poll().
+class kafka_consumer {
+ public:
+  kafka_consumer(const kafka_settings& settings, assignment_listener& listener);
+  ~kafka_consumer();
+  kafka_consumer(const kafka_consumer&) = delete;
+  kafka_consumer& operator=(const kafka_consumer&) = delete;
+
+  // Appends up to max messages to out, waiting at most `wait` in total. Errors that are
+  // not messages (partition EOF, transient broker errors) are consumed here; fatal
+  // consumer errors throw.
+  size_t poll(std::vector<kafka_message>& out, size_t max, std::chrono::milliseconds wait);
+
+  // Kafka's committed offsets, for lag tools only; failures are logged, not fatal.
+  void commit_async(const std::vector<partition_progress>& progress);
+  void pause(const std::vector<topic_partition>& parts);
+  void resume(const std::vector<topic_partition>& parts);
+  // High watermark of a partition from the last fetch (cached; no broker round trip).
+  int64_t high_watermark(const topic_partition& tp);
+  void close();
+
+ private:
+  static void rebalance_trampoline(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                                   rd_kafka_topic_partition_list_t* parts, void* opaque);
+  void on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
+
+  assignment_listener& _listener;
+  std::exception_ptr _listener_error;  // thrown in the rebalance callback, rethrown by poll()
+  kafka_handle _handle;                // destroyed last among handles
+  bool _closed = false;
+};
+
+}  // namespace sluice

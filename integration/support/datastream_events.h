@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace sluice::testing {
+
+// Datastream events of the PostgreSQL-source flavour (SPEC §3, seeds 000/002) for tests:
+// `lsn` is the change's position; `payload_json` is the payload object's members, e.g.
+// R"("id": 1, "name": "a")".
+struct datastream_event {
+  std::string schema = "public";
+  std::string table;
+  std::string change_type = "INSERT";  // INSERT | UPDATE | DELETE
+  uint64_t lsn = 0;
+  std::string payload_json;
+  std::string primary_key = "id";
+  int64_t source_timestamp_ms = 0;  // 0: 2026-01-01T00:00:00Z + lsn milliseconds
+
+  std::string json() const;
+};
+
+// "hi/lo" as PostgreSQL prints an LSN.
+std::string format_lsn(uint64_t lsn);
+
+}  // namespace sluice::testing

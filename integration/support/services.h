@@ -1,0 +1,42 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sluice::testing {
+
+// The real services started by the CTest fixtures (integration/services/*.sh): their
+// addresses are read from $SLUICE_RUN_DIR. A test fails at once when they are missing.
+std::string run_dir();
+std::string kafka_bootstrap();
+std::string postgres_dsn();
+std::string sluice_binary();  // $SLUICE_BINARY, set by CTest
+
+// A topic name unique to this process and call, so tests never see each other's data.
+std::string unique_name(const std::string& prefix);
+
+void create_topic(const std::string& topic, int partitions);
+
+struct kafka_record {
+  std::optional<std::string> key;
+  std::optional<std::string> value;  // nullopt: a tombstone
+  int partition = -1;                // -1: by key hash
+};
+
+// Produces with a real Kafka client (librdkafka, acks=all, idempotent) and waits for every
+// delivery report; throws on any failure.
+void produce(const std::string& topic, const std::vector<kafka_record>& records);
+
+using row = std::vector<std::optional<std::string>>;
+// Runs a query with libpqxx and returns the rows as text (nullopt for NULL).
+std::vector<row> query(const std::string& sql);
+void execute(const std::string& sql);
+
+// Polls `done` every 100 ms until it returns true or `timeout` passes; returns its last answer.
+bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout);
+
+}  // namespace sluice::testing

@@ -1,0 +1,112 @@
+#include "integration/support/sluice_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "integration/support/services.h"
+
+namespace sluice::testing {
+
+sluice_process::sluice_process(const std::string& config_yaml, const std::string& name) {
+  const std::string base = run_dir() + "/" + unique_name(name);
+  const std::string config_path = base + ".yaml";
+  _log_path = base + ".log";
+  {
+    std::ofstream out(config_path);
+    out << config_yaml;
+  }
+  const std::string binary = sluice_binary();
+  _pid = ::fork();
+  if (_pid < 0) throw std::runtime_error("fork failed");
+  if (_pid == 0) {
+    const int fd = ::open(_log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::close(fd);
+    }
+    ::execl(binary.c_str(), binary.c_str(), "run", "-c", config_path.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+}
+
+sluice_process::~sluice_process() {
+  if (_pid > 0 && _exit_code < 0) kill9();
+}
+
+int sluice_process::wait_for_exit(int timeout_seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  for (;;) {
+    int status = 0;
+    const pid_t r = ::waitpid(_pid, &status, WNOHANG);
+    if (r == _pid) {
+      _exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return _exit_code;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+int sluice_process::stop(int timeout_seconds) {
+  if (_exit_code >= 0) return _exit_code;
+  ::kill(_pid, SIGTERM);
+  const int code = wait_for_exit(timeout_seconds);
+  if (code < 0) {
+    kill9();
+    throw std::runtime_error("sluice did not stop within " + std::to_string(timeout_seconds) +
+                             "s of SIGTERM; log:\n" + log());
+  }
+  return code;
+}
+
+void sluice_process::kill9() {
+  if (_exit_code >= 0) return;
+  ::kill(_pid, SIGKILL);
+  wait_for_exit(30);
+}
+
+bool sluice_process::running() {
+  if (_exit_code >= 0) return false;
+  return wait_for_exit(0) < 0;
+}
+
+std::string sluice_process::log() const {
+  std::ifstream in(_log_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string basic_config(const std::string& name, const std::string& topic,
+                         const std::string& format, const std::string& extra, int batch_size) {
+  std::ostringstream y;
+  y << "name: " << name << "\n"
+    << "kafka:\n"
+    << "  bootstrap.servers: " << kafka_bootstrap() << "\n"
+    << "  group.id: " << name << "\n"
+    << "  auto.offset.reset: earliest\n"
+    << "  session.timeout.ms: 6000\n"
+    << "  heartbeat.interval.ms: 500\n"
+    << "topics: [" << topic << "]\n"
+    << "format: " << format << "\n"
+    << "postgres:\n"
+    << "  dsn: \"" << postgres_dsn() << "\"\n"
+    << "batch.size: " << batch_size << "\n"
+    << "batch.max.ms: 200\n"
+    << "metrics:\n"
+    << "  listen: \"\"\n"
+    << extra;
+  return y.str();
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace sluice::testing {
+
+// A `sluice run` child process with its own config file and log, for end-to-end tests.
+// The destructor kills it (SIGKILL) if the test did not stop it.
+class sluice_process {
+ public:
+  // Writes config_yaml to a file in the run dir and starts `sluice run -c <file>`.
+  explicit sluice_process(const std::string& config_yaml, const std::string& name = "sluice");
+  ~sluice_process();
+  sluice_process(const sluice_process&) = delete;
+  sluice_process& operator=(const sluice_process&) = delete;
+
+  // SIGTERM, then waits; returns the exit code (or 128+signal).
+  int stop(int timeout_seconds = 30);
+  // SIGKILL, then waits.
+  void kill9();
+  bool running();
+  pid_t pid() const { return _pid; }
+  std::string log() const;  // what the process wrote to stderr/stdout so far
+
+ private:
+  int wait_for_exit(int timeout_seconds);
+  std::string _log_path;
+  pid_t _pid = -1;
+  int _exit_code = -1;
+};
+
+// A minimal config for a test: connector `name` reading `topic` from the first offset;
+// `extra` is appended YAML.
+std::string basic_config(const std::string& name, const std::string& topic,
+                         const std::string& format = "datastream", const std::string& extra = "",
+                         int batch_size = 500);
+
+}  // namespace sluice::testing

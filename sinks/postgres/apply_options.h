@@ -1,0 +1,41 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/catalog/table_router.h"
+
+namespace sluice {
+
+enum class apply_delete_mode : uint8_t { hard, soft };
+enum class apply_keyless_mode : uint8_t { append, dead_letter };
+
+// What the PostgreSQL applier does with a merged batch (SPEC §4). Filled from the connector's
+// configuration; every field has the documented default.
+struct apply_options {
+  std::string state_schema = "sluice";  // postgres.state.schema
+  std::string connector;                // name: keys offsets and dead letters
+  bool auto_create = true;
+  bool auto_evolve = true;
+  apply_delete_mode deletes = apply_delete_mode::hard;
+  bool delete_enabled = true;     // false: deletes are counted, neither applied nor tombstoned
+  bool truncate_enabled = false;  // false: truncates are counted only
+  apply_keyless_mode keyless = apply_keyless_mode::append;
+  routing_options routing;
+  // Target "schema.table" -> target column name -> SQL type, used when sluice creates the
+  // table or adds the column. Column names go through the routing case policy.
+  std::map<std::string, std::map<std::string, std::string>> column_types;
+  // Transient failures re-run the whole transaction up to max_attempts times in all, waiting
+  // backoff_initial, doubling up to backoff_max, between attempts.
+  int max_attempts = 5;
+  std::chrono::milliseconds backoff_initial{100};
+  std::chrono::milliseconds backoff_max{5000};
+  // Writers of one key serialize on an advisory lock of bucket hash(table, key) % lock_buckets.
+  // Each bucket a transaction holds takes a slot of PostgreSQL's shared lock table
+  // (max_locks_per_transaction x max_connections), so this stays well below that.
+  uint32_t lock_buckets = 1024;
+};
+
+}  // namespace sluice

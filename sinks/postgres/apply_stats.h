@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstddef>
+
+namespace sluice {
+
+// What one applied batch did to the replica. "stale" rows reached the database and were
+// refused by the CSN or tombstone guard: the replica already held something newer.
+struct apply_stats {
+  size_t upserted = 0;         // rows inserted or updated
+  size_t deleted = 0;          // rows deleted (hard) or marked deleted (soft)
+  size_t stale = 0;            // upserts and deletes the guards refused
+  size_t tombstones = 0;       // tombstones written or raised
+  size_t deletes_ignored = 0;  // deletes counted only (delete.enabled: false)
+  size_t truncates_applied = 0;
+  size_t truncates_ignored = 0;  // truncates counted only (truncate.enabled: false)
+  size_t appended = 0;           // keyless changes appended
+  size_t dead_lettered = 0;      // dead letters written, given and found while applying
+  size_t rejected = 0;           // of those, changes the database or the planner refused
+  int attempts = 0;              // transactions run (1 when nothing failed)
+
+  apply_stats& operator+=(const apply_stats& o) {
+    upserted += o.upserted;
+    deleted += o.deleted;
+    stale += o.stale;
+    tombstones += o.tombstones;
+    deletes_ignored += o.deletes_ignored;
+    truncates_applied += o.truncates_applied;
+    truncates_ignored += o.truncates_ignored;
+    appended += o.appended;
+    dead_lettered += o.dead_lettered;
+    rejected += o.rejected;
+    return *this;
+  }
+};
+
+}  // namespace sluice

@@ -1,0 +1,303 @@
+#include "sinks/postgres/pg_applier.h"
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <tuple>
+
+#include <pqxx/nontransaction>
+#include <pqxx/transaction>
+
+#include "sinks/postgres/change_dead_letter.h"
+
+namespace sluice {
+namespace {
+
+std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+void check_progress(const std::vector<partition_progress>& progress) {
+  std::set<std::pair<std::string, int32_t>> seen;
+  for (const partition_progress& p : progress) {
+    if (!seen.emplace(p.topic, p.partition.value()).second) {
+      throw std::invalid_argument("partition " + p.topic + "[" +
+                                  std::to_string(p.partition.value()) +
+                                  "] appears twice in one batch's progress");
+    }
+  }
+}
+
+}  // namespace
+
+pg_applier::pg_applier(std::string dsn, apply_options options)
+    : _dsn(std::move(dsn)),
+      _options(std::move(options)),
+      _schema(_options.state_schema),
+      _planner(_options),
+      _ddl(_options),
+      _writer(_options, _schema.table("tombstones")),
+      _locks(_options.lock_buckets),
+      _offsets(_schema, _options.connector),
+      _dead_letters(_schema, _options.connector) {
+  if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
+  if (_options.max_attempts < 1) _options.max_attempts = 1;
+}
+
+pg_applier::~pg_applier() = default;
+
+pqxx::connection& pg_applier::connection() {
+  if (!_conn) {
+    auto conn = std::make_unique<pqxx::connection>(_dsn);
+    conn->set_client_encoding("UTF8");
+    // NOTICEs ("relation already exists, skipping") are not worth a line on stderr.
+    pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning");
+    _conn = std::move(conn);
+  }
+  if (!_migrated) {
+    _schema.migrate(*_conn);
+    _migrated = true;
+  }
+  return *_conn;
+}
+
+void pg_applier::drop_connection() {
+  _conn.reset();
+}
+
+void pg_applier::backoff(int failures) const {
+  using std::chrono::milliseconds;
+  const int64_t initial = std::max<int64_t>(1, _options.backoff_initial.count());
+  const int64_t cap = std::max<int64_t>(initial, _options.backoff_max.count());
+  int64_t delay = initial;
+  for (int i = 1; i < failures && delay < cap; ++i)
+    delay *= 2;
+  delay = std::min(delay, cap);
+  // Half fixed, half random, so that lanes failing together do not retry in lockstep.
+  thread_local std::minstd_rand rng{std::random_device{}()};
+  delay = delay / 2 + static_cast<int64_t>(rng() % static_cast<uint64_t>(delay / 2 + 1));
+  std::this_thread::sleep_for(milliseconds(delay));
+}
+
+template <typename F>
+auto pg_applier::with_retries(F&& body) {
+  for (int failures = 0;;) {
+    try {
+      return body(connection());
+    } catch (const std::exception& e) {
+      _last_error = classify_pg_error(e);
+      const pg_error_action action = _last_error.action;
+      if (action != pg_error_action::retry && action != pg_error_action::reconnect &&
+          action != pg_error_action::in_doubt) {
+        throw;
+      }
+      if (action != pg_error_action::retry) drop_connection();
+      if (++failures >= _options.max_attempts) throw;
+      backoff(failures);
+    }
+  }
+}
+
+void pg_applier::start() {
+  with_retries([](pqxx::connection&) { return 0; });
+}
+
+std::vector<claimed_partition> pg_applier::claim(const std::string& topic,
+                                                 const std::vector<partition_id>& partitions) {
+  // Claiming twice (after an unknown commit outcome) only raises the epoch further.
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::work tx(conn, "sluice_claim");
+    auto out = _offsets.claim(tx, topic, partitions);
+    tx.commit();
+    return out;
+  });
+}
+
+std::vector<stored_offset> pg_applier::read_offsets() {
+  return read_offsets(_options.connector);
+}
+
+std::vector<stored_offset> pg_applier::read_offsets(const std::string& connector) {
+  const offset_store store(_schema, connector);
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_read_offsets");
+    return store.read(tx);
+  });
+}
+
+size_t pg_applier::expire_tombstones(std::chrono::seconds retention) {
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::work tx(conn, "sluice_expire_tombstones");
+    const pqxx::result r =
+        tx.exec_params("DELETE FROM " + _schema.table("tombstones") +
+                           " WHERE deleted_at < now() - $1 * interval '1 second'",
+                       static_cast<int64_t>(retention.count()));
+    tx.commit();
+    return static_cast<size_t>(r.affected_rows());
+  });
+}
+
+apply_stats pg_applier::apply(const merged_batch& batch,
+                              const std::vector<dead_letter>& dead_letters,
+                              const std::vector<partition_progress>& progress) {
+  check_progress(progress);
+  std::vector<dead_letter> found;
+  std::vector<table_plan> plans = _planner.plan(batch, found);
+  // What the planner refused stays refused; what an attempt found is forgotten with it.
+  const size_t planned_rejects = found.size();
+  std::vector<std::vector<uint8_t>> planned(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i)
+    planned[i] = plans[i].rejected;
+
+  bool isolate = false;
+  int attempts = 0;
+  for (int failures = 0;;) {
+    apply_stats stats;
+    stats.attempts = ++attempts;
+    found.resize(planned_rejects);
+    for (size_t i = 0; i < plans.size(); ++i)
+      plans[i].rejected = planned[i];
+    try {
+      pqxx::connection& conn = connection();
+      _ddl.prepare(conn, plans, found);
+      run_batch(plans, dead_letters, found, progress, isolate, stats);
+      return stats;
+    } catch (const stale_epoch_error&) {
+      throw;
+    } catch (const schema_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      _last_error = classify_pg_error(e);
+      switch (_last_error.action) {
+        case pg_error_action::reject:
+          // Once: re-run with the table writes under savepoints to find the culprit. A
+          // reject outside the table writes (or again) has no change to blame: fatal.
+          if (isolate) throw;
+          isolate = true;
+          continue;
+        case pg_error_action::in_doubt: {
+          drop_connection();
+          // If even this fails the outcome stays unknown: the error propagates, and the
+          // caller must not go on as if either had happened.
+          const commit_outcome outcome =
+              with_retries([&](pqxx::connection&) { return resolve_in_doubt(progress); });
+          if (outcome == commit_outcome::committed) return stats;
+          if (outcome == commit_outcome::stale) {
+            throw stale_epoch_error("commit outcome unknown and the offsets moved on: " +
+                                    _last_error.message);
+          }
+          break;  // not committed: run it again
+        }
+        case pg_error_action::reconnect:
+          drop_connection();
+          break;
+        case pg_error_action::retry:
+          break;
+        case pg_error_action::fatal:
+          _ddl.forget();
+          throw;
+      }
+      if (++failures >= _options.max_attempts) throw;
+      backoff(failures);
+    }
+  }
+}
+
+void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dead_letter>& given,
+                           std::vector<dead_letter>& found,
+                           const std::vector<partition_progress>& progress, bool isolate,
+                           apply_stats& stats) {
+  pqxx::work tx(*_conn, "sluice_batch");
+
+  _locks.clear();
+  for (const table_plan& p : plans) {
+    _locks.add_table(p.target, p.truncate && _options.truncate_enabled);
+    if (p.keyless) continue;
+    for (size_t i = 0; i < p.item_count(); ++i) {
+      if (!p.rejected[i]) _locks.add_key(p.target, p.row(i).key.canonical);
+    }
+  }
+  _locks.acquire(tx);
+
+  // Before any write, so that a zombie fails fast.
+  const std::vector<std::string> stale = _offsets.advance(tx, progress);
+  if (!stale.empty()) {
+    std::string which;
+    for (const std::string& s : stale)
+      which += (which.empty() ? "" : ", ") + s;
+    throw stale_epoch_error("offsets compare-and-set failed for " + which +
+                            ": another owner holds the partition or the offset moved");
+  }
+
+  for (table_plan& p : plans) {
+    const table_shape& shape = _ddl.shape(p.target);
+    _writer.truncate(tx, p, shape, stats);
+    if (isolate) {
+      write_isolated(tx, p, 0, p.item_count(), found, stats);
+    } else {
+      _writer.write(tx, p, shape, 0, p.item_count(), stats);
+    }
+  }
+
+  std::vector<const dead_letter*> letters;
+  letters.reserve(given.size() + found.size());
+  for (const dead_letter& d : given)
+    letters.push_back(&d);
+  for (const dead_letter& d : found)
+    letters.push_back(&d);
+  stats.dead_lettered = _dead_letters.write(tx, letters);
+  stats.rejected = found.size();
+  tx.commit();
+}
+
+void pg_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_t begin, size_t end,
+                                std::vector<dead_letter>& found, apply_stats& stats) {
+  size_t live = 0;
+  size_t last = begin;
+  for (size_t i = begin; i < end; ++i) {
+    if (!plan.rejected[i]) {
+      ++live;
+      last = i;
+    }
+  }
+  if (live == 0) return;
+  // Savepoints by hand: libpqxx 6.4's subtransaction does not open its savepoint before
+  // exec_params().
+  std::string reason;
+  tx.exec("SAVEPOINT sluice_isolate");
+  try {
+    apply_stats part;
+    _writer.write(tx, plan, _ddl.shape(plan.target), begin, end, part);
+    tx.exec("RELEASE SAVEPOINT sluice_isolate");
+    stats += part;
+    return;
+  } catch (const std::exception& e) {
+    const pg_error_class c = classify_pg_error(e);
+    if (c.action != pg_error_action::reject) throw;
+    reason = c.message;
+  }
+  tx.exec("ROLLBACK TO SAVEPOINT sluice_isolate");
+  tx.exec("RELEASE SAVEPOINT sluice_isolate");
+  if (live == 1) {
+    plan.rejected[last] = 1;
+    const std::string why = label(plan.target) + ": " + reason;
+    found.push_back(plan.keyless ? keyless_dead_letter(*plan.rows, plan.keyless_change(last), why)
+                                 : merged_row_dead_letter(*plan.rows, plan.row(last), why));
+    return;
+  }
+  const size_t mid = begin + (end - begin) / 2;
+  write_isolated(tx, plan, begin, mid, found, stats);
+  write_isolated(tx, plan, mid, end, found, stats);
+}
+
+commit_outcome pg_applier::resolve_in_doubt(const std::vector<partition_progress>& progress) {
+  // Without offsets there is nothing to read back: running the batch again is safe for the
+  // rows (every write is guarded by CSN) and may repeat only its dead letters and appends.
+  if (progress.empty()) return commit_outcome::not_committed;
+  pqxx::read_transaction tx(connection(), "sluice_in_doubt");
+  return resolve_commit(progress, _offsets.read(tx, progress));
+}
+
+}  // namespace sluice

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/catalog/table_router.h"
+#include "core/merge/merged_batch.h"
+
+namespace sluice {
+
+// A target column that some item of the batch writes.
+struct planned_column {
+  std::string name;                    // target name
+  std::string source;                  // source name it comes from
+  value_kind kind = value_kind::null;  // kind of the non-null values seen; null: only nulls
+  bool mixed = false;                  // non-null values of more than one kind
+};
+
+// Items that carry the same set of columns: one INSERT statement writes them all.
+struct column_group {
+  std::vector<uint32_t> columns;  // indexes into table_plan::columns, ascending
+  std::vector<uint32_t> items;    // item indexes, ascending (so in key order)
+};
+
+// How one table's part of a merged batch is written (SPEC §4): its target, its column
+// mapping and, per item, where each image column goes. Items are table_rows::rows for a
+// keyed plan and table_rows::keyless for a keyless one. Built by table_planner, read by
+// table_ddl and table_writer; it points into the batch, which outlives it.
+struct table_plan {
+  static constexpr uint32_t no_group = UINT32_MAX;
+
+  const table_rows* rows = nullptr;
+  target_table target;
+  bool keyless = false;
+  bool truncate = false;  // this plan applies rows->truncate_seq
+  bool partial = false;   // some accepted row has a partial image: the table needs per-column CSNs
+  std::vector<std::string> key_columns;  // target names, key order
+  std::vector<value_kind> key_kinds;     // kind of each key column's values
+  std::vector<planned_column> columns;   // non-key columns
+  // Item i's image column k (merged_row::columns or change::after) goes to
+  // columns[slots[slot_begin[i] + k]]; -1: not written (a key column, or absent).
+  std::vector<uint32_t> slot_begin;
+  std::vector<int32_t> slots;
+  std::vector<uint32_t> group_of;  // per item: its column group; no_group: nothing to insert
+  std::vector<uint8_t> rejected;   // per item: dead-lettered by the planner or the database
+  std::vector<column_group> groups;
+
+  size_t item_count() const { return rejected.size(); }
+  const merged_row& row(size_t i) const { return rows->rows[i]; }
+  const change& keyless_change(size_t i) const { return rows->keyless[i]; }
+  const planned_column* find(const std::string& name) const;
+};
+
+}  // namespace sluice

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <pqxx/transaction_base>
+
+#include "core/catalog/table_router.h"
+
+namespace sluice {
+
+struct column_def {
+  std::string name;  // target name, unquoted
+  std::string type;  // SQL type as format_type() prints it ("numeric", "character varying(40)")
+};
+
+// A target table as the database has it: what the writer casts values to and what
+// auto-evolve compares a batch with.
+struct table_shape {
+  bool exists = false;
+  std::vector<column_def> columns;       // in column order
+  std::vector<std::string> primary_key;  // in key order; empty: no primary key
+
+  const column_def* find(std::string_view name) const;
+};
+
+// Reads a table's shape from the catalog (pg_attribute, pg_index); exists = false when there
+// is no such table. One round trip.
+table_shape read_table_shape(pqxx::transaction_base& tx, const target_table& table);
+
+// "schema"."table", each part quoted.
+std::string qualified_name(const target_table& table);
+
+}  // namespace sluice

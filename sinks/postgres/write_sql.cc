@@ -1,0 +1,138 @@
+#include "sinks/postgres/write_sql.h"
+
+#include "sinks/postgres/column_csn_sql.h"
+#include "sinks/postgres/sql_fragments.h"
+
+namespace sluice {
+
+using sql::cast;
+using sql::key_match;
+using sql::older_than;
+using sql::remove_rows;
+using sql::tombstone_insert;
+using sql::unnest;
+
+std::string upsert_sql(const target_table& table, const std::vector<const column_def*>& key,
+                       const std::vector<const column_def*>& columns,
+                       const write_sql_context& ctx) {
+  std::string names, values, updates;
+  auto add = [](std::string& list, const std::string& item) {
+    if (!list.empty()) list += ", ";
+    list += item;
+  };
+  for (const column_def* c : key) {
+    add(names, quote_identifier(c->name));
+    add(values, cast(*c));
+  }
+  for (const column_def* c : columns) {
+    add(names, quote_identifier(c->name));
+    add(values, cast(*c));
+    add(updates, quote_identifier(c->name) + " = EXCLUDED." + quote_identifier(c->name));
+  }
+  add(names, quote_identifier(meta::csn));
+  add(values, "s._sluice_row_csn");
+  add(updates, quote_identifier(meta::csn) + " = EXCLUDED." + quote_identifier(meta::csn));
+  add(names, quote_identifier(meta::updated_at));
+  add(values, "now()");
+  add(updates,
+      quote_identifier(meta::updated_at) + " = EXCLUDED." + quote_identifier(meta::updated_at));
+  std::string guard = older_than("EXCLUDED." + quote_identifier(meta::csn));
+  if (ctx.soft_delete) {
+    add(names, quote_identifier(meta::deleted));
+    add(values, "false");
+    add(updates, quote_identifier(meta::deleted) + " = false");
+    // An upsert beats a delete at equal CSN (SPEC §2).
+    guard += " OR (d." + quote_identifier(meta::csn) + " = EXCLUDED." +
+             quote_identifier(meta::csn) + " AND d." + quote_identifier(meta::deleted) + ")";
+  }
+  std::string conflict;
+  for (const column_def* c : key)
+    add(conflict, quote_identifier(c->name));
+  return "INSERT INTO " + qualified_name(table) + " AS d (" + names + ") SELECT " + values +
+         " FROM " +
+         unnest(3, {{"bytea[]", "_sluice_key"}, {"bytea[]", "_sluice_row_csn"}}, key, columns) +
+         " WHERE NOT EXISTS (SELECT 1 FROM " + ctx.tombstones +
+         " t WHERE t.target_schema = $1 AND t.target_table = $2"
+         " AND t.key IN (s._sluice_key, ''::bytea) AND t.csn > s._sluice_row_csn)"
+         " ON CONFLICT (" +
+         conflict + ") DO UPDATE SET " + updates + " WHERE " + guard;
+}
+
+std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
+                       bool table_exists, const write_sql_context& ctx,
+                       const std::vector<const column_def*>* versioned) {
+  std::string out = "WITH s AS (SELECT * FROM " +
+                    unnest(3,
+                           {{"bytea[]", "_sluice_key"},
+                            {"bytea[]", "_sluice_row_csn"},
+                            {"text[]", "_sluice_key_json"}},
+                           key) +
+                    ")";
+  if (table_exists) {
+    out += ", deleted AS (" +
+           remove_rows(table, ctx, "s", key_match(key) + " AND " + older_than("s._sluice_row_csn"),
+                       "s._sluice_row_csn") +
+           ")";
+    if (versioned) {
+      out += ", cleared AS (" +
+             clear_older_columns_sql(table, *versioned, "s", key_match(key), "s._sluice_row_csn") +
+             ")";
+    }
+  }
+  out += ", tombstoned AS (" +
+         tombstone_insert(ctx,
+                          "SELECT $1, $2, s._sluice_key, CAST(s._sluice_key_json AS jsonb), "
+                          "s._sluice_row_csn, now() FROM s") +
+         ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         ", (SELECT count(*) FROM tombstoned)";
+  return out;
+}
+
+std::string truncate_sql(const target_table& table, bool table_exists, bool keyless,
+                         const write_sql_context& ctx,
+                         const std::vector<const column_def*>* versioned) {
+  std::string out = "WITH ";
+  if (table_exists) {
+    // A soft delete keeps keyless rows: they are a log, marking them deleted means nothing.
+    const write_sql_context hard{ctx.tombstones, ctx.soft_delete && !keyless};
+    out +=
+        "deleted AS (" + remove_rows(table, hard, "", older_than("$3::bytea"), "$3::bytea") + "), ";
+    if (versioned && !keyless) {
+      out +=
+          "cleared AS (" + clear_older_columns_sql(table, *versioned, "", "", "$3::bytea") + "), ";
+    }
+  }
+  out += "tombstoned AS (" +
+         tombstone_insert(ctx, "SELECT $1, $2, ''::bytea, NULL::jsonb, $3::bytea, now()") +
+         ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         ", (SELECT count(*) FROM tombstoned)";
+  return out;
+}
+
+std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns) {
+  std::string names, values;
+  for (const column_def* c : columns) {
+    names += quote_identifier(c->name) + ", ";
+    values += cast(*c) + ", ";
+  }
+  names += quote_identifier(meta::op) + ", " + quote_identifier(meta::csn) + ", " +
+           quote_identifier(meta::source_ts) + ", " + quote_identifier(meta::tx) + ", " +
+           quote_identifier(meta::kafka_topic) + ", " + quote_identifier(meta::kafka_partition) +
+           ", " + quote_identifier(meta::kafka_offset);
+  values +=
+      "s._sluice_op, s._sluice_row_csn, "
+      "'epoch'::timestamptz + s._sluice_source_us * interval '1 microsecond', "
+      "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset";
+  return "INSERT INTO " + qualified_name(table) + " (" + names + ") SELECT " + values + " FROM " +
+         unnest(1,
+                {{"text[]", "_sluice_op"},
+                 {"bytea[]", "_sluice_row_csn"},
+                 {"bigint[]", "_sluice_source_us"},
+                 {"text[]", "_sluice_tx"},
+                 {"text[]", "_sluice_topic"},
+                 {"int4[]", "_sluice_partition"},
+                 {"bigint[]", "_sluice_offset"}},
+                columns);
+}
+
+}  // namespace sluice

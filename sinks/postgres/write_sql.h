@@ -1,0 +1,68 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/catalog/table_router.h"
+#include "sinks/postgres/table_shape.h"
+
+namespace sluice {
+
+// The SQL text of the set-based writes (SPEC §4 "Bulk path"). Values never appear in it:
+// every value travels in a parameter, as the text of an array that unnest() spreads into
+// rows, cast to the column's type by the statement. Identifiers are always quoted.
+// Pure functions, so that the statements are unit-tested without a database.
+struct write_sql_context {
+  std::string tombstones;    // quoted state table, "sluice"."tombstones"
+  bool soft_delete = false;  // delete.mode: soft (rows keep _sluice_deleted = true)
+};
+
+// Upserts the rows of one column group, guarded by the CSN and by tombstones: a row older
+// than the key's (or the table's) tombstone is not inserted; an existing row is updated
+// only by a strictly newer CSN (equal CSN: no change — the same image, or the one the merge
+// already chose). Parameters: $1 target schema, $2 target table, $3 canonical keys bytea[],
+// $4 upsert CSNs bytea[], then one text[] per key column (key order), then one text[] per
+// column. Returns no rows; the affected count is the rows written.
+std::string upsert_sql(const target_table& table, const std::vector<const column_def*>& key,
+                       const std::vector<const column_def*>& columns, const write_sql_context& ctx);
+
+// Deletes (or soft-deletes) rows whose CSN is below their delete CSN, and raises their
+// tombstones to it, in one statement. With table_exists = false only the tombstones are
+// written. For a table with per-column CSNs (versioned: its data columns), a row that
+// survives the delete (it has a newer column) has its columns older than the delete set
+// to NULL. Parameters: $1 schema, $2 table, $3 canonical keys bytea[], $4 delete CSNs
+// bytea[], $5 key JSON text[], then one text[] per key column. Returns one row: (rows
+// deleted, tombstones written).
+std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
+                       bool table_exists, const write_sql_context& ctx,
+                       const std::vector<const column_def*>* versioned = nullptr);
+
+// Removes (or soft-deletes) every row whose CSN is below the truncate's and records a
+// table-wide tombstone (the empty key); with per-column CSNs, surviving rows lose their
+// older columns as for a delete. Parameters: $1 schema, $2 table, $3 truncate CSN. Returns
+// one row: (rows deleted, tombstones written).
+std::string truncate_sql(const target_table& table, bool table_exists, bool keyless,
+                         const write_sql_context& ctx,
+                         const std::vector<const column_def*>* versioned = nullptr);
+
+// Appends keyless changes. Parameters: $1 ops text[], $2 CSNs bytea[], $3 source timestamps
+// in microseconds bigint[], $4 source transaction ids text[], $5 topics text[], $6
+// partitions int4[], $7 offsets bigint[], then one text[] per column.
+std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns);
+
+// Metadata columns of replica tables (a contract: SPEC §4).
+namespace meta {
+inline constexpr const char* csn = "_sluice_csn";
+inline constexpr const char* col_csn = "_sluice_col_csn";
+inline constexpr const char* updated_at = "_sluice_updated_at";
+inline constexpr const char* deleted = "_sluice_deleted";
+inline constexpr const char* op = "_sluice_op";
+inline constexpr const char* source_ts = "_sluice_source_ts";
+inline constexpr const char* tx = "_sluice_tx";
+inline constexpr const char* kafka_topic = "_sluice_kafka_topic";
+inline constexpr const char* kafka_partition = "_sluice_kafka_partition";
+inline constexpr const char* kafka_offset = "_sluice_kafka_offset";
+}  // namespace meta
+
+}  // namespace sluice

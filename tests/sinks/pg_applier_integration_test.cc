@@ -1,0 +1,763 @@
+// Integration tests of the PostgreSQL applier against a real server (CTest label
+// "integration"). The server's DSN comes from SLUICE_TEST_PG_DSN, else from the harness's
+// $SLUICE_RUN_DIR/postgres.dsn (integration/services/postgres.sh); without either every test
+// fails. Each test works in schemas of its own, so the database may be shared.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "core/catalog/table_catalog.h"
+#include "core/merge/merge_engine.h"
+#include "core/model/csn.h"
+#include "core/model/row_key.h"
+#include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/state_schema.h"
+
+namespace sluice {
+namespace {
+
+std::string test_dsn() {
+  if (const char* dsn = std::getenv("SLUICE_TEST_PG_DSN"); dsn && *dsn) return dsn;
+  std::string dsn;
+  if (const char* run = std::getenv("SLUICE_RUN_DIR"); run && *run) {
+    std::ifstream file(std::string(run) + "/postgres.dsn");
+    std::getline(file, dsn);
+  }
+  REQUIRE_MESSAGE(!dsn.empty(),
+                  "no PostgreSQL for the integration tests: set SLUICE_TEST_PG_DSN, or "
+                  "SLUICE_RUN_DIR with a postgres.dsn (the CTest fixture provides one)");
+  return dsn;
+}
+
+// The DSN with an application_name, so that a test can find its applier's backend.
+std::string with_application_name(const std::string& dsn, const std::string& name) {
+  const bool uri = dsn.rfind("postgres://", 0) == 0 || dsn.rfind("postgresql://", 0) == 0;
+  if (!uri) return dsn + " application_name=" + name;
+  return dsn + (dsn.find('?') == std::string::npos ? "?" : "&") + "application_name=" + name;
+}
+
+std::string unique_name(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  return prefix + "_" + std::to_string(getpid()) + "_" + std::to_string(++counter);
+}
+
+csn seq(int64_t n) {
+  return csn_builder().add(n).build();
+}
+
+row_key key_of(const std::string& column, value v) {
+  auto k = make_row_key({column}, {std::move(v)});
+  REQUIRE(k.ok());
+  return std::move(k.value());
+}
+
+// One test's world: a source schema (routed to a target schema of the same name), a state
+// schema, a catalog, a merge engine and a connection for looking at the result.
+struct pg_world {
+  std::string dsn = test_dsn();
+  std::string source_schema = unique_name("shop");
+  std::string state = unique_name("sluice");
+  table_catalog catalog;
+  merge_engine merger;
+  pqxx::connection look{dsn};
+
+  pg_world() {
+    pqxx::work tx(look);
+    tx.exec("SET client_min_messages TO warning");
+    tx.exec("DROP SCHEMA IF EXISTS " + tx.quote_name(source_schema) + " CASCADE");
+    tx.exec("DROP SCHEMA IF EXISTS " + tx.quote_name(state) + " CASCADE");
+    tx.commit();
+  }
+
+  apply_options options(const std::string& connector = "test") const {
+    apply_options o;
+    o.state_schema = state;
+    o.connector = connector;
+    o.backoff_initial = std::chrono::milliseconds(5);
+    o.backoff_max = std::chrono::milliseconds(50);
+    return o;
+  }
+
+  table_entry* table(const std::string& name) {
+    return catalog.intern(table_name{"", source_schema, name});
+  }
+
+  change upsert(table_entry* t, int64_t id, int64_t csn_n, image img) {
+    change c;
+    c.op = op_kind::upsert;
+    c.table = t;
+    c.key = key_of("id", value::number(std::to_string(id)));
+    img.insert(img.begin(), column_value{"id", value::number(std::to_string(id))});
+    c.after = std::move(img);
+    c.seq = seq(csn_n);
+    return c;
+  }
+
+  change remove(table_entry* t, int64_t id, int64_t csn_n) {
+    change c;
+    c.op = op_kind::remove;
+    c.table = t;
+    c.key = key_of("id", value::number(std::to_string(id)));
+    c.seq = seq(csn_n);
+    return c;
+  }
+
+  merged_batch merge(std::vector<change> changes) { return merger.merge(std::move(changes)); }
+
+  // The single value of a query, or nothing for NULL / no row.
+  std::optional<std::string> one(const std::string& sql) {
+    pqxx::work tx(look);
+    const pqxx::result r = tx.exec(sql);
+    if (r.empty() || r[0][0].is_null()) return std::nullopt;
+    return r[0][0].as<std::string>();
+  }
+  int64_t count(const std::string& sql) { return std::stoll(one(sql).value_or("0")); }
+
+  std::string target(const std::string& table) const {
+    return "\"" + source_schema + "\".\"" + table + "\"";
+  }
+};
+
+TEST_CASE("auto-create, then insert, update and delete a row") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+
+  apply_stats s =
+      applier.apply(w.merge({w.upsert(orders, 1, 10, {{"name", value::string("first")}})}), {}, {});
+  CHECK(s.upserted == 1);
+  CHECK(w.one("SELECT name FROM " + w.target("orders") + " WHERE id = 1") == "first");
+  // The table was created from the value kinds, keyed by id, with sluice's columns.
+  CHECK(w.one("SELECT data_type FROM information_schema.columns WHERE table_schema = '" +
+              w.source_schema + "' AND table_name = 'orders' AND column_name = 'id'") == "numeric");
+  CHECK(w.count("SELECT count(*) FROM information_schema.columns WHERE table_schema = '" +
+                w.source_schema + "' AND column_name IN ('_sluice_csn', '_sluice_updated_at')") ==
+        2);
+
+  s = applier.apply(w.merge({w.upsert(orders, 1, 11, {{"name", value::string("second")}})}), {},
+                    {});
+  CHECK(s.upserted == 1);
+  CHECK(w.one("SELECT name FROM " + w.target("orders") + " WHERE id = 1") == "second");
+
+  s = applier.apply(w.merge({w.remove(orders, 1, 12)}), {}, {});
+  CHECK(s.deleted == 1);
+  CHECK(s.tombstones == 1);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
+  CHECK(w.one("SELECT key_json::text FROM \"" + w.state + "\".tombstones") == R"({"id": 1})");
+}
+
+TEST_CASE("a late upsert older than a delete does not bring the row back") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+  applier.apply(w.merge({w.upsert(orders, 1, 10, {{"name", value::string("a")}})}), {}, {});
+  applier.apply(w.merge({w.remove(orders, 1, 20)}), {}, {});
+
+  const apply_stats s =
+      applier.apply(w.merge({w.upsert(orders, 1, 15, {{"name", value::string("late")}})}), {}, {});
+  CHECK(s.upserted == 0);
+  CHECK(s.stale == 1);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
+
+  // A newer upsert does bring it back.
+  applier.apply(w.merge({w.upsert(orders, 1, 21, {{"name", value::string("again")}})}), {}, {});
+  CHECK(w.one("SELECT name FROM " + w.target("orders")) == "again");
+}
+
+TEST_CASE("an update older than the stored one is stale") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+  applier.apply(w.merge({w.upsert(orders, 1, 50, {{"name", value::string("new")}})}), {}, {});
+  const apply_stats s =
+      applier.apply(w.merge({w.upsert(orders, 1, 40, {{"name", value::string("old")}})}), {}, {});
+  CHECK(s.stale == 1);
+  CHECK(w.one("SELECT name FROM " + w.target("orders")) == "new");
+
+  // The same change again is a no-op too.
+  const apply_stats again =
+      applier.apply(w.merge({w.upsert(orders, 1, 50, {{"name", value::string("new")}})}), {}, {});
+  CHECK(again.upserted == 0);
+  CHECK(w.one("SELECT name FROM " + w.target("orders")) == "new");
+}
+
+TEST_CASE("an upsert beats a delete at equal CSN, in one batch and across batches") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+
+  // One batch: both at CSN 7.
+  applier.apply(
+      w.merge({w.remove(orders, 1, 7), w.upsert(orders, 1, 7, {{"name", value::string("kept")}})}),
+      {}, {});
+  CHECK(w.one("SELECT name FROM " + w.target("orders") + " WHERE id = 1") == "kept");
+
+  // Delete first, upsert at the same CSN later: the tombstone does not block it.
+  applier.apply(w.merge({w.upsert(orders, 2, 1, {{"name", value::string("x")}})}), {}, {});
+  applier.apply(w.merge({w.remove(orders, 2, 8)}), {}, {});
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders") + " WHERE id = 2") == 0);
+  applier.apply(w.merge({w.upsert(orders, 2, 8, {{"name", value::string("back")}})}), {}, {});
+  CHECK(w.one("SELECT name FROM " + w.target("orders") + " WHERE id = 2") == "back");
+
+  // Upsert first, delete at the same CSN later: the row stays.
+  applier.apply(w.merge({w.upsert(orders, 3, 9, {{"name", value::string("stays")}})}), {}, {});
+  applier.apply(w.merge({w.remove(orders, 3, 9)}), {}, {});
+  CHECK(w.one("SELECT name FROM " + w.target("orders") + " WHERE id = 3") == "stays");
+}
+
+TEST_CASE("2^63-1 and a 38-digit decimal survive byte for byte") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("numbers");
+  const std::string big = "9223372036854775807";
+  const std::string wide = "12345678901234567890.123456789012345678";
+  change c;
+  c.table = t;
+  c.key = key_of("id", value::number(big));
+  c.after = {{"id", value::number(big)},
+             {"wide", value::number(wide)},
+             {"negative", value::number("-0.000000000000000000000000000000000001")}};
+  c.seq = seq(1);
+  applier.apply(w.merge({c}), {}, {});
+  CHECK(w.one("SELECT id::text FROM " + w.target("numbers")) == big);
+  CHECK(w.one("SELECT wide::text FROM " + w.target("numbers")) == wide);
+  CHECK(w.one("SELECT negative::text FROM " + w.target("numbers")) ==
+        "-0.000000000000000000000000000000000001");
+}
+
+TEST_CASE("hostile table and column names create exactly that identifier and run nothing else") {
+  pg_world w;
+  apply_options o = w.options();
+  o.routing.lower_case = false;
+  pg_applier applier(w.dsn, o);
+  {
+    pqxx::work tx(w.look);
+    tx.exec("CREATE SCHEMA " + tx.quote_name(w.source_schema));
+    tx.exec("CREATE TABLE " + w.target("sentinel") + " (x int)");
+    tx.commit();
+  }
+  const std::string table = "we\"ird; DROP TABLE sentinel; --ünï";
+  const std::string column = "co\"l; -- ü";
+  table_entry* t = w.catalog.intern(table_name{"", w.source_schema, table});
+  change c;
+  c.table = t;
+  c.key = key_of("id", value::number("1"));
+  c.after = {{"id", value::number("1")}, {column, value::string("v'); DROP TABLE sentinel; --")}};
+  c.seq = seq(1);
+  applier.apply(w.merge({c}), {}, {});
+
+  pqxx::work tx(w.look);
+  const pqxx::result tables = tx.exec_params(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+      w.source_schema);
+  REQUIRE(tables.size() == 2);
+  CHECK(tables[0][0].as<std::string>() == "sentinel");
+  CHECK(tables[1][0].as<std::string>() == table);
+  const pqxx::result cols = tx.exec_params(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND "
+      "table_name = $2 AND column_name NOT LIKE '\\_sluice\\_%' ORDER BY ordinal_position",
+      w.source_schema, table);
+  REQUIRE(cols.size() == 2);
+  CHECK(cols[1][0].as<std::string>() == column);
+  CHECK(tx.exec1("SELECT " + tx.quote_name(column) + " FROM " + tx.quote_name(w.source_schema) +
+                 "." + tx.quote_name(table))[0]
+            .as<std::string>() == "v'); DROP TABLE sentinel; --");
+}
+
+TEST_CASE("a batch whose offsets compare-and-set fails leaves nothing behind") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+  const auto first = applier.claim("cdc.orders", {partition_id(0)});
+  REQUIRE(first.size() == 1);
+  CHECK(!first[0].next);
+  // A new owner claims the partition: the old epoch is now a zombie's.
+  const auto second = applier.claim("cdc.orders", {partition_id(0)});
+  CHECK(second[0].epoch.value() == first[0].epoch.value() + 1);
+
+  dead_letter dl;
+  dl.reason = "undecodable";
+  dl.origin = {"cdc.orders", partition_id(0), kafka_offset(3), timestamp_ns(0)};
+  const partition_progress zombie{"cdc.orders", partition_id(0), first[0].epoch, kafka_offset(-1),
+                                  kafka_offset(10)};
+  CHECK_THROWS_AS(
+      applier.apply(w.merge({w.upsert(orders, 1, 1, {{"n", value::number("1")}})}), {dl}, {zombie}),
+      stale_epoch_error);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".dead_letters") == 0);
+  CHECK(!w.one("SELECT next_offset FROM \"" + w.state + "\".offsets"));
+
+  // The owner's batch goes through; the next claim resumes after it.
+  const partition_progress owner{"cdc.orders", partition_id(0), second[0].epoch, kafka_offset(-1),
+                                 kafka_offset(10)};
+  applier.apply(w.merge({w.upsert(orders, 1, 1, {{"n", value::number("1")}})}), {dl}, {owner});
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 1);
+  const auto third = applier.claim("cdc.orders", {partition_id(0)});
+  REQUIRE(third[0].next);
+  CHECK(third[0].next->value() == 10);
+
+  // An offset that moved meanwhile fails the compare-and-set too.
+  const partition_progress behind{"cdc.orders", partition_id(0), third[0].epoch, kafka_offset(5),
+                                  kafka_offset(12)};
+  CHECK_THROWS_AS(applier.apply(w.merge({}), {}, {behind}), stale_epoch_error);
+  const auto offsets = applier.read_offsets();
+  REQUIRE(offsets.size() == 1);
+  CHECK(offsets[0].next->value() == 10);
+}
+
+TEST_CASE("dead letters are written in the batch transaction, with their origin and bytes") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  const auto claimed = applier.claim("cdc.orders", {partition_id(2)});
+  dead_letter dl;
+  dl.reason = "invalid JSON at byte 3";
+  dl.origin = {"cdc.orders", partition_id(2), kafka_offset(41),
+               timestamp_ns(1'700'000'000'123'456'000)};
+  dl.key = std::string("k\0y", 3);
+  dl.value = std::string("{\"broken\"\xff", 10);
+  dl.headers = {{"trace", std::string("abc")}, {"bin", std::string("\x01\xfe", 2)}, {"none", {}}};
+  const apply_stats s = applier.apply(
+      w.merge({}), {dl},
+      {{"cdc.orders", partition_id(2), claimed[0].epoch, kafka_offset(-1), kafka_offset(42)}});
+  CHECK(s.dead_lettered == 1);
+  const std::string t = "\"" + w.state + "\".dead_letters";
+  CHECK(w.one("SELECT reason FROM " + t) == "invalid JSON at byte 3");
+  CHECK(w.one("SELECT topic || ':' || partition || ':' || kafka_offset FROM " + t) ==
+        "cdc.orders:2:41");
+  CHECK(w.one("SELECT kafka_timestamp = 'epoch'::timestamptz + interval '1700000000.123456 "
+              "seconds' FROM " +
+              t) == "t");
+  CHECK(w.one("SELECT encode(key, 'hex') FROM " + t) == "6b0079");
+  CHECK(w.one("SELECT encode(value, 'hex') FROM " + t) == "7b2262726f6b656e22ff");
+  CHECK(
+      w.one("SELECT headers::text FROM " + t) ==
+      R"([{"key": "trace", "value": "abc"}, {"key": "bin", "value_hex": "01fe"}, {"key": "none", "value": null}])");
+  CHECK(w.one("SELECT next_offset FROM \"" + w.state + "\".offsets") == "42");
+}
+
+TEST_CASE("a row the database refuses is dead-lettered alone and the rest commits") {
+  pg_world w;
+  apply_options o = w.options();
+  o.column_types[w.source_schema + ".payments"]["amount"] = "numeric(12,2)";
+  pg_applier applier(w.dsn, o);
+  table_entry* t = w.table("payments");
+  std::vector<change> changes;
+  for (int id = 1; id <= 9; ++id) {
+    changes.push_back(w.upsert(
+        t, id, 100 + id, {{"amount", id == 6 ? value::string("twelve") : value::number("1.5")}}));
+  }
+  const auto claimed = applier.claim("cdc.payments", {partition_id(0)});
+  const apply_stats s = applier.apply(
+      w.merge(std::move(changes)), {},
+      {{"cdc.payments", partition_id(0), claimed[0].epoch, kafka_offset(-1), kafka_offset(9)}});
+  CHECK(s.upserted == 8);
+  CHECK(s.rejected == 1);
+  CHECK(s.dead_lettered == 1);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("payments")) == 8);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("payments") + " WHERE id = 6") == 0);
+  const std::string dl = "\"" + w.state + "\".dead_letters";
+  const auto reason = w.one("SELECT reason FROM " + dl);
+  REQUIRE(reason);
+  CHECK(reason->find("invalid input syntax for type numeric") != std::string::npos);
+  CHECK(w.one("SELECT convert_from(key, 'UTF8') FROM " + dl) == R"({"id":6})");
+  CHECK(w.one("SELECT next_offset FROM \"" + w.state + "\".offsets") == "9");
+}
+
+TEST_CASE("two keys that one target row holds are both applied, newest last") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("codes");
+  // The table's key is text; 7 (a number) and "7" (a string) are different keys to the merge
+  // but one row to PostgreSQL.
+  change text_key;
+  text_key.table = t;
+  text_key.key = key_of("code", value::string("7"));
+  text_key.after = {{"code", value::string("7")}, {"label", value::string("text")}};
+  text_key.seq = seq(1);
+  applier.apply(w.merge({text_key}), {}, {});
+  change number_key = text_key;
+  number_key.key = key_of("code", value::number("7"));
+  number_key.after = {{"code", value::number("7")}, {"label", value::string("number")}};
+  number_key.seq = seq(3);
+  text_key.seq = seq(2);
+  const apply_stats s = applier.apply(w.merge({text_key, number_key}), {}, {});
+  CHECK(s.rejected == 0);
+  CHECK(w.one("SELECT label FROM " + w.target("codes")) == "number");
+}
+
+TEST_CASE("auto-evolve adds a new column and older rows read NULL there") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("customers");
+  applier.apply(w.merge({w.upsert(t, 1, 1, {{"name", value::string("ann")}})}), {}, {});
+  applier.apply(w.merge({w.upsert(t, 2, 2,
+                                  {{"name", value::string("bob")},
+                                   {"vip", value::boolean(true)},
+                                   {"tags", value::json(R"(["a", "b"])")}})}),
+                {}, {});
+  CHECK(w.one("SELECT data_type FROM information_schema.columns WHERE table_schema = '" +
+              w.source_schema + "' AND column_name = 'vip'") == "boolean");
+  CHECK(w.one("SELECT data_type FROM information_schema.columns WHERE table_schema = '" +
+              w.source_schema + "' AND column_name = 'tags'") == "jsonb");
+  CHECK(!w.one("SELECT vip FROM " + w.target("customers") + " WHERE id = 1"));
+  CHECK(w.one("SELECT vip FROM " + w.target("customers") + " WHERE id = 2") == "t");
+  CHECK(w.one("SELECT tags->>1 FROM " + w.target("customers") + " WHERE id = 2") == "b");
+}
+
+TEST_CASE("a batch that deletes and re-inserts a key keeps only the new image") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("orders");
+  applier.apply(
+      w.merge({w.upsert(t, 1, 1, {{"a", value::string("old")}, {"b", value::string("old")}})}), {},
+      {});
+  // Delete at 2, re-insert at 3 whose image lacks b: b was last set before the delete.
+  change again = w.upsert(t, 1, 3, {{"a", value::string("new")}});
+  applier.apply(w.merge({w.remove(t, 1, 2), again}), {}, {});
+  CHECK(w.one("SELECT a FROM " + w.target("orders")) == "new");
+  CHECK(!w.one("SELECT b FROM " + w.target("orders")));
+}
+
+TEST_CASE("truncate: counted only by default; with truncate.enabled older rows go") {
+  pg_world w;
+  table_entry* t = w.table("orders");
+  change trunc;
+  trunc.op = op_kind::truncate;
+  trunc.table = t;
+  trunc.seq = seq(50);
+  {
+    pg_applier applier(w.dsn, w.options());
+    applier.apply(w.merge({w.upsert(t, 1, 10, {}), w.upsert(t, 2, 60, {})}), {}, {});
+    const apply_stats s = applier.apply(w.merge({trunc}), {}, {});
+    CHECK(s.truncates_ignored == 1);
+    CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 2);
+  }
+  apply_options o = w.options();
+  o.truncate_enabled = true;
+  pg_applier applier(w.dsn, o);
+  const apply_stats s = applier.apply(w.merge({trunc}), {}, {});
+  CHECK(s.truncates_applied == 1);
+  CHECK(s.deleted == 1);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 1);
+  // A late upsert from before the truncate does not come back.
+  applier.apply(w.merge({w.upsert(t, 3, 40, {})}), {}, {});
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders") + " WHERE id = 3") == 0);
+}
+
+TEST_CASE("keyless tables are appended to with op, CSN and source context") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("events");
+  std::vector<change> changes;
+  for (int i = 0; i < 3; ++i) {
+    change c;
+    c.table = t;
+    c.after = {{"what", value::string("e" + std::to_string(i))}};
+    c.seq = seq(i);
+    c.source.tx = "tx1";
+    c.source.source_ts = timestamp_ns(1'700'000'000'000'000'000);
+    c.source.origin = {"cdc.events", partition_id(1), kafka_offset(100 + i), timestamp_ns(0)};
+    changes.push_back(c);
+  }
+  changes.push_back(changes.front());  // a duplicate message is appended too: it is a log
+  const apply_stats s = applier.apply(w.merge(std::move(changes)), {}, {});
+  CHECK(s.appended == 4);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("events") + " WHERE _sluice_op = 'upsert' " +
+                "AND _sluice_tx = 'tx1' AND _sluice_kafka_topic = 'cdc.events'") == 4);
+  CHECK(w.one("SELECT string_agg(what, ',' ORDER BY _sluice_kafka_offset, what) FROM " +
+              w.target("events")) == "e0,e0,e1,e2");
+
+  apply_options o = w.options();
+  o.keyless = apply_keyless_mode::dead_letter;
+  pg_applier strict(w.dsn, o);
+  change c;
+  c.table = t;
+  c.after = {{"what", value::string("refused")}};
+  c.source.origin = {"cdc.events", partition_id(1), kafka_offset(200), timestamp_ns(0)};
+  const apply_stats d = strict.apply(w.merge({c}), {}, {});
+  CHECK(d.dead_lettered == 1);
+  CHECK(w.one("SELECT kafka_offset FROM \"" + w.state + "\".dead_letters") == "200");
+}
+
+TEST_CASE("soft deletes keep the row marked, and an equal-CSN upsert revives it") {
+  pg_world w;
+  apply_options o = w.options();
+  o.deletes = apply_delete_mode::soft;
+  pg_applier applier(w.dsn, o);
+  table_entry* t = w.table("orders");
+  applier.apply(w.merge({w.upsert(t, 1, 1, {{"name", value::string("a")}})}), {}, {});
+  applier.apply(w.merge({w.remove(t, 1, 5)}), {}, {});
+  CHECK(w.one("SELECT _sluice_deleted FROM " + w.target("orders")) == "t");
+  applier.apply(w.merge({w.upsert(t, 1, 4, {{"name", value::string("late")}})}), {}, {});
+  CHECK(w.one("SELECT name || _sluice_deleted FROM " + w.target("orders")) == "atrue");
+  applier.apply(w.merge({w.upsert(t, 1, 5, {{"name", value::string("b")}})}), {}, {});
+  CHECK(w.one("SELECT name || _sluice_deleted FROM " + w.target("orders")) == "bfalse");
+}
+
+TEST_CASE("two source columns folding to one target name are refused, not merged") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("orders");
+  const apply_stats s = applier.apply(
+      w.merge({w.upsert(t, 1, 1, {{"Name", value::string("a")}, {"NAME", value::string("b")}}),
+               w.upsert(t, 2, 1, {{"Name", value::string("c")}})}),
+      {}, {});
+  CHECK(s.rejected == 1);
+  CHECK(s.upserted == 1);
+  const auto reason = w.one("SELECT reason FROM \"" + w.state + "\".dead_letters");
+  REQUIRE(reason);
+  CHECK(reason->find("both map to \"name\"") != std::string::npos);
+}
+
+TEST_CASE("the applier reconnects after its connection is killed") {
+  pg_world w;
+  const std::string app = unique_name("applier");
+  pg_applier applier(with_application_name(w.dsn, app), w.options());
+  table_entry* t = w.table("orders");
+  applier.apply(w.merge({w.upsert(t, 1, 1, {})}), {}, {});
+  {
+    pqxx::work tx(w.look);
+    CHECK(tx.exec_params("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                         "WHERE application_name = $1",
+                         app)
+              .size() == 1);
+    tx.commit();
+  }
+  const apply_stats s = applier.apply(w.merge({w.upsert(t, 2, 1, {})}), {}, {});
+  CHECK(s.upserted == 1);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 2);
+}
+
+TEST_CASE("concurrent writers of the same keys converge on the newest change") {
+  pg_world w;
+  table_entry* t = w.table("counters");
+  {
+    pg_applier setup(w.dsn, w.options());
+    setup.apply(w.merge({w.upsert(t, 0, 0, {{"v", value::number("0")}})}), {}, {});
+  }
+  // Two lanes apply histories of keys 0..19 — upserts and deletes at even CSNs on one lane,
+  // odd on the other — one lane oldest first, the other newest first, so that late older
+  // changes meet newer ones in every interleaving.
+  std::vector<merged_batch> lanes[2];
+  for (int parity = 0; parity < 2; ++parity) {
+    for (int round = 0; round < 30; ++round) {
+      const int r = parity == 0 ? 29 - round : round;
+      const int64_t n = 2 * r + parity;
+      std::vector<change> changes;
+      for (int id = 0; id < 20; ++id) {
+        if ((id + r) % 7 == 0) {
+          changes.push_back(w.remove(t, id, n));
+        } else {
+          changes.push_back(w.upsert(t, id, n, {{"v", value::number(std::to_string(n))}}));
+        }
+      }
+      lanes[parity].push_back(w.merge(std::move(changes)));
+    }
+  }
+  std::exception_ptr failed[2];
+  auto run = [&](int parity) {
+    try {
+      pg_applier applier(w.dsn, w.options());
+      for (const merged_batch& batch : lanes[parity])
+        applier.apply(batch, {}, {});
+    } catch (...) {
+      failed[parity] = std::current_exception();
+    }
+  };
+  std::thread a(run, 0), b(run, 1);
+  a.join();
+  b.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) CHECK_NOTHROW(std::rethrow_exception(e));
+  }
+  // The newest change of every key is from round 29, lane 1 (CSN 59).
+  for (int id = 0; id < 20; ++id) {
+    const bool deleted = (id + 29) % 7 == 0;
+    const auto v =
+        w.one("SELECT v::text FROM " + w.target("counters") + " WHERE id = " + std::to_string(id));
+    if (deleted) {
+      CHECK_MESSAGE(!v, "key " << id);
+    } else {
+      CHECK_MESSAGE(v == "59", "key " << id);
+    }
+  }
+}
+
+TEST_CASE("an older upsert racing a delete's open transaction does not bring the row back") {
+  pg_world w;
+  table_entry* t = w.table("orders");
+  const std::string deleter_app = unique_name("deleter"), upserter_app = unique_name("upserter");
+  pg_applier deleter(with_application_name(w.dsn, deleter_app), w.options());
+  pg_applier upserter(with_application_name(w.dsn, upserter_app), w.options());
+  deleter.apply(w.merge({w.upsert(t, 1, 1, {{"v", value::number("1")}})}), {}, {});
+  upserter.start();
+
+  // Hold the deleter's transaction open after its delete: it waits to write a dead letter.
+  pqxx::connection gate_conn(w.dsn);
+  auto gate = std::make_unique<pqxx::work>(gate_conn);
+  gate->exec("LOCK TABLE \"" + w.state + "\".dead_letters IN EXCLUSIVE MODE");
+  auto waiting = [&](const std::string& app) {
+    for (int i = 0; i < 1000; ++i) {
+      pqxx::work tx(w.look);
+      if (tx.exec_params("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND "
+                         "wait_event_type = 'Lock'",
+                         app)
+              .size() == 1) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  dead_letter dl;
+  dl.reason = "holds the transaction open";
+  std::exception_ptr failed[2];
+  std::thread del([&] {
+    try {
+      deleter.apply(w.merge({w.remove(t, 1, 10)}), {dl}, {});
+    } catch (...) {
+      failed[0] = std::current_exception();
+    }
+  });
+  REQUIRE(waiting(deleter_app));
+  std::thread ups([&] {
+    try {
+      upserter.apply(w.merge({w.upsert(t, 1, 5, {{"v", value::number("5")}})}), {}, {});
+    } catch (...) {
+      failed[1] = std::current_exception();
+    }
+  });
+  // The older upsert must wait for the delete's transaction (on the key's lock).
+  CHECK(waiting(upserter_app));
+  gate->commit();
+  del.join();
+  ups.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) CHECK_NOTHROW(std::rethrow_exception(e));
+  }
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
+}
+
+TEST_CASE("a partial update applied before an older full row is neither lost nor overwritten") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("accounts");
+  auto partial = [&](int64_t id, int64_t n, image img) {
+    change c = w.upsert(t, id, n, std::move(img));
+    c.partial = true;
+    return c;
+  };
+  auto row = [&](int64_t id) {
+    return w.one("SELECT coalesce(a::text, '-') || ',' || coalesce(b::text, '-') FROM " +
+                 w.target("accounts") + " WHERE id = " + std::to_string(id));
+  };
+  // Key 1: full at 1, partial at 5, then a late full at 3.
+  applier.apply(
+      w.merge({w.upsert(t, 1, 1, {{"a", value::number("1")}, {"b", value::number("1")}})}), {}, {});
+  applier.apply(w.merge({partial(1, 5, {{"a", value::number("5")}})}), {}, {});
+  CHECK(row(1) == "5,1");
+  applier.apply(
+      w.merge({w.upsert(t, 1, 3, {{"a", value::number("3")}, {"b", value::number("3")}})}), {}, {});
+  CHECK(row(1) == "5,3");
+  // Key 2: the partial arrives first, the older full row after it.
+  applier.apply(w.merge({partial(2, 5, {{"a", value::number("5")}})}), {}, {});
+  CHECK(row(2) == "5,-");
+  applier.apply(
+      w.merge({w.upsert(t, 2, 3, {{"a", value::number("3")}, {"b", value::number("3")}})}), {}, {});
+  CHECK(row(2) == "5,3");
+  // Applying the same changes again changes nothing.
+  const apply_stats again = applier.apply(
+      w.merge({partial(2, 5, {{"a", value::number("5")}}),
+               w.upsert(t, 2, 3, {{"a", value::number("3")}, {"b", value::number("3")}})}),
+      {}, {});
+  CHECK(again.upserted == 0);
+  CHECK(row(2) == "5,3");
+}
+
+TEST_CASE("with per-column CSNs a late delete clears only the columns set before it") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("accounts");
+  change p = w.upsert(t, 1, 5, {{"a", value::number("5")}});
+  p.partial = true;
+  applier.apply(
+      w.merge({w.upsert(t, 1, 1, {{"a", value::number("1")}, {"b", value::number("1")}}), p}), {},
+      {});
+  applier.apply(w.merge({w.remove(t, 1, 3)}), {}, {});
+  CHECK(w.one("SELECT coalesce(a::text, '-') || ',' || coalesce(b::text, '-') FROM " +
+              w.target("accounts")) == "5,-");
+  // A full row older than the delete stays out.
+  applier.apply(
+      w.merge({w.upsert(t, 1, 2, {{"a", value::number("2")}, {"b", value::number("2")}})}), {}, {});
+  CHECK(w.one("SELECT coalesce(a::text, '-') || ',' || coalesce(b::text, '-') FROM " +
+              w.target("accounts")) == "5,-");
+  // A delete newer than every column removes the row.
+  applier.apply(w.merge({w.remove(t, 1, 9)}), {}, {});
+  CHECK(w.count("SELECT count(*) FROM " + w.target("accounts")) == 0);
+}
+
+TEST_CASE("rows written before a table kept per-column CSNs count as set at their row CSN") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("accounts");
+  applier.apply(
+      w.merge({w.upsert(t, 1, 10, {{"a", value::number("10")}, {"b", value::number("10")}})}), {},
+      {});
+  change older = w.upsert(t, 1, 5, {{"a", value::number("5")}});
+  older.partial = true;
+  const apply_stats s = applier.apply(w.merge({older}), {}, {});
+  CHECK(s.stale == 1);
+  change newer = w.upsert(t, 1, 12, {{"b", value::number("12")}});
+  newer.partial = true;
+  applier.apply(w.merge({newer}), {}, {});
+  CHECK(w.one("SELECT a || ',' || b FROM " + w.target("accounts")) == "10,12");
+}
+
+TEST_CASE("with per-column CSNs a truncate clears older columns of rows that outlive it") {
+  pg_world w;
+  apply_options o = w.options();
+  o.truncate_enabled = true;
+  pg_applier applier(w.dsn, o);
+  table_entry* t = w.table("accounts");
+  const std::string odd = "it's \\ \"odd\"";  // a column name that must stay data
+  change p = w.upsert(t, 1, 60, {{odd, value::number("60")}});
+  p.partial = true;
+  applier.apply(
+      w.merge({w.upsert(t, 1, 1, {{odd, value::number("1")}, {"b", value::number("1")}}),
+               w.upsert(t, 2, 1, {{odd, value::number("1")}, {"b", value::number("1")}}), p}),
+      {}, {});
+  change trunc;
+  trunc.op = op_kind::truncate;
+  trunc.table = t;
+  trunc.seq = seq(50);
+  applier.apply(w.merge({trunc}), {}, {});
+  CHECK(w.one("SELECT string_agg(id || ':' || coalesce(" + w.look.quote_name(odd) +
+              "::text, '-') || ',' || coalesce(b::text, '-'), ' ') FROM " + w.target("accounts")) ==
+        "1:60,-");
+}
+
+TEST_CASE("the state schema is created once and migrating again changes nothing") {
+  pg_world w;
+  const state_schema schema(w.state);
+  pqxx::connection a(w.dsn), b(w.dsn);
+  CHECK(schema.migrate(a) == 0);
+  CHECK(schema.migrate(b) == state_schema::current_version);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".schema_version") == 1);
+  CHECK(w.count("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + w.state +
+                "'") == 7);
+}
+
+}  // namespace
+}  // namespace sluice

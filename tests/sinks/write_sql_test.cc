@@ -1,0 +1,100 @@
+#include "sinks/postgres/write_sql.h"
+
+#include <doctest/doctest.h>
+
+#include "sinks/postgres/table_ddl.h"
+
+namespace sluice {
+namespace {
+
+const write_sql_context ctx{R"("sluice"."tombstones")", false};
+
+TEST_CASE("the upsert is one guarded INSERT over unnest arrays, values only as parameters") {
+  const column_def id{"id", "numeric"}, name{"name", "text"};
+  const std::string sql = upsert_sql({"shop", "orders"}, {&id}, {&name}, ctx);
+  CHECK(sql ==
+        R"(INSERT INTO "shop"."orders" AS d ("id", "name", "_sluice_csn", "_sluice_updated_at") )"
+        R"(SELECT CAST(s."id" AS numeric), CAST(s."name" AS text), s._sluice_row_csn, now() )"
+        R"(FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
+        R"(AS s(_sluice_key, _sluice_row_csn, "id", "name") )"
+        R"(WHERE NOT EXISTS (SELECT 1 FROM "sluice"."tombstones" t )"
+        R"(WHERE t.target_schema = $1 AND t.target_table = $2 )"
+        R"(AND t.key IN (s._sluice_key, ''::bytea) AND t.csn > s._sluice_row_csn) )"
+        R"(ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", )"
+        R"("_sluice_csn" = EXCLUDED."_sluice_csn", )"
+        R"("_sluice_updated_at" = EXCLUDED."_sluice_updated_at" )"
+        R"(WHERE (d."_sluice_csn" IS NULL OR d."_sluice_csn" < EXCLUDED."_sluice_csn"))");
+}
+
+TEST_CASE("soft deletes: the upsert clears the mark and wins over a delete at equal CSN") {
+  const column_def id{"id", "numeric"};
+  const write_sql_context soft{ctx.tombstones, true};
+  const std::string sql = upsert_sql({"s", "t"}, {&id}, {}, soft);
+  CHECK(sql.find(R"("_sluice_deleted" = false)") != std::string::npos);
+  CHECK(sql.find(R"(OR (d."_sluice_csn" = EXCLUDED."_sluice_csn" AND d."_sluice_deleted"))") !=
+        std::string::npos);
+  const std::string del = delete_sql({"s", "t"}, {&id}, true, soft);
+  CHECK(del.find(R"(UPDATE "s"."t" AS d SET "_sluice_deleted" = true)") != std::string::npos);
+  CHECK(del.find("DELETE") == std::string::npos);
+}
+
+TEST_CASE("the delete removes only rows older than the delete and raises the tombstone") {
+  const column_def a{"a", "text"}, b{"b", "bigint"};
+  const std::string sql = delete_sql({"s", "t"}, {&a, &b}, true, ctx);
+  CHECK(sql ==
+        R"(WITH s AS (SELECT * FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[], )"
+        R"($7::text[]) AS s(_sluice_key, _sluice_row_csn, _sluice_key_json, "a", "b")), )"
+        R"(deleted AS (DELETE FROM "s"."t" AS d USING s WHERE d."a" = CAST(s."a" AS text) )"
+        R"(AND d."b" = CAST(s."b" AS bigint) AND (d."_sluice_csn" IS NULL OR )"
+        R"(d."_sluice_csn" < s._sluice_row_csn) RETURNING 1), )"
+        R"(tombstoned AS (INSERT INTO "sluice"."tombstones" AS t (target_schema, target_table, )"
+        R"(key, key_json, csn, deleted_at) SELECT $1, $2, s._sluice_key, )"
+        R"(CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, now() FROM s )"
+        R"(ON CONFLICT (target_schema, target_table, key) DO UPDATE SET csn = EXCLUDED.csn, )"
+        R"(key_json = EXCLUDED.key_json, deleted_at = EXCLUDED.deleted_at )"
+        R"(WHERE t.csn < EXCLUDED.csn RETURNING 1) )"
+        R"(SELECT (SELECT count(*) FROM deleted), (SELECT count(*) FROM tombstoned))");
+  // Deleting from a table that does not exist yet only records the tombstones.
+  const std::string tomb_only = delete_sql({"s", "t"}, {&a, &b}, false, ctx);
+  CHECK(tomb_only.find("DELETE") == std::string::npos);
+  CHECK(tomb_only.find("tombstoned AS (INSERT") != std::string::npos);
+}
+
+TEST_CASE("a truncate removes older rows and leaves a table-wide tombstone") {
+  const std::string sql = truncate_sql({"s", "t"}, true, false, ctx);
+  CHECK(sql.find(R"(DELETE FROM "s"."t" AS d WHERE (d."_sluice_csn" IS NULL OR )"
+                 R"(d."_sluice_csn" < $3::bytea))") != std::string::npos);
+  CHECK(sql.find("SELECT $1, $2, ''::bytea, NULL::jsonb, $3::bytea, now()") != std::string::npos);
+}
+
+TEST_CASE("identifiers are quoted whatever they contain") {
+  const column_def id{"i\"d; --", "numeric"}, col{"ü\"; DROP TABLE x; --", "text"};
+  const std::string sql = upsert_sql({"sch\"ema", "ta;ble"}, {&id}, {&col}, ctx);
+  CHECK(sql.find(R"(INSERT INTO "sch""ema"."ta;ble" AS d ("i""d; --", "ü""; DROP TABLE x; --")") !=
+        std::string::npos);
+  CHECK(sql.find(R"(ON CONFLICT ("i""d; --"))") != std::string::npos);
+  const std::string append = append_sql({"s", "t\"x"}, {&col});
+  CHECK(append.find(R"(INSERT INTO "s"."t""x" ("ü""; DROP TABLE x; --", "_sluice_op")") !=
+        std::string::npos);
+}
+
+TEST_CASE("auto-create types columns from JSON value kinds and keys the primary key") {
+  CHECK(sql_type_for(value_kind::number, false) == "numeric");
+  CHECK(sql_type_for(value_kind::string, false) == "text");
+  CHECK(sql_type_for(value_kind::boolean, false) == "boolean");
+  CHECK(sql_type_for(value_kind::json, false) == "jsonb");
+  CHECK(sql_type_for(value_kind::null, false) == "text");   // only nulls so far
+  CHECK(sql_type_for(value_kind::number, true) == "text");  // numbers and strings mixed
+  const table_definition def{{"shop", "Orders"},
+                             {{"id", "numeric"}},
+                             {{"name", "text"}, {"_sluice_csn", "bytea NOT NULL"}}};
+  CHECK(create_table_sql(def) ==
+        R"(CREATE TABLE IF NOT EXISTS "shop"."Orders" ("id" numeric, "name" text, )"
+        R"("_sluice_csn" bytea NOT NULL, PRIMARY KEY ("id")))");
+  CHECK(add_columns_sql({"shop", "orders"}, {{"a", "numeric"}, {"b", "jsonb"}}) ==
+        R"(ALTER TABLE "shop"."orders" ADD COLUMN IF NOT EXISTS "a" numeric, )"
+        R"(ADD COLUMN IF NOT EXISTS "b" jsonb)");
+}
+
+}  // namespace
+}  // namespace sluice
