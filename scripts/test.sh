@@ -49,7 +49,7 @@ ctest --test-dir build --output-on-failure -j1 "$@" || status=$?
 if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
   step "Build (build-asan/, ASan + UBSan)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=ON
-  cmake --build build-asan -j"$jobs"
+  cmake --build build-asan -j"$jobs" --target sluice_unit_tests
 
   step "Unit tests under ASan + UBSan (build-asan/, -L unit)"
   export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:strict_string_checks=1}"
