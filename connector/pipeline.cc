@@ -146,7 +146,7 @@ bool pipeline::flush() {
 }
 
 bool pipeline::apply_messages(size_t end) {
-  std::vector<change> changes;
+  decode_output decoded;
   std::vector<dead_letter> dead;
   std::map<topic_partition, kafka_offset> next;
   std::string poison;
@@ -156,7 +156,7 @@ bool pipeline::apply_messages(size_t end) {
     auto st = _partitions.find(tp);
     if (st == _partitions.end() || st->second.fenced) continue;
     const raw_message raw = to_raw(m, tp.topic);
-    if (auto err = decoder_for(tp.topic).decode(raw, changes)) {
+    if (auto err = decoder_for(tp.topic).decode(raw, decoded)) {
       std::string reason = std::string(to_string(err->code)) + ": " + err->message;
       if (_config.errors.tolerance == error_tolerance::none) {
         poison = tp.topic + "[" + std::to_string(tp.partition.value()) + "]@" +
@@ -175,7 +175,7 @@ bool pipeline::apply_messages(size_t end) {
     progress.push_back({tp.topic, tp.partition, st.epoch, st.committed, offset});
   }
   if (!progress.empty()) {
-    merged_batch merged = _merge.merge(std::move(changes));
+    merged_batch merged = _merge.merge(std::move(decoded.changes));
     try {
       _applier->apply(merged, dead, progress);
     } catch (const stale_epoch_error& e) {

@@ -193,7 +193,7 @@ int decode_command(const arguments& args) {
     return 2;
   }
   std::string line, out;
-  std::vector<change> changes;
+  decode_output decoded;
   int64_t offset = 0;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
@@ -201,13 +201,13 @@ int decode_command(const arguments& args) {
     m.topic = "stdin";
     m.offset = kafka_offset{offset++};
     m.value = line;
-    changes.clear();
-    if (auto err = dec->decode(m, changes)) {
+    decoded.clear();
+    if (auto err = dec->decode(m, decoded)) {
       std::cerr << "offset " << m.offset.value() << ": " << to_string(err->code) << ": "
                 << err->message << "\n";
       continue;
     }
-    for (const change& ch : changes) {
+    for (const change& ch : decoded.changes) {
       out.clear();
       append_change_json(out, ch);
       out.push_back('\n');

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/model/change.h"
+#include "core/model/decoded.h"
 #include "core/model/raw_message.h"
 #include "core/model/result.h"
 
@@ -16,7 +17,8 @@ struct decode_limits {
   size_t max_columns = 4096;
 };
 
-// Turns one Kafka message of one envelope family into zero or more changes (SPEC §3).
+// Turns one Kafka message of one envelope family into zero or more changes, catalog updates
+// or DDL records (SPEC §3).
 // Bad input is returned as an error naming what is wrong; decode never throws for it and
 // never appends a partial result.
 //
@@ -25,9 +27,9 @@ struct decode_limits {
 class decoder {
  public:
   virtual ~decoder() = default;
-  // Appends the message's changes to out. Returns an error (and appends nothing) when the
+  // Appends what the message says to out. Returns an error (and appends nothing) when the
   // message cannot be used.
-  virtual std::optional<error> decode(const raw_message& msg, std::vector<change>& out) = 0;
+  virtual std::optional<error> decode(const raw_message& msg, decode_output& out) = 0;
 };
 
 }  // namespace sluice

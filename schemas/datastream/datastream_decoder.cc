@@ -67,7 +67,7 @@ datastream_decoder::datastream_decoder(table_catalog& catalog, datastream_option
       _reader(_options.limits.max_depth, _options.limits.max_columns),
       _ordering(_zone) {}
 
-std::optional<error> datastream_decoder::decode(const raw_message& msg, std::vector<change>& out) {
+std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   const std::string_view bytes = *msg.value;
   if (bytes.size() > _options.limits.max_message_bytes) {
@@ -81,7 +81,7 @@ std::optional<error> datastream_decoder::decode(const raw_message& msg, std::vec
   if (auto err = _reader.read(doc, padded, _event)) return err;
   auto c = to_change(msg);
   if (!c) return c.err();
-  out.push_back(std::move(*c));
+  out.changes.push_back(std::move(*c));
   return std::nullopt;
 }
 

@@ -51,7 +51,7 @@ class datastream_decoder final : public decoder {
   datastream_decoder(table_catalog& catalog, datastream_options options);
   static std::optional<error> check(const datastream_options& options);
 
-  std::optional<error> decode(const raw_message& msg, std::vector<change>& out) override;
+  std::optional<error> decode(const raw_message& msg, decode_output& out) override;
 
  private:
   result<change> to_change(const raw_message& msg);

@@ -130,7 +130,7 @@ struct fixture {
   table_catalog catalog;
   datastream_options options;
   datastream_decoder decoder;
-  std::vector<change> out;
+  decode_output out;
 
   explicit fixture(datastream_options o = {}) : options(o), decoder(catalog, std::move(o)) {}
 
@@ -147,8 +147,8 @@ struct fixture {
       CHECK(out.empty());  // never a partial result
       return *err;
     }
-    REQUIRE(out.size() == 1);
-    return std::move(out[0]);
+    REQUIRE(out.changes.size() == 1);
+    return std::move(out.changes[0]);
   }
 
   change ok(std::string_view json) {
@@ -622,7 +622,7 @@ TEST_CASE("a Kafka tombstone decodes to nothing, without error") {
   datastream_decoder decoder(catalog, {});
   raw_message msg;
   msg.topic = "t";
-  std::vector<change> out;
+  decode_output out;
   CHECK_FALSE(decoder.decode(msg, out).has_value());
   CHECK(out.empty());
   msg.value = "";  // an empty value is not a tombstone
