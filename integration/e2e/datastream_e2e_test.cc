@@ -3,8 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <map>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "integration/support/datastream_events.h"
@@ -143,29 +146,40 @@ TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies an
   const std::string connector = unique_name("kill");
   create_topic(topic, 3);
 
+  // A producer keeps writing versions of every key while sluice is killed -9 three times, so
+  // each kill lands while sluice is consuming and applying.
   constexpr int keys = 200;
   constexpr int versions = 40;
-  std::vector<kafka_record> records;
-  records.reserve(keys * versions);
-  uint64_t lsn = 1000;
-  for (int v = 1; v <= versions; ++v) {
-    for (int id = 1; id <= keys; ++id) {
-      records.push_back(keyed(
-          id, customer(table, v == 1 ? "INSERT" : "UPDATE", ++lsn, id, "v" + std::to_string(v))));
+  const int64_t total = int64_t{keys} * versions;
+  std::atomic<bool> producing{true};
+  std::thread producer([&] {
+    uint64_t lsn = 1000;
+    for (int v = 1; v <= versions; ++v) {
+      std::vector<kafka_record> wave;
+      for (int id = 1; id <= keys; ++id) {
+        wave.push_back(keyed(
+            id, customer(table, v == 1 ? "INSERT" : "UPDATE", ++lsn, id, "v" + std::to_string(v))));
+      }
+      produce(topic, wave);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-  }
-  produce(topic, records);
-  const int64_t total = static_cast<int64_t>(records.size());
+    producing = false;
+  });
+  struct join_guard {
+    std::thread& t;
+    ~join_guard() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{producer};
 
-  // Each row write is audited by a trigger; a write applied twice would show as two audit
-  // rows for one (id, csn). The table is created by sluice, so the trigger is attached as
-  // soon as the table exists.
-  const std::string extra;
   constexpr int batch_size = 100;
-  int kills = 0;
+  int kills_mid_stream = 0;
+  std::mt19937 rng(std::random_device{}());
   for (int round = 0; round < 3; ++round) {
-    sluice_process p(basic_config(connector, topic, "datastream", extra, batch_size));
+    sluice_process p(basic_config(connector, topic, "datastream", "", batch_size));
     if (round == 0) {
+      // Each row write is audited by a trigger; a write applied twice would show as two audit
+      // rows for one (id, csn). sluice creates the table, so the trigger follows it.
       REQUIRE_MESSAGE(
           wait_until(
               [&] {
@@ -184,18 +198,15 @@ TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies an
               "LANGUAGE plpgsql; CREATE TRIGGER audit AFTER INSERT OR UPDATE ON public.\"" +
               table + "\" FOR EACH ROW EXECUTE FUNCTION \"audit_fn_" + table + "\"()");
     }
-    const int64_t target = total * (round + 1) / 4;
-    if (wait_until([&] { return committed_messages(connector) >= target; },
-                   std::chrono::seconds(60)) &&
-        committed_messages(connector) < total) {
-      p.kill9();
-      ++kills;
-    } else {
-      p.kill9();
-    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 700));
+    const bool mid_stream = producing.load() && committed_messages(connector) < total;
+    p.kill9();
+    if (mid_stream) ++kills_mid_stream;
   }
-  CHECK(kills >= 1);
-  sluice_process p(basic_config(connector, topic, "datastream", extra, batch_size));
+  CHECK(kills_mid_stream >= 2);
+  producer.join();
+
+  sluice_process p(basic_config(connector, topic, "datastream", "", batch_size));
   REQUIRE_MESSAGE(caught_up(connector, total, p, 120), p.log());
   CHECK(p.stop() == 0);
 
