@@ -1,9 +1,10 @@
 #include "connector/pipeline.h"
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
-#include <thread>
 
+#include "connector/kafka/dead_letter_producer.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
 #include "sinks/postgres/pg_applier.h"
@@ -13,54 +14,23 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-std::string_view view_of(const void* p, size_t n) {
-  return p ? std::string_view(static_cast<const char*>(p), n) : std::string_view();
-}
-
-topic_partition partition_of(const rd_kafka_message_t& m) {
-  return {rd_kafka_topic_name(m.rkt), partition_id{m.partition}};
-}
-
-raw_message to_raw(const rd_kafka_message_t& m, std::string_view topic) {
-  raw_message r;
-  r.topic = topic;
-  r.partition = partition_id{m.partition};
-  r.offset = kafka_offset{m.offset};
-  rd_kafka_timestamp_type_t type;
-  const int64_t ms = rd_kafka_message_timestamp(&m, &type);
-  r.timestamp = timestamp_ns{ms > 0 ? ms * 1'000'000 : 0};
-  if (m.key) r.key = view_of(m.key, m.key_len);
-  if (m.payload) r.value = view_of(m.payload, m.len);
-  rd_kafka_headers_t* headers = nullptr;
-  if (rd_kafka_message_headers(&m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR && headers) {
-    const char* name;
-    const void* value;
-    size_t size;
-    for (size_t i = 0;
-         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-         ++i) {
-      r.headers.emplace_back(name, value ? std::optional(view_of(value, size)) : std::nullopt);
-    }
-  }
-  return r;
-}
-
-dead_letter make_dead_letter(const raw_message& r, std::string reason) {
-  dead_letter d;
-  d.reason = std::move(reason);
-  d.origin = {std::string(r.topic), r.partition, r.offset, r.timestamp};
-  if (r.key) d.key = std::string(*r.key);
-  if (r.value) d.value = std::string(*r.value);
-  for (const auto& [name, value] : r.headers) {
-    d.headers.emplace_back(std::string(name),
-                           value ? std::optional(std::string(*value)) : std::nullopt);
-  }
-  return d;
-}
-
 bool starts_from_beginning(const config& c) {
   const auto reset = c.kafka_property("auto.offset.reset").value_or("latest");
   return reset == "earliest" || reset == "smallest" || reset == "beginning";
+}
+
+std::string label(const topic_partition& tp) {
+  return tp.topic + "[" + std::to_string(tp.partition.value()) + "]";
+}
+
+// librdkafka's prefetch queue bounds the memory of a backlog; sluice sets a smaller default
+// than librdkafka's 64 MiB per partition unless the configuration says otherwise.
+std::vector<std::pair<std::string, std::string>> consumer_properties(const config& c) {
+  auto props = c.kafka;
+  if (!c.kafka_property("queued.max.messages.kbytes")) {
+    props.emplace_back("queued.max.messages.kbytes", "16384");
+  }
+  return props;
 }
 
 }  // namespace
@@ -69,36 +39,112 @@ pipeline::pipeline(const config& cfg) : _config(cfg) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
-  _applier = std::make_unique<pg_applier>(cfg.postgres.dsn, make_applier_options(cfg));
+  const apply_options options = make_applier_options(cfg);
+  _control = std::make_unique<pg_applier>(cfg.postgres.dsn, options);
+  if (!cfg.errors.dead_letter_topic.empty()) {
+    _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);
+  }
+  const size_t lanes = static_cast<size_t>(std::max(1, cfg.apply_lanes));
+  _preparer = std::make_unique<batch_preparer>(cfg, _catalog, _partitions, lanes);
+  for (size_t i = 0; i < lanes; ++i) {
+    apply_lane::callbacks cb;
+    cb.current_generation = [this] { return _generation.load(); };
+    cb.applied = [this](const lane_batch& b, const apply_stats&, double) {
+      if (_consumer) _consumer->commit_async(b.progress);
+      if (!b.dead_letters.empty()) {
+        SLUICE_LOG(warn, "pipeline",
+                   b.dead_letters.size()
+                       << " message(s) dead-lettered; first: " << b.dead_letters.front().reason);
+      }
+    };
+    cb.stale = [this](const std::string&) { _resync_requested = true; };
+    cb.failed = [this](const std::string& why) {
+      if (_state.get() != connector_state::failed) _state.fail(why);
+    };
+    cb.done = [this] { finished_one(); };
+    _lanes.push_back(
+        std::make_unique<apply_lane>(i, std::make_unique<pg_applier>(cfg.postgres.dsn, options),
+                                     _partitions, _dlq.get(), std::move(cb), /*queue_capacity=*/1));
+  }
 }
 
-pipeline::~pipeline() = default;
+pipeline::~pipeline() {
+  _prepare_queue.close();
+  if (_prepare_thread.joinable()) _prepare_thread.join();
+  for (auto& lane : _lanes)
+    lane->stop();
+}
 
-decoder& pipeline::decoder_for(std::string_view topic) {
-  auto it = _decoders.find(topic);
-  if (it == _decoders.end()) {
-    it = _decoders.emplace(std::string(topic), make_decoder(_config, topic, _catalog)).first;
+size_t pipeline::lane_of(const topic_partition& tp) const {
+  return (std::hash<std::string>{}(tp.topic) + static_cast<size_t>(tp.partition.value())) %
+         _lanes.size();
+}
+
+int64_t pipeline::start_offset(std::optional<kafka_offset> stored) const {
+  if (stored) return stored->value();
+  return starts_from_beginning(_config) ? RD_KAFKA_OFFSET_BEGINNING : RD_KAFKA_OFFSET_END;
+}
+
+void pipeline::finished_one() {
+  std::lock_guard lock(_idle_mutex);
+  --_in_flight;
+  _idle_cv.notify_all();
+}
+
+void pipeline::wait_idle() {
+  std::unique_lock lock(_idle_mutex);
+  _idle_cv.wait(lock, [&] { return _in_flight == 0; });
+}
+
+void pipeline::prepare_loop() {
+  while (auto raw = _prepare_queue.pop()) {
+    if (raw->generation >= _generation.load() && _state.get() != connector_state::failed) {
+      try {
+        std::vector<lane_batch> batches = _preparer->prepare(std::move(*raw));
+        for (size_t i = 0; i < batches.size(); ++i) {
+          if (batches[i].progress.empty() && batches[i].poison.empty()) continue;
+          {
+            std::lock_guard lock(_idle_mutex);
+            ++_in_flight;
+          }
+          if (!_lanes[i]->submit(std::move(batches[i]))) finished_one();
+        }
+      } catch (const std::exception& e) {
+        SLUICE_LOG(error, "pipeline", "prepare failed: " << e.what());
+        _state.fail(e.what());
+      }
+    }
+    finished_one();  // the raw batch itself
   }
-  return *it->second;
+}
+
+void pipeline::dispatch() {
+  if (_batch.empty()) return;
+  raw_batch raw{_generation.load(), std::move(_batch)};
+  _batch.clear();
+  _batch_bytes = 0;
+  {
+    std::lock_guard lock(_idle_mutex);
+    ++_in_flight;
+  }
+  // Blocks while the prepare stage is busy and its queue full: backpressure. librdkafka's
+  // prefetch (queued.max.messages.kbytes) then fills up and fetching stops.
+  if (!_prepare_queue.push(std::move(raw))) finished_one();
 }
 
 std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& parts) {
   std::map<std::string, std::vector<partition_id>> by_topic;
   for (const topic_partition& tp : parts)
     by_topic[tp.topic].push_back(tp.partition);
-  std::map<topic_partition, std::optional<kafka_offset>> start_of;
+  std::map<topic_partition, std::optional<kafka_offset>> stored;
   for (const auto& [topic, partitions] : by_topic) {
-    for (const claimed_partition& claim : _applier->claim(topic, partitions)) {
+    for (const claimed_partition& claim : _control->claim(topic, partitions)) {
       const topic_partition tp{topic, claim.partition};
-      partition_state& st = _partitions[tp];
-      st = partition_state{};
-      st.epoch = claim.epoch;
-      st.committed = claim.next.value_or(kafka_offset{-1});
-      start_of[tp] = claim.next;
+      _partitions.claim(tp, claim.epoch, claim.next.value_or(kafka_offset{-1}), lane_of(tp));
+      stored[tp] = claim.next;
       SLUICE_LOG(
           info, "pipeline",
-          "claimed " << topic << "[" << tp.partition.value() << "] epoch " << claim.epoch.value()
-                     << ", starting at "
+          "claimed " << label(tp) << " epoch " << claim.epoch.value() << ", starting at "
                      << (claim.next
                              ? std::to_string(claim.next->value())
                              : _config.kafka_property("auto.offset.reset").value_or("latest")));
@@ -106,145 +152,153 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
   }
   std::vector<int64_t> starts;
   starts.reserve(parts.size());
-  for (const topic_partition& tp : parts) {
-    const auto& next = start_of.at(tp);
-    if (next) {
-      starts.push_back(next->value());
-    } else {
-      starts.push_back(starts_from_beginning(_config) ? RD_KAFKA_OFFSET_BEGINNING
-                                                      : RD_KAFKA_OFFSET_END);
-    }
-  }
+  for (const topic_partition& tp : parts)
+    starts.push_back(start_offset(stored.at(tp)));
   return starts;
 }
 
 void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) {
-  // Still the owner of revoked partitions: commit what was consumed of them. Lost ones are
-  // someone else's already: abandon their work.
-  if (!lost && !_batch.empty() && _state.get() != connector_state::failed) flush();
-  drop_partitions(parts);
-}
-
-void pipeline::drop_partitions(const std::vector<topic_partition>& parts) {
-  for (const topic_partition& tp : parts)
-    _partitions.erase(tp);
-  std::erase_if(_batch, [&](const kafka_message& m) {
-    const topic_partition tp = partition_of(*m);
-    return !_partitions.contains(tp);
-  });
-}
-
-bool pipeline::flush() {
-  if (_batch.empty()) return true;
-  for (int attempt = 0;; ++attempt) {
-    if (apply_messages(_batch.size())) break;
-    if (attempt > 3) throw std::runtime_error("offsets keep being fenced; giving up the batch");
+  const bool failed = _state.get() == connector_state::failed;
+  if (lost || failed) {
+    // Someone else owns them already: abandon everything in flight, then resync the rest.
+    ++_generation;
+    _batch.clear();
+    _batch_bytes = 0;
+    if (!failed) _resync_requested = true;
+  } else {
+    // Still the owner: finish and commit what was consumed of them first.
+    dispatch();
   }
+  wait_idle();
+  for (const topic_partition& tp : parts)
+    _partitions.remove(tp);
+  std::erase_if(_batch,
+                [&](const kafka_message& m) { return !_partitions.owns(partition_of(*m)); });
+}
+
+void pipeline::resync() {
+  _resync_requested = false;
+  ++_generation;  // work in flight is abandoned
   _batch.clear();
   _batch_bytes = 0;
-  return _state.get() != connector_state::failed;
+  wait_idle();
+  std::map<topic_partition, stored_offset> stored;
+  for (stored_offset& s : _control->read_offsets()) {
+    stored[{s.topic, s.partition}] = std::move(s);
+  }
+  std::vector<topic_partition> fenced;
+  kafka_partition_list seek(rd_kafka_topic_partition_list_new(8));
+  for (const auto& [tp, entry] : _partitions.snapshot()) {
+    auto it = stored.find(tp);
+    if (it == stored.end() || it->second.epoch != entry.epoch) {
+      fenced.push_back(tp);
+      SLUICE_LOG(warn, "pipeline",
+                 "fenced " << label(tp) << ": another owner holds epoch "
+                           << (it == stored.end() ? -1 : it->second.epoch.value()));
+      continue;
+    }
+    const kafka_offset committed = it->second.next.value_or(kafka_offset{-1});
+    _partitions.committed(tp, committed);
+    rd_kafka_topic_partition_list_add(seek.get(), tp.topic.c_str(), tp.partition.value())->offset =
+        start_offset(it->second.next);
+  }
+  _partitions.rewind_to_committed();
+  for (const topic_partition& tp : fenced)
+    _partitions.remove(tp);
+  if (!fenced.empty()) _consumer->pause(fenced);
+  _consumer->seek(seek.get());
 }
 
-bool pipeline::apply_messages(size_t end) {
-  decode_output decoded;
-  std::vector<dead_letter> dead;
-  std::map<topic_partition, kafka_offset> next;
-  std::string poison;
-  for (size_t i = 0; i < end; ++i) {
-    const rd_kafka_message_t& m = *_batch[i];
-    const topic_partition tp = partition_of(m);
-    auto st = _partitions.find(tp);
-    if (st == _partitions.end() || st->second.fenced) continue;
-    const raw_message raw = to_raw(m, tp.topic);
-    if (auto err = decoder_for(tp.topic).decode(raw, decoded)) {
-      std::string reason = std::string(to_string(err->code)) + ": " + err->message;
-      if (_config.errors.tolerance == error_tolerance::none) {
-        poison = tp.topic + "[" + std::to_string(tp.partition.value()) + "]@" +
-                 std::to_string(m.offset) + ": " + reason;
-        break;  // commit everything before it, then stop without moving past it
-      }
-      dead.push_back(make_dead_letter(raw, std::move(reason)));
-    }
-    next[tp] = kafka_offset{m.offset + 1};
+void pipeline::handle_pause_requests() {
+  if (_pause_requested.exchange(false) && !_paused && _state.get() == connector_state::running) {
+    dispatch();
+    wait_idle();
+    _consumer->pause_all();
+    _paused = true;
+    _state.set(connector_state::paused);
+    SLUICE_LOG(info, "pipeline", "paused");
   }
+  if (_resume_requested.exchange(false) && _paused) {
+    _consumer->resume_all();
+    _paused = false;
+    if (_state.get() == connector_state::paused) _state.set(connector_state::running);
+    SLUICE_LOG(info, "pipeline", "resumed");
+  }
+}
 
-  std::vector<partition_progress> progress;
-  progress.reserve(next.size());
-  for (const auto& [tp, offset] : next) {
-    const partition_state& st = _partitions.at(tp);
-    progress.push_back({tp.topic, tp.partition, st.epoch, st.committed, offset});
+void pipeline::refresh_watermarks() {
+  for (const auto& [tp, _] : _partitions.snapshot()) {
+    _partitions.high_watermark(tp, _consumer->high_watermark(tp));
   }
-  if (!progress.empty()) {
-    merged_batch merged = _merge.merge(std::move(decoded.changes));
-    try {
-      _applier->apply(merged, dead, progress);
-    } catch (const stale_epoch_error& e) {
-      // Another owner bumped the epoch: fence those partitions and redo the rest.
-      SLUICE_LOG(warn, "pipeline", "batch abandoned: " << e.what());
-      for (const auto& stored : _applier->read_offsets()) {
-        auto st = _partitions.find({stored.topic, stored.partition});
-        if (st != _partitions.end() && stored.epoch != st->second.epoch) {
-          st->second.fenced = true;
-          _consumer->pause({st->first});
-          SLUICE_LOG(warn, "pipeline",
-                     "fenced " << stored.topic << "[" << stored.partition.value()
-                               << "]: owned by epoch " << stored.epoch.value());
-        }
-      }
-      return false;
-    }
-    for (const partition_progress& p : progress) {
-      _partitions.at({p.topic, p.partition}).committed = p.next;
-    }
-    _consumer->commit_async(progress);
-    if (!dead.empty()) {
-      SLUICE_LOG(warn, "pipeline",
-                 dead.size() << " message(s) dead-lettered; first: " << dead.front().reason);
-    }
+}
+
+pipeline::status pipeline::snapshot() const {
+  status s;
+  s.state = _state.get();
+  s.reason = _state.reason();
+  for (const auto& [tp, e] : _partitions.snapshot()) {
+    partition_status p;
+    p.topic = tp.topic;
+    p.partition = tp.partition.value();
+    p.committed = e.committed.value();
+    p.high_watermark = e.high_watermark;
+    if (e.high_watermark >= 0) p.lag = e.high_watermark - std::max<int64_t>(0, p.committed);
+    s.partitions.push_back(std::move(p));
   }
-  if (!poison.empty()) {
-    SLUICE_LOG(error, "pipeline", "stopping before a message it cannot use: " << poison);
-    _state.fail("cannot decode " + poison);
-  }
-  return true;
+  return s;
 }
 
 int pipeline::run(const std::atomic<bool>& stop_requested) {
+  _control->start();
+  for (auto& lane : _lanes)
+    lane->start();
+  _prepare_thread = std::thread([this] { prepare_loop(); });
+
   kafka_settings settings;
-  settings.properties = _config.kafka;
+  settings.properties = consumer_properties(_config);
   settings.topics = _config.topics;
   settings.topics_regex = _config.topics_regex;
   _consumer = std::make_unique<kafka_consumer>(settings, *this);
   _state.set(connector_state::running);
-  SLUICE_LOG(info, "pipeline", "running as connector '" << _config.name << "'");
+  SLUICE_LOG(
+      info, "pipeline",
+      "running as connector '" << _config.name << "' with " << _lanes.size() << " apply lane(s)");
 
   auto batch_deadline = clock_type::now() + _config.batch.max_time;
+  auto next_watermarks = clock_type::now();
   try {
-    while (!stop_requested.load() && _state.get() == connector_state::running) {
+    while (!stop_requested.load()) {
+      const connector_state st = _state.get();
+      if (st == connector_state::failed) break;
+      if (_resync_requested.load()) resync();
+      handle_pause_requests();
       const size_t room =
           _config.batch.size > _batch.size() ? _config.batch.size - _batch.size() : 0;
-      const auto wait = std::min<std::chrono::milliseconds>(
-          std::chrono::milliseconds(100), std::chrono::duration_cast<std::chrono::milliseconds>(
-                                              batch_deadline - clock_type::now()));
+      const auto until_deadline =
+          std::chrono::duration_cast<std::chrono::milliseconds>(batch_deadline - clock_type::now());
+      const auto wait =
+          std::clamp(until_deadline, std::chrono::milliseconds(0), std::chrono::milliseconds(100));
       const size_t before = _batch.size();
-      if (room > 0) {
-        _consumer->poll(_batch, room, std::max(wait, std::chrono::milliseconds(0)));
-      }
+      _consumer->poll(_batch, std::max<size_t>(room, 1), wait);
       if (before == 0 && !_batch.empty())
         batch_deadline = clock_type::now() + _config.batch.max_time;
-      for (size_t i = before; i < _batch.size(); ++i)
+      for (size_t i = before; i < _batch.size(); ++i) {
         _batch_bytes += _batch[i]->len + _batch[i]->key_len;
+      }
       const bool full =
           _batch.size() >= _config.batch.size || _batch_bytes >= _config.batch.max_bytes;
-      if (!_batch.empty() && (full || clock_type::now() >= batch_deadline)) {
-        flush();
-      }
+      if (!_batch.empty() && (full || clock_type::now() >= batch_deadline)) dispatch();
       if (_batch.empty()) batch_deadline = clock_type::now() + _config.batch.max_time;
+      if (clock_type::now() >= next_watermarks) {
+        refresh_watermarks();
+        next_watermarks = clock_type::now() + std::chrono::seconds(1);
+      }
     }
-    if (_state.get() == connector_state::running) {
+    if (_state.get() != connector_state::failed) {
       _state.set(connector_state::draining);
-      SLUICE_LOG(info, "pipeline", "draining: applying the batch in flight");
-      flush();
+      SLUICE_LOG(info, "pipeline", "draining: applying the batches in flight");
+      dispatch();
+      wait_idle();
     }
   } catch (const std::exception& e) {
     SLUICE_LOG(error, "pipeline", "failed: " << e.what());
@@ -252,10 +306,11 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
   }
 
   if (_state.get() == connector_state::failed) {
+    ++_generation;  // nothing more is applied
     SLUICE_LOG(error, "pipeline", "FAILED: " << _state.reason() << " (waiting to be stopped)");
-    _consumer.reset();
     while (!stop_requested.load())
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    _consumer->close();
     return 1;
   }
   _consumer->close();

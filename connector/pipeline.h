@@ -1,80 +1,113 @@
 #pragma once
 
 #include <atomic>
-#include <map>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "connector/config/config.h"
 #include "connector/kafka/kafka_consumer.h"
+#include "connector/runtime/apply_lane.h"
+#include "connector/runtime/batch_preparer.h"
+#include "connector/runtime/batches.h"
+#include "connector/runtime/bounded_queue.h"
 #include "connector/runtime/connector_state.h"
+#include "connector/runtime/partition_table.h"
 #include "core/catalog/table_catalog.h"
-#include "core/merge/merge_engine.h"
-#include "core/model/batch_records.h"
 
 namespace sluice {
 
-class decoder;
+class dead_letter_producer;
 class pg_applier;
 
-// The one place that knows every stage (STYLE.md #1):
+// The one place that knows every stage (STYLE.md #1). Three kinds of threads:
 //
-//   loop:
-//     poll Kafka until the batch closes (rows, bytes or time)
-//     decode each message → changes, or a dead letter (errors.tolerance: all)
-//                                      or stop before it (errors.tolerance: none)
-//     merge the changes per (table, key) by CSN
-//     apply: one PostgreSQL transaction = rows + dead letters + next offsets (epoch CAS)
-//     commit the same offsets to Kafka asynchronously (for lag tools only)
+//   consumer (run()'s thread)      prepare thread               apply lanes (apply.lanes)
+//   poll Kafka until the batch  →  decode, split by lane,   →   one PostgreSQL transaction
+//   closes (rows, bytes, time)     merge per lane               per lane batch: rows + dead
+//   [bounded queue: backpressure]  [bounded queue per lane]     letters + offsets (epoch CAS)
+//                                                               then offsets → Kafka (async)
 //
-// Partitions are claimed on assignment: the owner epoch is bumped in PostgreSQL and the
-// consumer starts at the offset stored there (auto.offset.reset when there is none). A batch
-// whose epoch compare-and-set fails is abandoned for the fenced partitions, never retried as
-// if nothing happened.
+// so decode and merge of batch N+1 overlap the apply of batch N, and lanes apply in
+// parallel. A partition always maps to one lane, so its batches commit in order.
 //
-// Threading: run() is called on one thread and everything happens on it; stop() may be
-// called from any thread (a signal handler sets the flag it reads).
+// Partitions are claimed on assignment (owner epoch bumped in PostgreSQL; the consumer
+// starts at the stored offset, or auto.offset.reset when there is none). On revocation the
+// work in flight is finished and committed first; on loss, or when a lane's compare-and-set
+// fails (another owner took a partition), the pipeline generation is bumped: work in flight
+// is abandoned, never retried as if nothing happened, and every partition is re-read from
+// PostgreSQL (fenced if its epoch moved, else rewound to its committed offset).
+//
+// Threading: run() and the assignment callbacks run on the consumer thread; request_*() and
+// status() may be called from any thread.
 class pipeline : public assignment_listener {
  public:
   explicit pipeline(const config& cfg);
   ~pipeline() override;
 
-  // Runs until stop_requested becomes true (then drains: the batch in flight is applied
-  // and committed) or the connector fails. Returns the process exit code.
+  // Runs until stop_requested becomes true (then drains: batches in flight are applied and
+  // committed) or the connector fails (then waits for stop_requested). Returns the exit code.
   int run(const std::atomic<bool>& stop_requested);
+
+  struct partition_status {
+    std::string topic;
+    int32_t partition = 0;
+    int64_t committed = -1;
+    int64_t high_watermark = -1;
+    int64_t lag = -1;
+  };
+  struct status {
+    connector_state state = connector_state::starting;
+    std::string reason;
+    std::vector<partition_status> partitions;
+  };
+  status snapshot() const;
   const state_holder& state() const { return _state; }
+  void request_pause() { _pause_requested = true; }
+  void request_resume() { _resume_requested = true; }
 
   std::vector<int64_t> on_assigned(const std::vector<topic_partition>& parts) override;
   void on_revoked(const std::vector<topic_partition>& parts, bool lost) override;
 
  private:
-  struct partition_state {
-    owner_epoch epoch{0};
-    kafka_offset committed{-1};  // next offset stored in PostgreSQL; -1: no row
-    kafka_offset next{-1};       // next offset after the messages in the current batch
-    bool fenced = false;         // another owner took it: drop its messages
-  };
-
-  decoder& decoder_for(std::string_view topic);
-  // Decodes, merges and applies the current batch; returns false if the connector failed.
-  bool flush();
-  // The batch's messages up to (not including) index `end` are applied. Returns false when
-  // the epoch of some partition was lost (those partitions are fenced).
-  bool apply_messages(size_t end);
-  void drop_partitions(const std::vector<topic_partition>& parts);
+  void prepare_loop();
+  void dispatch();  // hands the current batch to the prepare stage
+  void wait_idle();
+  void resync();  // abandon work in flight, re-read offsets, fence or rewind
+  void handle_pause_requests();
+  void refresh_watermarks();
+  void finished_one();
+  size_t lane_of(const topic_partition& tp) const;
+  int64_t start_offset(std::optional<kafka_offset> stored) const;
 
   const config& _config;
   state_holder _state;
   table_catalog _catalog;
-  merge_engine _merge;
-  std::map<std::string, std::unique_ptr<decoder>, std::less<>> _decoders;  // by topic
-  std::unique_ptr<pg_applier> _applier;
-  std::map<topic_partition, partition_state> _partitions;
-  std::vector<kafka_message> _batch;
+  partition_table _partitions;
+  std::atomic<uint64_t> _generation{1};
+  std::atomic<bool> _resync_requested{false};
+  std::atomic<bool> _pause_requested{false};
+  std::atomic<bool> _resume_requested{false};
+  bool _paused = false;
+
+  std::mutex _idle_mutex;
+  std::condition_variable _idle_cv;
+  size_t _in_flight = 0;  // raw and lane batches handed on and not yet finished
+
+  std::vector<kafka_message> _batch;  // being filled by the consumer thread
   size_t _batch_bytes = 0;
-  // Declared last: destroyed first, so the consumer leaves the group while the applier that
-  // its rebalance callbacks use still exists.
+
+  std::unique_ptr<pg_applier> _control;  // claims and offset reads (consumer thread)
+  std::unique_ptr<dead_letter_producer> _dlq;
+  std::unique_ptr<batch_preparer> _preparer;
+  std::vector<std::unique_ptr<apply_lane>> _lanes;
+  bounded_queue<raw_batch> _prepare_queue{2};
+  std::thread _prepare_thread;
+  // Last: destroyed first, so the consumer leaves the group while everything its rebalance
+  // callbacks use still exists.
   std::unique_ptr<kafka_consumer> _consumer;
 };
 

@@ -194,6 +194,37 @@ void kafka_consumer::resume(const std::vector<topic_partition>& parts) {
   rd_kafka_resume_partitions(_handle.get(), list.get());
 }
 
+void kafka_consumer::pause_all() {
+  rd_kafka_topic_partition_list_t* list = nullptr;
+  if (rd_kafka_assignment(_handle.get(), &list) == RD_KAFKA_RESP_ERR_NO_ERROR && list) {
+    rd_kafka_pause_partitions(_handle.get(), list);
+    rd_kafka_topic_partition_list_destroy(list);
+  }
+}
+
+void kafka_consumer::resume_all() {
+  rd_kafka_topic_partition_list_t* list = nullptr;
+  if (rd_kafka_assignment(_handle.get(), &list) == RD_KAFKA_RESP_ERR_NO_ERROR && list) {
+    rd_kafka_resume_partitions(_handle.get(), list);
+    rd_kafka_topic_partition_list_destroy(list);
+  }
+}
+
+void kafka_consumer::seek(rd_kafka_topic_partition_list_t* parts) {
+  if (!parts || parts->cnt == 0) return;
+  if (rd_kafka_error_t* e = rd_kafka_seek_partitions(_handle.get(), parts, 10000)) {
+    const std::string what = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    throw std::runtime_error("seek failed: " + what);
+  }
+  for (int i = 0; i < parts->cnt; ++i) {
+    if (parts->elems[i].err) {
+      throw std::runtime_error(std::string("seek ") + parts->elems[i].topic +
+                               " failed: " + rd_kafka_err2str(parts->elems[i].err));
+    }
+  }
+}
+
 int64_t kafka_consumer::high_watermark(const topic_partition& tp) {
   int64_t low = 0, high = -1;
   rd_kafka_get_watermark_offsets(_handle.get(), tp.topic.c_str(), tp.partition.value(), &low,

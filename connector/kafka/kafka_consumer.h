@@ -58,6 +58,10 @@ class kafka_consumer {
   // Kafka's committed offsets, for lag tools only; failures are logged, not fatal.
   void commit_async(const std::vector<partition_progress>& progress);
   void pause(const std::vector<topic_partition>& parts);
+  void pause_all();
+  void resume_all();
+  // Repositions assigned partitions (offsets in the list's .offset fields).
+  void seek(rd_kafka_topic_partition_list_t* parts);
   void resume(const std::vector<topic_partition>& parts);
   // High watermark of a partition from the last fetch (cached; no broker round trip).
   int64_t high_watermark(const topic_partition& tp);

@@ -1,0 +1,63 @@
+#include "connector/runtime/apply_lane.h"
+
+#include <chrono>
+
+#include "connector/kafka/dead_letter_producer.h"
+#include "connector/runtime/log.h"
+#include "sinks/postgres/stale_epoch_error.h"
+
+namespace sluice {
+
+apply_lane::apply_lane(size_t index, std::unique_ptr<pg_applier> applier,
+                       partition_table& partitions, dead_letter_producer* dlq, callbacks cb,
+                       size_t queue_capacity)
+    : _index(index),
+      _applier(std::move(applier)),
+      _partitions(partitions),
+      _dlq(dlq),
+      _cb(std::move(cb)),
+      _queue(queue_capacity) {}
+
+apply_lane::~apply_lane() {
+  stop();
+}
+
+void apply_lane::start() {
+  _thread = std::thread([this] { run(); });
+}
+
+void apply_lane::stop() {
+  _queue.close();
+  if (_thread.joinable()) _thread.join();
+}
+
+void apply_lane::run() {
+  while (auto batch = _queue.pop()) {
+    if (batch->generation < _cb.current_generation()) {
+      _cb.done();
+      continue;  // abandoned: its offsets were never committed, it will be consumed again
+    }
+    try {
+      if (_dlq && !batch->dead_letters.empty()) _dlq->send(batch->dead_letters);
+      const auto start = std::chrono::steady_clock::now();
+      const apply_stats stats =
+          _applier->apply(batch->merged, batch->dead_letters, batch->progress);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (const partition_progress& p : batch->progress) {
+        _partitions.committed({p.topic, p.partition}, p.next);
+      }
+      _cb.applied(*batch, stats, seconds);
+      if (!batch->poison.empty()) _cb.failed(batch->poison);
+    } catch (const stale_epoch_error& e) {
+      SLUICE_LOG(warn, "lane", "lane " << _index << ": batch abandoned: " << e.what());
+      _cb.stale(e.what());
+    } catch (const std::exception& e) {
+      SLUICE_LOG(error, "lane", "lane " << _index << ": " << e.what());
+      _cb.failed(e.what());
+    }
+    _cb.done();
+  }
+}
+
+}  // namespace sluice

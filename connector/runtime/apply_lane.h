@@ -1,0 +1,62 @@
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "connector/runtime/batches.h"
+#include "connector/runtime/bounded_queue.h"
+#include "connector/runtime/partition_table.h"
+#include "sinks/postgres/pg_applier.h"
+
+namespace sluice {
+
+class dead_letter_producer;
+
+// One apply lane: a thread with its own PostgreSQL connection that applies the lane batches
+// of its partitions in order, one transaction each (rows + dead letters + offsets).
+//
+//   loop: pop a lane batch
+//         abandoned generation      → drop it
+//         dead letters → Kafka DLQ (when configured), acknowledged before the commit
+//         apply (pg_applier: retries, isolation, in-doubt resolution)
+//           ok          → record committed offsets; report
+//           stale epoch → report: the pipeline resyncs from PostgreSQL
+//           other       → report the failure: the connector enters FAILED
+//
+// Lifecycle: start() launches the thread; stop() closes the queue and joins. Threading: the
+// callbacks run on the lane thread.
+class apply_lane {
+ public:
+  struct callbacks {
+    std::function<uint64_t()> current_generation;
+    std::function<void(const lane_batch&, const apply_stats&, double seconds)> applied;
+    std::function<void(const std::string& why)> stale;
+    std::function<void(const std::string& why)> failed;
+    std::function<void()> done;  // after every batch, whatever its outcome
+  };
+
+  apply_lane(size_t index, std::unique_ptr<pg_applier> applier, partition_table& partitions,
+             dead_letter_producer* dlq, callbacks cb, size_t queue_capacity);
+  ~apply_lane();
+
+  void start();
+  // Returns false when the lane was stopped.
+  bool submit(lane_batch&& batch) { return _queue.push(std::move(batch)); }
+  void stop();
+  pg_applier& applier() { return *_applier; }
+
+ private:
+  void run();
+
+  size_t _index;
+  std::unique_ptr<pg_applier> _applier;
+  partition_table& _partitions;
+  dead_letter_producer* _dlq;
+  callbacks _cb;
+  bounded_queue<lane_batch> _queue;
+  std::thread _thread;  // last: joined before the members it uses go
+};
+
+}  // namespace sluice

@@ -1,0 +1,124 @@
+#include "connector/runtime/batch_preparer.h"
+
+#include <set>
+
+#include "connector/runtime/stage_factory.h"
+
+namespace sluice {
+namespace {
+
+std::string_view view_of(const void* p, size_t n) {
+  return p ? std::string_view(static_cast<const char*>(p), n) : std::string_view();
+}
+
+std::string label(const topic_partition& tp, int64_t offset) {
+  return tp.topic + "[" + std::to_string(tp.partition.value()) + "]@" + std::to_string(offset);
+}
+
+}  // namespace
+
+topic_partition partition_of(const rd_kafka_message_t& m) {
+  return {rd_kafka_topic_name(m.rkt), partition_id{m.partition}};
+}
+
+raw_message to_raw_message(const rd_kafka_message_t& m) {
+  raw_message r;
+  r.topic = rd_kafka_topic_name(m.rkt);
+  r.partition = partition_id{m.partition};
+  r.offset = kafka_offset{m.offset};
+  rd_kafka_timestamp_type_t type;
+  const int64_t ms = rd_kafka_message_timestamp(&m, &type);
+  r.timestamp = timestamp_ns{ms > 0 ? ms * 1'000'000 : 0};
+  if (m.key) r.key = view_of(m.key, m.key_len);
+  if (m.payload) r.value = view_of(m.payload, m.len);
+  rd_kafka_headers_t* headers = nullptr;
+  if (rd_kafka_message_headers(&m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR && headers) {
+    const char* name;
+    const void* value;
+    size_t size;
+    for (size_t i = 0;
+         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i) {
+      r.headers.emplace_back(name, value ? std::optional(view_of(value, size)) : std::nullopt);
+    }
+  }
+  return r;
+}
+
+dead_letter make_dead_letter(const raw_message& r, std::string reason) {
+  dead_letter d;
+  d.reason = std::move(reason);
+  d.origin = {std::string(r.topic), r.partition, r.offset, r.timestamp};
+  if (r.key) d.key = std::string(*r.key);
+  if (r.value) d.value = std::string(*r.value);
+  for (const auto& [name, value] : r.headers) {
+    d.headers.emplace_back(std::string(name),
+                           value ? std::optional(std::string(*value)) : std::nullopt);
+  }
+  return d;
+}
+
+batch_preparer::batch_preparer(const config& cfg, table_catalog& catalog,
+                               partition_table& partitions, size_t lanes)
+    : _config(cfg), _catalog(catalog), _partitions(partitions), _lanes(lanes), _merges(lanes) {}
+
+decoder& batch_preparer::decoder_for(const std::string& topic) {
+  auto it = _decoders.find(topic);
+  if (it == _decoders.end()) {
+    it = _decoders.emplace(topic, make_decoder(_config, topic, _catalog)).first;
+  }
+  return *it->second;
+}
+
+std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
+  std::vector<lane_batch> lanes(_lanes);
+  std::vector<decode_output> decoded(_lanes);
+  std::map<topic_partition, std::pair<size_t, kafka_offset>> next;  // lane, next offset
+  std::set<topic_partition> poisoned;
+  std::map<topic_partition, partition_table::entry> owned;
+
+  for (const kafka_message& m : raw.messages) {
+    const topic_partition tp = partition_of(*m);
+    if (poisoned.contains(tp)) continue;
+    auto own = owned.find(tp);
+    if (own == owned.end()) {
+      auto e = _partitions.get(tp);
+      if (!e) continue;  // revoked meanwhile: not ours to commit
+      own = owned.emplace(tp, *e).first;
+    }
+    const size_t lane = own->second.lane;
+    lane_batch& lb = lanes[lane];
+    lb.generation = raw.generation;
+    ++lb.messages;
+    const raw_message r = to_raw_message(*m);
+    if (lb.oldest_message.value() == 0 || r.timestamp < lb.oldest_message) {
+      lb.oldest_message = r.timestamp;
+    }
+    if (auto err = decoder_for(tp.topic).decode(r, decoded[lane])) {
+      std::string reason = std::string(to_string(err->code)) + ": " + err->message;
+      if (_config.errors.tolerance == error_tolerance::none) {
+        poisoned.insert(tp);
+        lb.poison = "cannot decode " + label(tp, m->offset) + ": " + reason;
+        continue;  // commit what came before it, never move past it
+      }
+      lb.dead_letters.push_back(make_dead_letter(r, std::move(reason)));
+    }
+    next[tp] = {lane, kafka_offset{m->offset + 1}};
+  }
+  raw.messages.clear();  // decoded changes own their bytes
+
+  for (const auto& [tp, where] : next) {
+    const auto& [lane, offset] = where;
+    const auto expected = _partitions.dispatch(tp, offset);
+    if (!expected) continue;  // revoked while this batch was decoded: abandoned
+    lanes[lane].progress.push_back({tp.topic, tp.partition, owned.at(tp).epoch, *expected, offset});
+  }
+  for (size_t i = 0; i < _lanes; ++i) {
+    lanes[i].merged = _merges[i].merge(std::move(decoded[i].changes));
+    lanes[i].catalog = std::move(decoded[i].catalog);
+    lanes[i].ddl = std::move(decoded[i].ddl);
+  }
+  return lanes;
+}
+
+}  // namespace sluice

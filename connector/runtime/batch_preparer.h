@@ -1,0 +1,56 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "connector/config/config.h"
+#include "connector/runtime/batches.h"
+#include "connector/runtime/partition_table.h"
+#include "core/catalog/table_catalog.h"
+#include "core/merge/merge_engine.h"
+#include "schemas/common/decoder.h"
+
+namespace sluice {
+
+// The prepare stage: decodes a raw batch, splits it by apply lane (a partition always goes to
+// the same lane, so each lane sees its partitions in order) and merges each lane's changes.
+//
+//   prepare(raw):
+//     for each message of an owned partition:
+//       decode → changes | catalog updates | DDL, or a dead letter (errors.tolerance: all),
+//                or a poison mark that cuts the partition there (errors.tolerance: none)
+//       next offset of its partition = offset + 1
+//     per lane: merge, progress = (epoch, expected = previous dispatch, next)
+//
+// Threading: one thread (it owns the decoders, which own their parsers); the catalog is
+// shared with nothing else at decode time.
+class batch_preparer {
+ public:
+  batch_preparer(const config& cfg, table_catalog& catalog, partition_table& partitions,
+                 size_t lanes);
+
+  // One lane_batch per lane that has anything to commit (index = lane; empty progress means
+  // nothing for that lane).
+  std::vector<lane_batch> prepare(raw_batch&& raw);
+
+ private:
+  decoder& decoder_for(const std::string& topic);
+
+  const config& _config;
+  table_catalog& _catalog;
+  partition_table& _partitions;
+  size_t _lanes;
+  std::map<std::string, std::unique_ptr<decoder>, std::less<>> _decoders;
+  std::vector<merge_engine> _merges;  // one per lane: each keeps its own scratch
+};
+
+// The dead letter for a message that could not be used.
+dead_letter make_dead_letter(const raw_message& m, std::string reason);
+// A view of a librdkafka message (valid while the message lives).
+raw_message to_raw_message(const rd_kafka_message_t& m);
+topic_partition partition_of(const rd_kafka_message_t& m);
+
+}  // namespace sluice

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "connector/kafka/kafka_handles.h"
+#include "core/merge/merged_batch.h"
+#include "core/model/batch_records.h"
+#include "core/model/decoded.h"
+
+namespace sluice {
+
+// What the consumer thread hands to the prepare stage: the messages of one batch, tagged
+// with the pipeline generation they were consumed in (work of an older generation is
+// abandoned: see pipeline.h).
+struct raw_batch {
+  uint64_t generation = 0;
+  std::vector<kafka_message> messages;
+};
+
+// What the prepare stage hands to one apply lane: everything one PostgreSQL transaction
+// writes. Owns its data (the raw messages are released once decoded).
+struct lane_batch {
+  uint64_t generation = 0;
+  merged_batch merged;
+  std::vector<dead_letter> dead_letters;
+  std::vector<partition_progress> progress;
+  std::vector<catalog_update> catalog;
+  std::vector<ddl_record> ddl;
+  size_t messages = 0;
+  timestamp_ns oldest_message{0};  // Kafka timestamp, for end-to-end latency
+  std::string poison;              // set: apply, then fail (errors.tolerance: none)
+};
+
+}  // namespace sluice
