@@ -181,9 +181,13 @@ result<op_kind> datastream_decoder::op() const {
 result<std::optional<timestamp_ns>> datastream_decoder::source_timestamp() const {
   const field* f = _event.top("source_timestamp");
   if (!present(f)) return std::optional<timestamp_ns>{};
-  result<timestamp_ns> ts = make_error(error_code::wrong_type, "must be a string or a number");
-  if (f->token.kind == json_kind::number) ts = parse_epoch_millis(f->token.text);
-  if (f->token.kind == json_kind::string) ts = parse_timestamp(f->token.text, _zone);
+  // The error is built only when needed: its message would be a heap allocation per event.
+  if (f->token.kind != json_kind::number && f->token.kind != json_kind::string) {
+    return make_error(error_code::wrong_type, "source_timestamp: must be a string or a number");
+  }
+  result<timestamp_ns> ts = f->token.kind == json_kind::number
+                                ? parse_epoch_millis(f->token.text)
+                                : parse_timestamp(f->token.text, _zone);
   if (!ts) return in_context("source_timestamp", ts.err());
   return std::optional<timestamp_ns>{*ts};
 }

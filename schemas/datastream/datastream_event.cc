@@ -1,8 +1,9 @@
 #include "schemas/datastream/datastream_event.h"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
+
+#include "schemas/common/duplicate_names.h"
 
 namespace sluice {
 namespace {
@@ -148,9 +149,8 @@ std::optional<error> datastream_event_reader::read_field(std::string_view prefix
 }
 
 std::optional<error> datastream_event_reader::check_unique(std::string_view where) {
-  std::sort(_names.begin(), _names.end());
-  const auto dup = std::adjacent_find(_names.begin(), _names.end());
-  if (dup == _names.end()) return std::nullopt;
+  const auto dup = find_duplicate_name(_names);
+  if (!dup) return std::nullopt;
   return make_error(error_code::invalid_json,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
 }

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace sluice {
+
+// A member name that appears twice among the names of one JSON object, if any. On-Demand does
+// not reject duplicate names, so each reader checks the objects whose members it keeps.
+//
+// Decoders call this for every object of every message, and those objects have a few dozen
+// members: comparing every pair costs a fraction of sorting them (most pairs differ in length
+// and never reach memcmp); wider objects are sorted, so a hostile 4,096-column row stays
+// n log n. May reorder names.
+inline std::optional<std::string_view> find_duplicate_name(std::span<std::string_view> names) {
+  constexpr size_t pairwise_up_to = 32;
+  if (names.size() <= pairwise_up_to) {
+    for (size_t i = 1; i < names.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (names[i] == names[j]) return names[i];
+      }
+    }
+    return std::nullopt;
+  }
+  std::sort(names.begin(), names.end());
+  const auto dup = std::adjacent_find(names.begin(), names.end());
+  if (dup == names.end()) return std::nullopt;
+  return *dup;
+}
+
+}  // namespace sluice

@@ -1,0 +1,216 @@
+#include "schemas/debezium/connect_logical_types.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+constexpr char base64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int base64_digit(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+int digits_of(int64_t per_second) {
+  int n = 0;
+  for (; per_second > 1; per_second /= 10)
+    ++n;
+  return n;
+}
+
+// ".fraction" with its significant digits only, or nothing when the fraction is zero.
+void append_fraction(std::string& out, int64_t fraction, int64_t per_second) {
+  if (fraction == 0) return;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%0*lld", digits_of(per_second), static_cast<long long>(fraction));
+  std::string_view digits(buf);
+  while (!digits.empty() && digits.back() == '0')
+    digits.remove_suffix(1);
+  out.push_back('.');
+  out += digits;
+}
+
+void append_two(std::string& out, int64_t v) {
+  out.push_back(static_cast<char>('0' + v / 10));
+  out.push_back(static_cast<char>('0' + v % 10));
+}
+
+// Appends "YYYY-MM-DD" and returns whether the year is before 1 (PostgreSQL writes BC).
+// Howard Hinnant's civil_from_days, in 64 bits: any int64 count of days since the epoch.
+bool append_date(std::string& out, int64_t days) {
+  const int64_t z = days + 719468;
+  const int64_t era = floor_div(z, 146097);
+  const int64_t doe = z - era * 146097;                                       // [0, 146096]
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
+  const int64_t mp = (5 * doy + 2) / 153;                                     // [0, 11]
+  const int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const bool bc = year <= 0;
+  if (bc) year = 1 - year;  // astronomical year 0 is 1 BC
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%04lld-", static_cast<long long>(year));
+  out += buf;
+  append_two(out, month);
+  out.push_back('-');
+  append_two(out, day);
+  return bc;
+}
+
+void append_clock(std::string& out, int64_t second_of_day) {
+  append_two(out, second_of_day / 3600);
+  out.push_back(':');
+  append_two(out, second_of_day / 60 % 60);
+  out.push_back(':');
+  append_two(out, second_of_day % 60);
+}
+
+}  // namespace
+
+bool decode_base64(std::string_view text, std::string& out) {
+  out.clear();
+  while (!text.empty() && text.back() == '=')
+    text.remove_suffix(1);
+  if (text.size() % 4 == 1) return false;
+  out.reserve(text.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    const int d = base64_digit(c);
+    if (d < 0) return false;
+    acc = (acc << 6) | static_cast<uint32_t>(d);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return true;
+}
+
+std::string encode_base64(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6)
+      out.push_back(base64_alphabet[(v >> shift) & 63]);
+  }
+  if (i < bytes.size()) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    out.push_back(base64_alphabet[(v >> 18) & 63]);
+    out.push_back(base64_alphabet[(v >> 12) & 63]);
+    out.push_back(i + 1 < bytes.size() ? base64_alphabet[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale) {
+  if (unscaled.size() > max_decimal_bytes) return std::nullopt;
+  if (scale > max_decimal_scale || scale < -max_decimal_scale) return std::nullopt;
+  const bool negative = !unscaled.empty() && (static_cast<uint8_t>(unscaled[0]) & 0x80);
+
+  // The magnitude, big-endian: two's complement negated (invert, add one) when negative.
+  std::vector<uint8_t> magnitude(unscaled.begin(), unscaled.end());
+  if (negative) {
+    for (uint8_t& b : magnitude)
+      b = static_cast<uint8_t>(~b);
+    for (size_t i = magnitude.size(); i-- > 0;) {
+      if (++magnitude[i] != 0) break;
+    }
+  }
+  // Base 10^9 limbs, least significant first: limbs = limbs * 256 + byte, byte by byte.
+  constexpr uint64_t limb_base = 1'000'000'000;
+  std::vector<uint32_t> limbs;
+  limbs.reserve(magnitude.size() / 3 + 1);
+  for (uint8_t byte : magnitude) {
+    uint64_t carry = byte;
+    for (uint32_t& limb : limbs) {
+      const uint64_t x = uint64_t{limb} * 256 + carry;
+      limb = static_cast<uint32_t>(x % limb_base);
+      carry = x / limb_base;
+    }
+    while (carry) {
+      limbs.push_back(static_cast<uint32_t>(carry % limb_base));
+      carry /= limb_base;
+    }
+  }
+  std::string digits;
+  if (limbs.empty()) {
+    digits = "0";
+  } else {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%u", limbs.back());
+    digits = buf;
+    for (size_t i = limbs.size() - 1; i-- > 0;) {
+      std::snprintf(buf, sizeof buf, "%09u", limbs[i]);
+      digits += buf;
+    }
+  }
+
+  std::string out;
+  // A magnitude that wrapped to zero cannot happen: -2^n negates to 2^n, which fits in the
+  // unsigned bytes. "-0" cannot either: zero has no sign bit.
+  if (negative) out.push_back('-');
+  if (scale <= 0) {
+    out += digits;
+    if (digits != "0") out.append(static_cast<size_t>(-scale), '0');
+    return out;
+  }
+  const size_t s = static_cast<size_t>(scale);
+  if (digits.size() <= s) digits.insert(0, s + 1 - digits.size(), '0');
+  out.append(digits, 0, digits.size() - s);
+  out.push_back('.');
+  out.append(digits, digits.size() - s, s);
+  return out;
+}
+
+std::string date_text(int64_t days) {
+  std::string out;
+  if (append_date(out, days)) out += " BC";
+  return out;
+}
+
+std::string timestamp_text(int64_t count, int64_t per_second) {
+  const int64_t seconds = floor_div(count, per_second);
+  const int64_t fraction = count - seconds * per_second;
+  const int64_t days = floor_div(seconds, 86400);
+  std::string out;
+  const bool bc = append_date(out, days);
+  out.push_back(bc ? ' ' : 'T');
+  append_clock(out, seconds - days * 86400);
+  append_fraction(out, fraction, per_second);
+  if (bc) out += " BC";
+  return out;
+}
+
+std::optional<std::string> time_text(int64_t count, int64_t per_second) {
+  if (count < 0 || count / per_second > 86400 ||
+      (count / per_second == 86400 && count % per_second != 0)) {
+    return std::nullopt;
+  }
+  std::string out;
+  append_clock(out, count / per_second);
+  append_fraction(out, count % per_second, per_second);
+  return out;
+}
+
+}  // namespace sluice

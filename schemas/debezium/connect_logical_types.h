@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sluice {
+
+// Kafka Connect and Debezium logical types turned into the text PostgreSQL reads back as the
+// same SQL value (SPEC §3, Debezium). Pure functions; the output parameters let callers reuse
+// their buffers.
+
+// The largest Decimal the decoder expands (unscaled bytes): 4096 bytes is 9,865 digits, more
+// than any real column holds, and keeps a hostile message's cost bounded.
+inline constexpr size_t max_decimal_bytes = 4096;
+// PostgreSQL's numeric scale limit.
+inline constexpr int32_t max_decimal_scale = 16383;
+
+// Standard base64 (RFC 4648, with or without padding). False when text is not base64.
+bool decode_base64(std::string_view text, std::string& out);
+// Standard base64 with padding.
+std::string encode_base64(std::string_view bytes);
+
+// The exact decimal text of a big-endian two's-complement unscaled integer and a scale:
+// ("\x0b\xb7", 2) -> "29.99", ("\xff", 1) -> "-0.1", ("", 0) -> "0". The scale's digits are
+// kept ("29.990" stays "29.990"); a negative scale appends zeros. Nothing when the bytes
+// exceed max_decimal_bytes or the scale exceeds max_decimal_scale.
+std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale);
+
+// Days since 1970-01-01 as "YYYY-MM-DD" (years before 1 as PostgreSQL's "YYYY-MM-DD BC").
+std::string date_text(int64_t days);
+
+// A count of 1/per_second seconds since the epoch as "YYYY-MM-DDTHH:MM:SS[.fraction]", no
+// zone (Debezium's Timestamp, MicroTimestamp, NanoTimestamp: timestamps without time zone).
+// The fraction keeps its significant digits only. per_second: 1000, 1000000 or 1000000000.
+std::string timestamp_text(int64_t count, int64_t per_second);
+
+// A count of 1/per_second seconds since midnight as "HH:MM:SS[.fraction]" ("24:00:00" for
+// PostgreSQL's end of day). Nothing when negative or past 24:00:00.
+std::optional<std::string> time_text(int64_t count, int64_t per_second);
+
+}  // namespace sluice

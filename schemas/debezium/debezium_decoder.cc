@@ -1,0 +1,234 @@
+#include "schemas/debezium/debezium_decoder.h"
+
+#include <string>
+
+namespace sluice {
+namespace {
+
+using field = debezium_envelope::field;
+
+bool present(const field* f) {
+  return f && f->token.kind != json_kind::null;
+}
+
+std::string in_quotes(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+
+// A name part of source: a string, or absent/null (empty).
+std::optional<error> name_part(const debezium_envelope& e, std::string_view name,
+                               std::string_view& out) {
+  const field* f = e.source_field(name);
+  if (!present(f)) return std::nullopt;
+  if (f->token.kind != json_kind::string) {
+    return make_error(error_code::wrong_type, "source." + std::string(name) + " must be a string");
+  }
+  out = f->token.text;
+  return std::nullopt;
+}
+
+const value* find_column(const image& row, std::string_view name) {
+  for (const column_value& c : row) {
+    if (c.name == name) return &c.v;
+  }
+  return nullptr;
+}
+
+bool blank(std::string_view text) {
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+debezium_decoder::debezium_decoder(table_catalog& catalog, debezium_options options)
+    : _catalog(catalog),
+      _options(std::move(options)),
+      _reader(_options.limits.max_depth, _options.limits.max_columns, /*schema_wrapper=*/true),
+      _values(_options.unavailable_value) {}
+
+std::optional<error> debezium_decoder::parse(std::string_view bytes, std::string_view what,
+                                             simdjson::ondemand::document& doc,
+                                             simdjson::padded_string_view& padded) {
+  if (bytes.size() > _options.limits.max_message_bytes) {
+    return make_error(error_code::too_large, std::string(what) + " of " +
+                                                 std::to_string(bytes.size()) + " bytes exceeds " +
+                                                 std::to_string(_options.limits.max_message_bytes));
+  }
+  padded = _buffer.assign(bytes);
+  if (auto code = _parser.iterate(padded).get(doc)) {
+    return what == "message" ? json_error(code) : in_context(what, json_error(code));
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_decoder::decode(const raw_message& msg, decode_output& out) {
+  if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
+  _key_read = false;
+  simdjson::ondemand::document doc;
+  simdjson::padded_string_view padded;
+  if (auto err = parse(*msg.value, "message", doc, padded)) return err;
+  if (auto err = _reader.read(doc, padded, _event)) return err;
+  if (_event.null_payload) return std::nullopt;  // a tombstone written with schemas
+  auto c = to_change(msg);
+  if (!c) return c.err();
+  if (*c) out.changes.push_back(std::move(**c));
+  return std::nullopt;
+}
+
+result<std::optional<change>> debezium_decoder::to_change(const raw_message& msg) {
+  bool skip = false;
+  auto operation = op(skip);
+  if (!operation) return operation.err();
+  if (skip) return std::optional<change>{};
+  if (!_event.has_source) return make_error(error_code::missing_field, "event has no source");
+  auto entry = table();
+  if (!entry) return entry.err();
+  const read_method read =
+      _event.top_field("op")->token.text == "r" ? read_method::backfill : read_method::cdc;
+  auto source_ts = debezium_source_timestamp(_event);
+  if (!source_ts) return source_ts.err();
+  auto seq = _ordering.sequence(_event, read, *source_ts);
+  if (!seq) return seq.err();
+
+  change c;
+  c.op = *operation;
+  c.table = *entry;
+  c.seq = std::move(*seq);
+  c.source.tx = transaction();
+  c.source.source_ts = source_ts->value_or(timestamp_ns{0});
+  c.source.read = read;
+  c.source.origin =
+      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
+  if (c.op == op_kind::truncate) return std::optional<change>{std::move(c)};
+
+  // Upserts carry the row in `after`; deletes keep `before` (the deleted row or its key).
+  const bool upsert = c.op == op_kind::upsert;
+  const debezium_envelope::row& row = upsert ? _event.after : _event.before;
+  if (upsert && !row.present) {
+    return make_error(error_code::missing_field,
+                      "op " + std::string(_event.top_field("op")->token.text) + " without after");
+  }
+  auto partial = _values.decode_row(_event, row, upsert ? "after" : "before", c.after);
+  if (!partial) return partial.err();
+  c.partial = *partial;
+  // From here on the value's views are not used: the message key may take the parser.
+  if (auto err = key(msg, c)) return std::move(*err);
+  return std::optional<change>{std::move(c)};
+}
+
+result<op_kind> debezium_decoder::op(bool& skip) const {
+  const field* f = _event.top_field("op");
+  if (!present(f)) {
+    return make_error(error_code::missing_field, "event has no op (not a Debezium change event)");
+  }
+  if (f->token.kind != json_kind::string) {
+    return make_error(error_code::wrong_type, "op must be a string");
+  }
+  const std::string_view op = f->token.text;
+  if (op == "c" || op == "u" || op == "r") return op_kind::upsert;
+  if (op == "d") return op_kind::remove;
+  if (op == "t") return op_kind::truncate;
+  if (op == "m") {  // a PostgreSQL logical-decoding message: no row to apply
+    skip = true;
+    return op_kind::upsert;
+  }
+  return make_error(error_code::unknown_op, "unknown op " + in_quotes(op.substr(0, 64)));
+}
+
+result<table_entry*> debezium_decoder::table() {
+  std::string_view database;
+  std::string_view schema;
+  std::string_view name;
+  if (auto err = name_part(_event, "db", database)) return std::move(*err);
+  if (auto err = name_part(_event, "schema", schema)) return std::move(*err);
+  if (auto err = name_part(_event, "table", name)) return std::move(*err);
+  if (name.empty()) {
+    if (auto err = name_part(_event, "collection", name)) return std::move(*err);
+  }
+  if (name.empty()) return make_error(error_code::missing_field, "source names no table");
+  if (_last_table && _last_table->name.table == name && _last_table->name.schema == schema &&
+      _last_table->name.database == database) {
+    return _last_table;
+  }
+  _last_table =
+      _catalog.intern(table_name{std::string(database), std::string(schema), std::string(name)});
+  return _last_table;
+}
+
+std::string debezium_decoder::transaction() const {
+  if (const field* f = _event.top_field("transaction");
+      present(f) && f->token.kind == json_kind::object) {
+    for (const json_leaf& leaf : _event.leaves_of(*f)) {
+      if (leaf.name == "id" && !leaf.token.text.empty()) return std::string(leaf.token.text);
+    }
+  }
+  for (std::string_view name : {"txId", "gtid", "xid"}) {
+    const field* f = _event.source_field(name);
+    if (present(f) && f->token.is_scalar() && !f->token.text.empty()) {
+      return std::string(f->token.text);
+    }
+  }
+  return {};
+}
+
+std::optional<error> debezium_decoder::read_message_key(const raw_message& msg) {
+  if (_key_read) return std::nullopt;
+  _key_read = true;
+  _key.clear();
+  _key_image.clear();
+  if (!msg.key || blank(*msg.key)) return std::nullopt;
+  simdjson::ondemand::document doc;
+  simdjson::padded_string_view padded;
+  if (auto err = parse(*msg.key, "message key", doc, padded)) return err;
+  if (auto err = _reader.read_key(doc, padded, _key)) {
+    return in_context("message key", std::move(*err));
+  }
+  auto partial = _values.decode_row(_key, _key.after, "message key", _key_image);
+  if (!partial) return partial.err();
+  return std::nullopt;
+}
+
+std::optional<error> debezium_decoder::key(const raw_message& msg, change& c) {
+  const table_entry& table = *c.table;
+  _key_columns.clear();
+  if (table.key_configured) {
+    _key_columns = table.key_columns;
+  } else if (msg.key) {
+    if (auto err = read_message_key(msg)) return err;
+    for (const field& f : _key.after.columns)
+      _key_columns.emplace_back(f.name);
+  }
+  if (_key_columns.empty()) _key_columns = table.key_columns;  // learned by the catalog
+  if (_key_columns.empty()) return std::nullopt;               // keyless (SPEC §4)
+
+  std::vector<value> values;
+  values.reserve(_key_columns.size());
+  _key_classes.assign(_key_columns.size(), column_class::unknown);
+  for (size_t i = 0; i < _key_columns.size(); ++i) {
+    const std::string& name = _key_columns[i];
+    const value* found = find_column(c.after, name);
+    if (!found) {
+      if (auto err = read_message_key(msg)) return err;
+      found = find_column(_key_image, name);
+    }
+    if (!found) {
+      return make_error(error_code::missing_key,
+                        "key column " + in_quotes(name) + " of table " + table.name.qualified() +
+                            " is in neither the " + (c.op == op_kind::upsert ? "after" : "before") +
+                            " image nor the message key");
+    }
+    values.push_back(*found);
+    for (const column_info& info : table.columns) {
+      if (info.name == name) _key_classes[i] = info.cls;
+    }
+  }
+  auto k = make_row_key(_key_columns, std::move(values), _key_classes);
+  if (!k) return in_context("table " + table.name.qualified(), k.err());
+  c.key = std::move(*k);
+  return std::nullopt;
+}
+
+}  // namespace sluice

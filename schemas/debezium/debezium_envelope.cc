@@ -1,0 +1,429 @@
+#include "schemas/debezium/debezium_envelope.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "schemas/common/duplicate_names.h"
+#include "schemas/common/position_parser.h"
+
+namespace sluice {
+namespace {
+
+using simdjson::ondemand::json_type;
+
+// Envelopes and `source` blocks carry a dozen or two members; images have their own bound.
+constexpr size_t max_source_members = 256;
+
+std::string in_quotes(std::string_view name) {
+  return "\"" + std::string(name) + "\"";
+}
+
+error nul_in_name(std::string_view where) {
+  return make_error(error_code::nul_in_text, std::string(where) + " name contains \\u0000");
+}
+
+}  // namespace
+
+void debezium_envelope::clear() {
+  top.clear();
+  source.clear();
+  before.present = false;
+  before.columns.clear();
+  after.present = false;
+  after.columns.clear();
+  leaves.clear();
+  columns_schema.clear();
+  wrapped = false;
+  null_payload = false;
+  has_source = false;
+}
+
+const debezium_envelope::field* debezium_envelope::find(const std::vector<field>& fields,
+                                                        std::string_view name) {
+  for (const field& f : fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const connect_field_schema* debezium_envelope::schema_of(std::string_view column,
+                                                         size_t hint) const {
+  if (hint < columns_schema.size() && columns_schema[hint].field == column) {
+    return &columns_schema[hint];
+  }
+  for (const connect_field_schema& s : columns_schema) {
+    if (s.field == column) return &s;
+  }
+  return nullptr;
+}
+
+std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document& doc,
+                                                    std::string_view document,
+                                                    debezium_envelope& out) {
+  _values.begin_document(document);
+  out.clear();
+  simdjson::ondemand::object root;
+  if (auto code = doc.get_object().get(root)) {
+    if (code == simdjson::INCORRECT_TYPE) {
+      return make_error(error_code::wrong_type, "a change record is a JSON object");
+    }
+    return json_error(code);  // the root as a whole: no useful byte offset
+  }
+  bool seen_schema = false;
+  for (auto member : root) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    std::string_view key;
+    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
+    simdjson::ondemand::value v = field.value();
+    if (_schema_wrapper && key == "schema") {
+      if (seen_schema) return make_error(error_code::invalid_json, "duplicate schema");
+      seen_schema = true;
+      if (auto err = read_schema(v, true, out)) return in_context("schema", std::move(*err));
+    } else if (_schema_wrapper && key == "payload") {
+      if (out.wrapped) return make_error(error_code::invalid_json, "duplicate payload");
+      out.wrapped = true;
+      json_type type;
+      if (auto code = v.type().get(type)) return _values.fail(code, v);
+      if (type == json_type::null) {
+        if (auto err = _values.skip(v)) return in_context("payload", std::move(*err));
+        out.null_payload = true;
+        continue;
+      }
+      if (type != json_type::object) {
+        return make_error(error_code::wrong_type, "payload must be a JSON object or null");
+      }
+      simdjson::ondemand::object payload;
+      if (auto code = v.get_object().get(payload)) return _values.fail(code, v);
+      for (auto inner : payload) {
+        simdjson::ondemand::field f;
+        if (auto code = std::move(inner).get(f)) return _values.fail(code, v);
+        std::string_view name;
+        if (auto code = f.unescaped_key().get(name)) return _values.fail(code, v);
+        if (auto err = read_member(name, f.value(), out)) return err;
+      }
+    } else if (auto err = read_member(key, v, out)) {
+      return err;
+    }
+  }
+  if (auto err = at_end(doc, document)) return err;
+  if (auto err = check_unique(out.top, "record")) return err;
+  if (auto err = check_unique(out.source, "source")) return err;
+  if (auto err = check_unique(out.before.columns, "before")) return err;
+  return check_unique(out.after.columns, "after");
+}
+
+std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::document& doc,
+                                                        std::string_view document,
+                                                        debezium_envelope& out) {
+  _values.begin_document(document);
+  out.clear();
+  json_type root_type;
+  if (auto code = doc.type().get(root_type)) return json_error(code);
+  if (root_type == json_type::null) {
+    bool is_null = false;
+    if (auto code = doc.is_null().get(is_null)) return json_error(code);
+    if (!is_null) return make_error(error_code::invalid_json, "invalid JSON: bad literal");
+    return at_end(doc, document);  // a JSON null key: no key
+  }
+  if (root_type != json_type::object) {
+    return make_error(error_code::wrong_type, "not a JSON object naming the key columns");
+  }
+  simdjson::ondemand::object root;
+  if (auto code = doc.get_object().get(root)) return json_error(code);
+  bool seen_schema = false;
+  bool seen_payload = false;
+  bool seen_plain = false;
+  for (auto member : root) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    std::string_view key;
+    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
+    simdjson::ondemand::value v = field.value();
+    json_type type;
+    if (auto code = v.type().get(type)) return _values.fail(code, v);
+    // A {schema, payload} wrapper's members hold an object or null; a key column named
+    // "schema" or "payload" holding a scalar stays a column.
+    const bool wrapper_shape = type == json_type::object || type == json_type::null;
+    if (key == "schema" && wrapper_shape && !seen_schema) {
+      seen_schema = true;
+      if (auto err = read_schema(v, false, out)) {
+        return in_context("schema", std::move(*err));
+      }
+    } else if (key == "payload" && wrapper_shape && !seen_payload) {
+      seen_payload = true;
+      if (auto err = read_row("payload", v, out.after, out)) return err;
+    } else {
+      seen_plain = true;
+      out.after.present = true;
+      if (out.after.columns.size() >= _max_columns) {
+        return make_error(error_code::too_many_columns,
+                          "more than " + std::to_string(_max_columns) + " fields");
+      }
+      if (std::memchr(key.data(), '\0', key.size())) return nul_in_name("field");
+      if (auto err = read_field("field ", key, v, out.after.columns, out)) return err;
+    }
+  }
+  if (auto err = at_end(doc, document)) return err;
+  if (seen_payload && seen_plain) {
+    return make_error(error_code::wrong_type,
+                      "a {schema, payload} wrapper mixed with other fields");
+  }
+  if (seen_schema && !seen_payload && !seen_plain) {
+    return make_error(error_code::missing_field, "a schema but no payload");
+  }
+  if (!seen_payload) out.columns_schema.clear();  // "schema" was no wrapper
+  return check_unique(out.after.columns, "the key");
+}
+
+std::optional<error> debezium_envelope_reader::read_member(std::string_view name,
+                                                           simdjson::ondemand::value v,
+                                                           debezium_envelope& out) {
+  if (name == "before") return read_row("before", v, out.before, out);
+  if (name == "after") return read_row("after", v, out.after, out);
+  if (name == "source") return read_source(v, out);
+  if (out.top.size() >= max_source_members) {
+    return make_error(error_code::too_many_columns,
+                      "record has more than " + std::to_string(max_source_members) + " members");
+  }
+  return read_field("", name, v, out.top, out);
+}
+
+std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
+                                                        simdjson::ondemand::value v,
+                                                        debezium_envelope::row& row,
+                                                        debezium_envelope& out) {
+  if (row.present || !row.columns.empty()) {
+    return make_error(error_code::invalid_json, "duplicate " + std::string(name));
+  }
+  json_type type;
+  if (auto code = v.type().get(type)) return _values.fail(code, v);
+  if (type == json_type::null) {
+    if (auto err = _values.skip(v)) return in_context(name, std::move(*err));
+    return std::nullopt;
+  }
+  if (type != json_type::object) {
+    return make_error(error_code::wrong_type, std::string(name) + " must be a JSON object or null");
+  }
+  simdjson::ondemand::object object;
+  if (auto code = v.get_object().get(object)) return _values.fail(code, v);
+  row.present = true;
+  const std::string where = std::string(name) + " column ";
+  for (auto member : object) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    std::string_view column;
+    if (auto code = field.unescaped_key().get(column)) return _values.fail(code, v);
+    if (std::memchr(column.data(), '\0', column.size())) return nul_in_name(where);
+    if (row.columns.size() >= _max_columns) {
+      return make_error(
+          error_code::too_many_columns,
+          std::string(name) + " has more than " + std::to_string(_max_columns) + " columns");
+    }
+    if (auto err = read_field(where, column, field.value(), row.columns, out)) return err;
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::value v,
+                                                           debezium_envelope& out) {
+  json_type type;
+  if (auto code = v.type().get(type)) return _values.fail(code, v);
+  if (type == json_type::null) {
+    if (auto err = _values.skip(v)) return in_context("source", std::move(*err));
+    return std::nullopt;
+  }
+  if (type != json_type::object) {
+    return make_error(error_code::wrong_type, "source must be a JSON object");
+  }
+  if (out.has_source) return make_error(error_code::invalid_json, "duplicate source");
+  out.has_source = true;
+  simdjson::ondemand::object object;
+  if (auto code = v.get_object().get(object)) return _values.fail(code, v);
+  for (auto member : object) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    std::string_view key;
+    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    if (out.source.size() >= max_source_members) {
+      return make_error(error_code::too_many_columns,
+                        "source has more than " + std::to_string(max_source_members) + " members");
+    }
+    if (auto err = read_field("source.", key, field.value(), out.source, out)) return err;
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_field(
+    std::string_view where, std::string_view name, simdjson::ondemand::value v,
+    std::vector<debezium_envelope::field>& into, debezium_envelope& out) {
+  const size_t first = out.leaves.size();
+  auto token = _values.read(v, &out.leaves);
+  if (!token) {
+    const bool column = !where.empty() && where.back() == ' ';
+    return in_context(std::string(where) + (column ? in_quotes(name) : std::string(name)),
+                      token.err());
+  }
+  into.push_back(debezium_envelope::field{name, *token, static_cast<uint32_t>(first),
+                                          static_cast<uint32_t>(out.leaves.size() - first)});
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::value v,
+                                                           bool envelope, debezium_envelope& out) {
+  json_type type;
+  if (auto code = v.type().get(type)) return _values.fail(code, v);
+  if (type == json_type::null) return _values.skip(v);
+  if (type != json_type::object) {
+    return make_error(error_code::wrong_type, "must be a JSON object or null");
+  }
+  simdjson::ondemand::object object;
+  if (auto code = v.get_object().get(object)) return _values.fail(code, v);
+  for (auto member : object) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    std::string_view key;
+    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    simdjson::ondemand::value child = field.value();
+    if (key != "fields") {
+      if (auto err = _values.skip(child)) return in_context(key, std::move(*err));
+      continue;
+    }
+    if (!envelope) {
+      if (auto err = read_schema_fields(child, out.columns_schema)) return err;
+      continue;
+    }
+    // The envelope's fields are before, after, source, op…: keep the image's columns.
+    simdjson::ondemand::array entries;
+    if (auto code = child.get_array().get(entries)) {
+      if (code == simdjson::INCORRECT_TYPE) {
+        return make_error(error_code::wrong_type, "fields must be an array");
+      }
+      return _values.fail(code, child);
+    }
+    bool have_after = false;
+    for (auto element : entries) {
+      simdjson::ondemand::value entry;
+      if (auto code = std::move(element).get(entry)) return _values.fail(code, child);
+      connect_field_schema s;
+      _nested.clear();
+      if (auto err = read_field_schema(entry, s, &_nested)) return err;
+      if (s.field == "after" || (s.field == "before" && !have_after)) {
+        out.columns_schema.swap(_nested);
+        have_after = have_after || s.field == "after";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_schema_fields(
+    simdjson::ondemand::value v, std::vector<connect_field_schema>& into) {
+  simdjson::ondemand::array entries;
+  if (auto code = v.get_array().get(entries)) {
+    if (code == simdjson::INCORRECT_TYPE) {
+      return make_error(error_code::wrong_type, "fields must be an array");
+    }
+    return _values.fail(code, v);
+  }
+  for (auto element : entries) {
+    simdjson::ondemand::value entry;
+    if (auto code = std::move(element).get(entry)) return _values.fail(code, v);
+    if (into.size() >= _max_columns) {
+      return make_error(error_code::too_many_columns,
+                        "schema has more than " + std::to_string(_max_columns) + " fields");
+    }
+    connect_field_schema s;
+    if (auto err = read_field_schema(entry, s, nullptr)) return err;
+    into.push_back(s);
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_field_schema(
+    simdjson::ondemand::value v, connect_field_schema& out,
+    std::vector<connect_field_schema>* nested) {
+  simdjson::ondemand::object object;
+  if (auto code = v.get_object().get(object)) {
+    if (code == simdjson::INCORRECT_TYPE) {
+      return make_error(error_code::wrong_type, "a schema field must be a JSON object");
+    }
+    return _values.fail(code, v);
+  }
+  for (auto member : object) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    std::string_view key;
+    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    simdjson::ondemand::value child = field.value();
+    if (key == "field" || key == "type" || key == "name") {
+      auto token = _values.read(child);
+      if (!token) return in_context(key, token.err());
+      if (token->kind != json_kind::string && token->kind != json_kind::null) {
+        return make_error(error_code::wrong_type,
+                          "schema field member " + std::string(key) + " must be a string");
+      }
+      (key == "field" ? out.field : key == "type" ? out.type : out.name) = token->text;
+    } else if (key == "fields" && nested) {
+      if (auto err = read_schema_fields(child, *nested)) return err;
+    } else if (key == "parameters") {
+      if (auto err = read_parameters(child, out)) return in_context("parameters", std::move(*err));
+    } else if (auto err = _values.skip(child)) {
+      return in_context(key, std::move(*err));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondemand::value v,
+                                                               connect_field_schema& out) {
+  json_type type;
+  if (auto code = v.type().get(type)) return _values.fail(code, v);
+  if (type != json_type::object) return _values.skip(v);
+  simdjson::ondemand::object object;
+  if (auto code = v.get_object().get(object)) return _values.fail(code, v);
+  for (auto member : object) {
+    simdjson::ondemand::field field;
+    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    std::string_view key;
+    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    auto token = _values.read(field.value());
+    if (!token) return in_context(key, token.err());
+    if (key != "scale") continue;
+    // Connect writes parameters as strings ("2"); numbers are accepted too.
+    const auto scale = token->is_scalar() ? parse_integer(token->text) : std::optional<int64_t>{};
+    if (!scale || *scale < std::numeric_limits<int32_t>::min() ||
+        *scale > std::numeric_limits<int32_t>::max()) {
+      return make_error(error_code::wrong_type,
+                        "scale is not an integer: " + std::string(token->text.substr(0, 40)));
+    }
+    out.scale = static_cast<int32_t>(*scale);
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::at_end(simdjson::ondemand::document& doc,
+                                                      std::string_view document) {
+  // A complete root value followed by anything but whitespace is not one JSON document.
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+    return make_error(error_code::invalid_json, "invalid JSON: content after the record (at byte " +
+                                                    std::to_string(rest - document.data()) + ")");
+  }
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::check_unique(
+    const std::vector<debezium_envelope::field>& fields, std::string_view where) {
+  _names.clear();
+  for (const auto& f : fields)
+    _names.push_back(f.name);
+  const auto dup = find_duplicate_name(_names);
+  if (!dup) return std::nullopt;
+  return make_error(error_code::invalid_json,
+                    std::string(where) + " names " + in_quotes(*dup) + " twice");
+}
+
+}  // namespace sluice

@@ -1,0 +1,182 @@
+#include "schemas/debezium/debezium_value_decoder.h"
+
+#include <cstdint>
+#include <optional>
+
+#include "schemas/common/position_parser.h"
+#include "schemas/debezium/connect_logical_types.h"
+
+namespace sluice {
+namespace {
+
+// The unit of a logical type counting time, in parts per second; 0 when it is not one.
+struct time_unit {
+  std::string_view name;
+  int64_t per_second;
+  bool of_day;  // a time of day, else a timestamp
+};
+
+constexpr time_unit time_units[] = {
+    {"io.debezium.time.Timestamp", 1'000, false},
+    {"io.debezium.time.MicroTimestamp", 1'000'000, false},
+    {"io.debezium.time.NanoTimestamp", 1'000'000'000, false},
+    {"org.apache.kafka.connect.data.Timestamp", 1'000, false},
+    {"io.debezium.time.Time", 1'000, true},
+    {"io.debezium.time.MicroTime", 1'000'000, true},
+    {"io.debezium.time.NanoTime", 1'000'000'000, true},
+    {"org.apache.kafka.connect.data.Time", 1'000, true},
+};
+
+constexpr std::string_view decimal_type = "org.apache.kafka.connect.data.Decimal";
+constexpr std::string_view variable_decimal_type = "io.debezium.data.VariableScaleDecimal";
+constexpr std::string_view json_type_name = "io.debezium.data.Json";
+
+bool is_date(std::string_view name) {
+  return name == "io.debezium.time.Date" || name == "org.apache.kafka.connect.data.Date";
+}
+
+error wrong(std::string_view logical, std::string_view what, const json_token& t) {
+  std::string got(t.text.substr(0, 40));
+  if (t.text.size() > 40) got += "...";
+  return make_error(error_code::wrong_type,
+                    std::string(logical) + " must be " + std::string(what) + ", got " + got);
+}
+
+std::optional<int64_t> integer_of(const json_token& t) {
+  if (t.kind != json_kind::number) return std::nullopt;
+  return parse_integer(t.text);
+}
+
+}  // namespace
+
+value plain_value(const json_token& token) {
+  switch (token.kind) {
+    case json_kind::null:
+      return value::null();
+    case json_kind::boolean:
+      return value::boolean(token.text == "true");
+    case json_kind::number:
+      return value::number(token.text);
+    case json_kind::string:
+      return value::string(token.text);
+    case json_kind::object:
+    case json_kind::array:
+      break;
+  }
+  return value::json(token.text);
+}
+
+debezium_value_decoder::debezium_value_decoder(std::string unavailable_value)
+    : _unavailable(std::move(unavailable_value)),
+      _unavailable_base64(encode_base64(_unavailable)) {}
+
+result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
+                                                const debezium_envelope::row& row,
+                                                std::string_view where, image& out) {
+  bool partial = false;
+  out.reserve(out.size() + row.columns.size());
+  for (size_t i = 0; i < row.columns.size(); ++i) {
+    const debezium_envelope::field& column = row.columns[i];
+    auto v = decode(e, column, e.schema_of(column.name, i));
+    if (!v) {
+      return in_context(std::string(where) + " column \"" + std::string(column.name) + "\"",
+                        v.err());
+    }
+    if (v->is_absent()) {
+      partial = true;
+      continue;
+    }
+    out.push_back(column_value{std::string(column.name), std::move(*v)});
+  }
+  return partial;
+}
+
+result<value> debezium_value_decoder::decode(const debezium_envelope& e,
+                                             const debezium_envelope::field& column,
+                                             const connect_field_schema* schema) {
+  if (unavailable(e, column)) return value::absent();
+  if (column.token.kind == json_kind::null) return value::null();
+  if (!schema || schema->name.empty()) return plain_value(column.token);
+  return logical(e, column, *schema);
+}
+
+bool debezium_value_decoder::unavailable(const debezium_envelope& e,
+                                         const debezium_envelope::field& column) const {
+  const json_token& t = column.token;
+  const auto is_placeholder = [this](const json_token& s) {
+    return s.kind == json_kind::string && (s.text == _unavailable || s.text == _unavailable_base64);
+  };
+  if (t.kind == json_kind::string) return is_placeholder(t);
+  if (t.kind != json_kind::array) return false;
+  for (const json_leaf& leaf : e.leaves_of(column)) {
+    if (is_placeholder(leaf.token)) return true;
+  }
+  return false;
+}
+
+result<value> debezium_value_decoder::logical(const debezium_envelope& e,
+                                              const debezium_envelope::field& column,
+                                              const connect_field_schema& schema) {
+  const json_token& t = column.token;
+  const std::string_view name = schema.name;
+  if (name == decimal_type) {
+    if (t.kind != json_kind::string) return wrong(name, "base64 text", t);
+    return decimal(t.text, schema.scale);
+  }
+  if (name == variable_decimal_type) {
+    if (t.kind != json_kind::object) return wrong(name, "an object {scale, value}", t);
+    std::optional<int64_t> scale;
+    std::optional<std::string_view> unscaled;
+    for (const json_leaf& leaf : e.leaves_of(column)) {
+      if (leaf.name == "scale") scale = integer_of(leaf.token);
+      if (leaf.name == "value" && leaf.token.kind == json_kind::string) unscaled = leaf.token.text;
+    }
+    if (!scale || !unscaled || *scale < -max_decimal_scale || *scale > max_decimal_scale) {
+      return wrong(name, "an object {scale: integer, value: base64 text}", t);
+    }
+    return decimal(*unscaled, static_cast<int32_t>(*scale));
+  }
+  if (is_date(name)) {
+    const auto days = integer_of(t);
+    if (!days || *days < INT32_MIN || *days > INT32_MAX) return wrong(name, "a day count", t);
+    return value::string(date_text(*days));
+  }
+  for (const time_unit& unit : time_units) {
+    if (name != unit.name) continue;
+    const auto count = integer_of(t);
+    if (!count) return wrong(name, "an integer", t);
+    if (!unit.of_day) return value::string(timestamp_text(*count, unit.per_second));
+    auto text = time_text(*count, unit.per_second);
+    if (!text) return wrong(name, "a time of day", t);
+    return value::string(*text);
+  }
+  if (name == json_type_name) {
+    if (t.kind != json_kind::string) return wrong(name, "JSON text in a string", t);
+    return value::json(t.text);
+  }
+  return plain_value(t);
+}
+
+result<value> debezium_value_decoder::decimal(std::string_view base64,
+                                              std::optional<int32_t> scale) {
+  if (!scale) {
+    return make_error(error_code::wrong_type,
+                      std::string(decimal_type) + " schema without parameters.scale");
+  }
+  if (base64.size() > (max_decimal_bytes + 2) / 3 * 4) {
+    return make_error(error_code::too_large,
+                      "decimal of more than " + std::to_string(max_decimal_bytes) + " bytes");
+  }
+  if (!decode_base64(base64, _bytes)) {
+    return make_error(error_code::wrong_type,
+                      "decimal bytes are not base64: " + std::string(base64.substr(0, 40)));
+  }
+  auto text = decimal_text(_bytes, *scale);
+  if (!text) {
+    return make_error(error_code::too_large,
+                      "decimal scale " + std::to_string(*scale) + " is out of range");
+  }
+  return value::number(*text);
+}
+
+}  // namespace sluice

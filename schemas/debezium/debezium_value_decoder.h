@@ -1,0 +1,58 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/model/result.h"
+#include "core/model/value.h"
+#include "schemas/debezium/debezium_envelope.h"
+
+namespace sluice {
+
+// A JSON token as a column value: numbers keep their exact text, strings are unescaped,
+// objects and arrays stay raw JSON text (value_kind::json).
+value plain_value(const json_token& token);
+
+// Turns the columns of a Debezium image (or message key) into sluice values (SPEC §3):
+//   - the unavailable-value placeholder ("__debezium_unavailable_value", its base64 form for
+//     binary columns, or an array holding it, for toasted arrays) is absent: the column is
+//     left out of the image and the change is partial;
+//   - with a schema (the {schema, payload} wrapper), Connect and Debezium logical types
+//     become the text of their SQL values:
+//       org.apache.kafka.connect.data.Decimal     base64 two's complement + scale -> "29.99"
+//       io.debezium.data.VariableScaleDecimal     {scale, value(base64)}          -> "29.99"
+//       io.debezium.time.Date, connect Date       days since epoch       -> "2024-01-15"
+//       io.debezium.time.Timestamp (ms), MicroTimestamp (µs), NanoTimestamp (ns), connect
+//       Timestamp (ms)                  -> "2024-01-15T11:30:00.123456" (no zone)
+//       io.debezium.time.Time (ms), MicroTime (µs), NanoTime (ns), connect Time (ms)
+//                                       -> "11:30:00.123456"
+//       io.debezium.data.Json           string -> value_kind::json
+//     ZonedTimestamp, ZonedTime and the other string logical types are already SQL text;
+//     plain bytes stay base64 text.
+//   - without a schema, values are kept as the JSON gave them.
+//
+// Lifecycle: one per decoder (it reuses a byte buffer). Threading: as its decoder.
+class debezium_value_decoder {
+ public:
+  explicit debezium_value_decoder(std::string unavailable_value);
+
+  // Appends the row's columns to out, leaving the unavailable ones out. Returns whether any
+  // was left out (the image is partial). where names the row in errors ("after").
+  result<bool> decode_row(const debezium_envelope& e, const debezium_envelope::row& row,
+                          std::string_view where, image& out);
+  // One column: an absent value for the placeholder.
+  result<value> decode(const debezium_envelope& e, const debezium_envelope::field& column,
+                       const connect_field_schema* schema);
+
+ private:
+  bool unavailable(const debezium_envelope& e, const debezium_envelope::field& column) const;
+  result<value> logical(const debezium_envelope& e, const debezium_envelope::field& column,
+                        const connect_field_schema& schema);
+  result<value> decimal(std::string_view base64, std::optional<int32_t> scale);
+
+  std::string _unavailable;
+  std::string _unavailable_base64;
+  std::string _bytes;  // scratch: decoded base64
+};
+
+}  // namespace sluice

@@ -1,0 +1,451 @@
+#include "schemas/goldengate/goldengate_decoder.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "schemas/goldengate/goldengate_metadata.h"
+
+namespace sluice {
+namespace {
+
+using field = goldengate_field;
+
+utc_offset zone_or_throw(const std::string& text) {
+  auto zone = parse_utc_offset(text);
+  if (!zone) throw std::invalid_argument("source.timezone: " + zone.err().message);
+  return *zone;
+}
+
+std::string in_quotes(std::string_view s) {
+  return "\"" + std::string(s.substr(0, 64)) + "\"";
+}
+
+const column_value* find_column(const image& img, std::string_view name) {
+  for (const column_value& c : img) {
+    if (c.name == name && !c.v.is_absent()) return &c;
+  }
+  return nullptr;
+}
+
+// Copies the scalar `name` of an object member's leaves into out, if it is a string.
+void copy_leaf(const goldengate_record& r, const goldengate_record::member* m,
+               std::string_view name, std::string& out) {
+  if (!m || m->token.kind != json_kind::object) return;
+  for (const json_leaf& leaf : r.leaves_of(*m)) {
+    if (leaf.name == name && leaf.token.kind == json_kind::string) {
+      out.assign(leaf.token.text);
+      return;
+    }
+  }
+}
+
+constexpr std::string_view learned_from_metadata = "goldengate OBJECT_METADATA";
+
+}  // namespace
+
+std::optional<error> goldengate_decoder::check(const goldengate_options& options) {
+  auto zone = parse_utc_offset(options.source_timezone);
+  if (!zone) return in_context("source.timezone", zone.err());
+  return goldengate_names::check(options.field_names, options.op_names);
+}
+
+goldengate_decoder::goldengate_decoder(table_catalog& catalog, goldengate_options options)
+    : _catalog(catalog),
+      _options(std::move(options)),
+      _zone(zone_or_throw(_options.source_timezone)),
+      _names(_options.field_names, _options.op_names),
+      _reader(_names, _options.limits.max_depth, _options.limits.max_columns) {}
+
+const std::string* goldengate_decoder::schema(std::string_view id) const {
+  auto it = _schemas.find(id);
+  return it == _schemas.end() ? nullptr : &it->second;
+}
+
+std::optional<error> goldengate_decoder::decode(const raw_message& msg, decode_output& out) {
+  if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
+  const std::string_view bytes = *msg.value;
+  if (bytes.size() > _options.limits.max_message_bytes) {
+    return make_error(error_code::too_large, "message of " + std::to_string(bytes.size()) +
+                                                 " bytes exceeds " +
+                                                 std::to_string(_options.limits.max_message_bytes));
+  }
+  if (auto err = read(bytes)) return err;
+
+  const slot& op_type = _record.get(field::op_type);
+  if (!op_type.given()) {
+    // JSON Schema records carry no op_type (seed 003): recognized by their shape.
+    if (_record.find("$schema") || (_record.find("id") && _record.find("properties"))) {
+      return on_schema();
+    }
+    return make_error(error_code::missing_field,
+                      "record has no " + label(field::op_type) +
+                          " and is not a JSON Schema record ($schema, or id and properties)");
+  }
+  if (op_type.token.kind != json_kind::string) {
+    return make_error(error_code::wrong_type, label(field::op_type) + " must be a string");
+  }
+  const std::string_view type = op_type.token.text;
+  if (type == "STREAM_METADATA") {
+    on_stream_metadata();
+    return std::nullopt;
+  }
+  if (type == "OBJECT_METADATA") return on_object_metadata(msg, out);
+  if (type == "DDL") return on_ddl(msg, out);
+  if (const auto op = _names.op(type)) return on_dml(*op, msg, out);
+  std::string expected;
+  for (auto op : {goldengate_op::insert, goldengate_op::update, goldengate_op::remove,
+                  goldengate_op::upsert}) {
+    expected +=
+        std::string(expected.empty() ? "" : ", ") + "\"" + std::string(_names.sent_op(op)) + "\"";
+  }
+  return make_error(error_code::unknown_op, "unknown " + label(field::op_type) + " " +
+                                                in_quotes(type) + " (expected " + expected +
+                                                ", STREAM_METADATA, OBJECT_METADATA or DDL)");
+}
+
+std::optional<error> goldengate_decoder::read(std::string_view bytes) {
+  const simdjson::padded_string_view padded = _buffer.assign(bytes);
+  simdjson::ondemand::document doc;
+  if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
+  if (auto err = _reader.read(doc, padded, /*unwrap=*/true, _record)) return err;
+  if (!_record.data_text) return std::nullopt;
+  // CloudEvents data sent as a JSON string: its text lives in the parser's string buffer,
+  // which the next parse reuses, so it is copied first.
+  const simdjson::padded_string_view data = _data_buffer.assign(*_record.data_text);
+  simdjson::ondemand::document inner;
+  if (auto code = _parser.iterate(data).get(inner)) {
+    return in_context("CloudEvents data", json_error(code));
+  }
+  if (auto err = _reader.read(inner, data, /*unwrap=*/false, _record)) {
+    return in_context("CloudEvents data", *err);
+  }
+  return std::nullopt;
+}
+
+std::optional<error> goldengate_decoder::on_schema() {
+  const goldengate_record::member* id = _record.find("id");
+  if (!id || id->token.kind != json_kind::string || id->token.text.empty()) return std::nullopt;
+  const std::string_view text = _record.raw;
+  auto it = _schemas.find(id->token.text);
+  if (it != _schemas.end()) {
+    // Sent again, possibly changed.
+    if (_schema_bytes - it->second.size() + text.size() <= max_cached_schema_bytes) {
+      _schema_bytes = _schema_bytes - it->second.size() + text.size();
+      it->second.assign(text);
+    }
+  } else if (_schema_bytes + id->token.text.size() + text.size() <= max_cached_schema_bytes) {
+    _schema_bytes += id->token.text.size() + text.size();
+    _schemas.emplace(std::string(id->token.text), std::string(text));
+  }
+  return std::nullopt;
+}
+
+void goldengate_decoder::on_stream_metadata() {
+  const auto* producer = _record.find("producer");
+  const auto* database = _record.find("database");
+  copy_leaf(_record, producer, "name", _stream.producer_name);
+  copy_leaf(_record, producer, "version", _stream.producer_version);
+  copy_leaf(_record, database, "name", _stream.database_name);
+  copy_leaf(_record, database, "version", _stream.database_version);
+  copy_leaf(_record, database, "timeZone", _stream.database_time_zone);
+  ++_stream.records;
+}
+
+std::optional<error> goldengate_decoder::on_object_metadata(const raw_message& msg,
+                                                            decode_output& out) {
+  auto entry = table();
+  if (!entry) return entry.err();
+  if (!_record.has_columns) {
+    if (_record.find("columns")) {
+      return make_error(error_code::wrong_type, "OBJECT_METADATA columns must be an object");
+    }
+    return make_error(error_code::missing_field, "OBJECT_METADATA record has no columns");
+  }
+  if (_record.columns.empty()) {
+    return make_error(error_code::missing_field, "OBJECT_METADATA record lists no columns");
+  }
+  auto ts = op_ts();
+  if (!ts) return ts.err();
+  auto seq = sequence(*ts, msg.offset);
+  if (!seq) return seq.err();
+
+  learned_shape shape = shape_of(_record.columns);
+  catalog_update update;
+  update.table = (*entry)->name;
+  update.columns = shape.columns;
+  update.key_columns = shape.key_columns;
+  update.learned_from = std::string(learned_from_metadata);
+  update.seq = *seq;
+  update.origin = message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
+
+  // Re-sent (on every partition) or late records: an older one leaves the entry alone.
+  csn& last = _metadata_seq[*entry];
+  if (seq->empty() || last.empty() || *seq >= last) {
+    learn_shape(**entry, std::move(shape.columns), std::move(shape.key_columns));
+    if (!seq->empty()) last = std::move(*seq);
+  }
+  out.catalog.push_back(std::move(update));
+  return std::nullopt;
+}
+
+std::optional<error> goldengate_decoder::on_ddl(const raw_message& msg, decode_output& out) {
+  if (!_record.has_ddl) {
+    if (_record.find("ddl")) return make_error(error_code::wrong_type, "ddl must be an object");
+    return make_error(error_code::missing_field, "DDL record has no ddl");
+  }
+  if (!_record.ddl_statement) {
+    return make_error(error_code::missing_field, "DDL record has no ddl.statement");
+  }
+  ddl_record record;
+  if (!_record.ddl_qualified.empty()) {
+    auto name = parse_qual_table(_record.ddl_qualified);
+    if (!name) return in_context("ddl.object", name.err());
+    record.table = std::move(*name);
+  } else if (!_record.ddl_object.empty()) {
+    record.table = table_name{std::string(_record.ddl_catalog), std::string(_record.ddl_schema),
+                              std::string(_record.ddl_object)};
+  } else if (const slot& q = _record.get(field::qual_table);
+             q.given() && q.token.kind == json_kind::string && !q.token.text.empty()) {
+    auto name = parse_qual_table(q.token.text);
+    if (!name) return name.err();
+    record.table = std::move(*name);
+  }
+  auto ts = op_ts();
+  if (!ts) return ts.err();
+  auto seq = sequence(*ts, msg.offset);
+  if (!seq) return seq.err();
+  record.statement = std::string(*_record.ddl_statement);
+  record.seq = std::move(*seq);
+  record.source_ts = ts->value_or(timestamp_ns{0});
+  record.origin = message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
+  out.ddl.push_back(std::move(record));
+  return std::nullopt;
+}
+
+std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_message& msg,
+                                                decode_output& out) {
+  const std::string op_name(canonical_name(op));
+  auto entry = table();
+  if (!entry) return entry.err();
+  table_entry& t = **entry;
+  auto ts = op_ts();
+  if (!ts) return ts.err();
+  auto tx = transaction();
+  if (!tx) return tx.err();
+  // pos is opaque (seed 003: store exactly, do not parse); only its type is checked.
+  if (const slot& pos = _record.get(field::pos); pos.given() && !pos.token.is_scalar()) {
+    return make_error(error_code::wrong_type, label(field::pos) + " must be a string");
+  }
+  for (field f : {field::before, field::after}) {
+    const slot& s = _record.get(f);
+    if (s.given() && s.token.kind != json_kind::object) {
+      return make_error(error_code::wrong_type, label(f) + " must be an object");
+    }
+  }
+  const bool has_before = _record.get(field::before).given();
+  const bool has_after = _record.get(field::after).given();
+  auto seq = sequence(*ts, msg.offset);
+  if (!seq) return seq.err();
+  if (seq->empty()) {
+    return make_error(error_code::bad_csn, op_name + " record has neither " + label(field::csn) +
+                                               " nor " + label(field::op_ts) +
+                                               ": it cannot be ordered");
+  }
+  auto columns = key_columns(t);
+  if (!columns) return columns.err();
+  const std::vector<std::string>& key = **columns;
+  const auto missing_image = [&](field f) {
+    return make_error(error_code::missing_field, op_name + " record has no " + label(f) + " image");
+  };
+
+  change c;
+  switch (op) {
+    case goldengate_op::insert:
+    case goldengate_op::upsert: {
+      if (!has_after) return missing_image(field::after);
+      if (!key.empty()) {
+        auto k = key_of(t, key, _record.after, nullptr, label(field::after));
+        if (!k) return k.err();
+        c.key = std::move(*k);
+      }
+      c.after = std::move(_record.after);
+      break;
+    }
+    case goldengate_op::update: {
+      if (!has_after) return missing_image(field::after);
+      const image* before = has_before ? &_record.before : nullptr;
+      if (!key.empty()) {
+        auto k = key_of(t, key, _record.after, before, label(field::after));
+        if (!k) return k.err();
+        if (before && has_all(*before, key)) {
+          auto old = key_of(t, key, *before, nullptr, label(field::before));
+          if (!old) return old.err();
+          if (old->canonical != k->canonical) c.old_key = std::move(*old);
+        }
+        c.key = std::move(*k);
+      }
+      if (before) add_missing_columns(_record.after, _record.before);
+      c.partial = !covers_table(t, _record.after);
+      c.after = std::move(_record.after);
+      break;
+    }
+    case goldengate_op::remove: {
+      if (!has_before) return missing_image(field::before);
+      if (!key.empty()) {
+        auto k = key_of(t, key, _record.before, nullptr, label(field::before));
+        if (!k) return k.err();
+        c.key = std::move(*k);
+      }
+      c.op = op_kind::remove;
+      c.after = std::move(_record.before);
+      break;
+    }
+  }
+  c.table = &t;
+  c.seq = std::move(*seq);
+  c.source.tx = std::move(*tx);
+  c.source.source_ts = ts->value_or(timestamp_ns{0});
+  c.source.read = read_method::cdc;
+  c.source.origin =
+      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
+  out.changes.push_back(std::move(c));
+  return std::nullopt;
+}
+
+result<table_entry*> goldengate_decoder::table() {
+  const slot& q = _record.get(field::qual_table);
+  if (!q.given()) {
+    return make_error(error_code::missing_field, "record has no " + label(field::qual_table));
+  }
+  if (q.token.kind != json_kind::string) {
+    return make_error(error_code::wrong_type, label(field::qual_table) + " must be a string");
+  }
+  if (q.token.text.empty()) {
+    return make_error(error_code::missing_field, label(field::qual_table) + " is empty");
+  }
+  if (_last_table && q.token.text == _last_qual_table) return _last_table;
+  auto name = parse_qual_table(q.token.text);
+  if (!name) return name.err();
+  _last_table = _catalog.intern(*name);
+  _last_qual_table.assign(q.token.text);
+  return _last_table;
+}
+
+result<std::optional<timestamp_ns>> goldengate_decoder::op_ts() const {
+  const slot& s = _record.get(field::op_ts);
+  if (!s.given()) return std::optional<timestamp_ns>{};
+  result<timestamp_ns> ts = make_error(error_code::wrong_type, "must be a string or a number");
+  if (s.token.kind == json_kind::string) ts = parse_timestamp(s.token.text, _zone);
+  if (s.token.kind == json_kind::number) ts = parse_epoch_millis(s.token.text);
+  if (!ts) return in_context(label(field::op_ts), ts.err());
+  return std::optional<timestamp_ns>{*ts};
+}
+
+result<csn> goldengate_decoder::sequence(std::optional<timestamp_ns> ts, kafka_offset offset) {
+  const json_token* parts[2] = {nullptr, nullptr};
+  const field names[2] = {field::csn, field::op_seq};
+  for (int i = 0; i < 2; ++i) {
+    const slot& s = _record.get(names[i]);
+    if (!s.given()) continue;
+    if (s.token.kind != json_kind::string && s.token.kind != json_kind::number) {
+      return make_error(error_code::bad_csn, label(names[i]) + " must be a string or a number");
+    }
+    parts[i] = &s.token;
+  }
+  return _ordering.sequence(parts[0], parts[1], ts, offset);
+}
+
+result<std::string> goldengate_decoder::transaction() const {
+  const slot& s = _record.get(field::xid);
+  if (!s.given()) return std::string();
+  if (!s.token.is_scalar()) {
+    return make_error(error_code::wrong_type, label(field::xid) + " must be a string");
+  }
+  return std::string(s.token.text);
+}
+
+result<const std::vector<std::string>*> goldengate_decoder::key_columns(const table_entry& t) {
+  if (t.key_configured) return &t.key_columns;
+  _key_columns.clear();
+  if (const auto* pk = _record.find("primary_keys"); pk && pk->token.kind != json_kind::null) {
+    const auto wrong = [] {
+      return make_error(error_code::wrong_type, "primary_keys must be an array of column names");
+    };
+    if (pk->token.kind == json_kind::string) {
+      _key_columns.emplace_back(pk->token.text);
+    } else if (pk->token.kind == json_kind::array) {
+      for (const json_leaf& leaf : _record.leaves_of(*pk)) {
+        if (leaf.token.kind != json_kind::string || leaf.token.text.empty()) return wrong();
+        _key_columns.emplace_back(leaf.token.text);
+      }
+    } else {
+      return wrong();
+    }
+    if (!_key_columns.empty()) return &_key_columns;
+  }
+  if (!t.key_columns.empty()) return &t.key_columns;
+  return &_options.default_key_columns;
+}
+
+result<row_key> goldengate_decoder::key_of(const table_entry& t,
+                                           const std::vector<std::string>& columns,
+                                           const image& img, const image* fallback,
+                                           std::string_view which) {
+  std::vector<value> values;
+  values.reserve(columns.size());
+  _key_classes.assign(columns.size(), column_class::unknown);
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const column_value* found = find_column(img, columns[i]);
+    if (!found && fallback) found = find_column(*fallback, columns[i]);
+    if (!found) {
+      return make_error(error_code::missing_key,
+                        "key column " + in_quotes(columns[i]) + " of table " + t.name.qualified() +
+                            " is not in the " + std::string(which) + " image");
+    }
+    values.push_back(found->v);
+    for (const column_info& info : t.columns) {
+      if (info.name == columns[i]) _key_classes[i] = info.cls;
+    }
+  }
+  auto k = make_row_key(columns, std::move(values), _key_classes);
+  if (!k) return in_context("table " + t.name.qualified(), k.err());
+  return k;
+}
+
+bool goldengate_decoder::has_all(const image& img, const std::vector<std::string>& columns) const {
+  for (const std::string& c : columns) {
+    if (!find_column(img, c)) return false;
+  }
+  return true;
+}
+
+bool goldengate_decoder::covers_table(const table_entry& t, const image& img) {
+  if (t.columns.empty() || img.size() < t.columns.size()) return false;
+  _name_scratch.clear();
+  for (const column_value& c : img) {
+    if (!c.v.is_absent()) _name_scratch.push_back(c.name);
+  }
+  std::sort(_name_scratch.begin(), _name_scratch.end());
+  for (const column_info& c : t.columns) {
+    if (!std::binary_search(_name_scratch.begin(), _name_scratch.end(), c.name)) return false;
+  }
+  return true;
+}
+
+void goldengate_decoder::add_missing_columns(image& after, image& before) {
+  _name_scratch.clear();
+  for (const column_value& c : after)
+    _name_scratch.push_back(c.name);
+  std::sort(_name_scratch.begin(), _name_scratch.end());
+  image extra;  // appended after the scan: growing `after` would move the names viewed above
+  for (column_value& c : before) {
+    if (!std::binary_search(_name_scratch.begin(), _name_scratch.end(), c.name)) {
+      extra.push_back(std::move(c));
+    }
+  }
+  for (column_value& c : extra)
+    after.push_back(std::move(c));
+}
+
+}  // namespace sluice

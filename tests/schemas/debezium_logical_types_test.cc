@@ -1,0 +1,92 @@
+#include "schemas/debezium/connect_logical_types.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace sluice {
+namespace {
+
+std::string bytes_of(std::string_view base64) {
+  std::string out;
+  REQUIRE(decode_base64(base64, out));
+  return out;
+}
+
+std::string decimal(std::string_view base64, int32_t scale) {
+  auto text = decimal_text(bytes_of(base64), scale);
+  REQUIRE(text.has_value());
+  return *text;
+}
+
+}  // namespace
+
+TEST_CASE("base64 decodes with or without padding and refuses other text") {
+  std::string out;
+  CHECK(decode_base64("C7c=", out));
+  CHECK(out == "\x0b\xb7");
+  CHECK(decode_base64("C7c", out));
+  CHECK(out == "\x0b\xb7");
+  CHECK(decode_base64("", out));
+  CHECK(out.empty());
+  CHECK_FALSE(decode_base64("C7c*", out));
+  CHECK_FALSE(decode_base64("C", out));
+  CHECK(encode_base64("__debezium_unavailable_value") ==
+        "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==");
+  CHECK(encode_base64("ab") == "YWI=");
+}
+
+TEST_CASE("a Connect Decimal is exact decimal text, whatever its size and sign") {
+  CHECK(decimal("C7c=", 2) == "29.99");
+  CHECK(decimal("dSY=", 3) == "29.990");  // the scale's digits are kept
+  CHECK(decimal("9Ek=", 2) == "-29.99");
+  CHECK(decimal("/w==", 1) == "-0.1");
+  CHECK(decimal("gA==", 0) == "-128");
+  CHECK(decimal("fw==", 0) == "127");
+  CHECK(decimal("AIA=", 0) == "128");
+  CHECK(decimal("BQ==", 4) == "0.0005");
+  CHECK(decimal("AA==", 2) == "0.00");
+  CHECK(decimal("", 0) == "0");
+  CHECK(decimal("BQ==", -2) == "500");
+  CHECK(decimal("AQAAAAAAAAAB", 0) == "18446744073709551617");  // 2^64 + 1
+  CHECK(decimal("/v/////////7", 0) == "-18446744073709551621");
+  CHECK(decimal("CUmw9vACMxPESZBQ3jjzTg==", 10) == "1234567890123456789012345678.9012345678");
+}
+
+TEST_CASE("a Decimal beyond the bounds is refused rather than expanded") {
+  CHECK_FALSE(decimal_text(std::string(max_decimal_bytes + 1, '\x7f'), 0).has_value());
+  CHECK_FALSE(decimal_text("\x01", max_decimal_scale + 1).has_value());
+  CHECK(decimal_text(std::string(max_decimal_bytes, '\x7f'), 0).has_value());
+}
+
+TEST_CASE("dates are days since the epoch") {
+  CHECK(date_text(0) == "1970-01-01");
+  CHECK(date_text(19737) == "2024-01-15");
+  CHECK(date_text(-1) == "1969-12-31");
+  CHECK(date_text(-719162) == "0001-01-01");
+  CHECK(date_text(-719163) == "0001-12-31 BC");
+  CHECK(date_text(2932896) == "9999-12-31");
+  CHECK(date_text(2932897) == "10000-01-01");
+}
+
+TEST_CASE("timestamps are ISO text without a zone, to their unit's precision") {
+  CHECK(timestamp_text(1705318200123456, 1'000'000) == "2024-01-15T11:30:00.123456");
+  CHECK(timestamp_text(1705318200000000, 1'000'000) == "2024-01-15T11:30:00");
+  CHECK(timestamp_text(1705318200120000, 1'000'000) == "2024-01-15T11:30:00.12");
+  CHECK(timestamp_text(1705318200123, 1'000) == "2024-01-15T11:30:00.123");
+  CHECK(timestamp_text(1705318200123456789, 1'000'000'000) == "2024-01-15T11:30:00.123456789");
+  CHECK(timestamp_text(-1, 1'000) == "1969-12-31T23:59:59.999");
+  CHECK(timestamp_text(0, 1'000) == "1970-01-01T00:00:00");
+  // Debezium's PostgreSQL 'infinity' sentinel is far away but still a date.
+  CHECK(timestamp_text(INT64_MAX, 1'000'000).starts_with("294247-01-10T04:00:54.775807"));
+}
+
+TEST_CASE("times of day count from midnight and may be PostgreSQL's 24:00:00") {
+  CHECK(time_text(41'400'123'456, 1'000'000) == "11:30:00.123456");
+  CHECK(time_text(41'400'000, 1'000) == "11:30:00");
+  CHECK(time_text(86'400'000'000, 1'000'000) == "24:00:00");
+  CHECK_FALSE(time_text(86'400'000'001, 1'000'000).has_value());
+  CHECK_FALSE(time_text(-1, 1'000).has_value());
+}
+
+}  // namespace sluice
