@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -9,8 +11,15 @@
 
 namespace sluice {
 
+struct pg_error_class;
+
 enum class apply_delete_mode : uint8_t { hard, soft };
 enum class apply_keyless_mode : uint8_t { append, dead_letter };
+// How a statement's rows reach the server (SPEC §4 "Bulk path").
+enum class apply_bulk_path : uint8_t {
+  copy,    // COPY into a session staging table (copy_stager.h)
+  unnest,  // unnest() over one array parameter per column
+};
 
 // What the PostgreSQL applier does with a merged batch (SPEC §4). Filled from the connector's
 // configuration; every field has the documented default.
@@ -30,12 +39,17 @@ struct apply_options {
   // Transient failures re-run the whole transaction up to max_attempts times in all, waiting
   // backoff_initial, doubling up to backoff_max, between attempts.
   int max_attempts = 5;
+  // Called with every PostgreSQL error the applier classifies, retried or not (for
+  // sluice_postgres_errors_total); runs on the applier's thread.
+  std::function<void(const pg_error_class&)> on_error;
   std::chrono::milliseconds backoff_initial{100};
   std::chrono::milliseconds backoff_max{5000};
   // Writers of one key serialize on an advisory lock of bucket hash(table, key) % lock_buckets.
   // Each bucket a transaction holds takes a slot of PostgreSQL's shared lock table
   // (max_locks_per_transaction x max_connections), so this stays well below that.
   uint32_t lock_buckets = 1024;
+  // COPY by default: integration/bench/apply_bench.cc measures both on the same rows.
+  apply_bulk_path bulk_path = apply_bulk_path::copy;
 };
 
 }  // namespace sluice

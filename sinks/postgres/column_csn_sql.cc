@@ -10,13 +10,14 @@ using sql::older_than;
 using sql::quote_literal;
 using sql::stored_csn;
 using sql::stored_map;
-using sql::unnest;
+using sql::with_tombstone;
 
 std::string upsert_versioned_sql(const target_table& table,
                                  const std::vector<const column_def*>& key,
                                  const std::vector<const column_def*>& columns,
                                  const std::vector<const column_def*>& all_columns,
-                                 const write_sql_context& ctx) {
+                                 const write_sql_context& ctx, std::string source) {
+  if (source.empty()) source = unnest_source(3, upsert_versioned_lead(), key, columns);
   std::string names, values, updates, newer_any;
   std::vector<std::pair<std::string, std::string>> stamps;
   auto add = [](std::string& list, const std::string& item) {
@@ -32,10 +33,18 @@ std::string upsert_versioned_sql(const target_table& table,
         "decode(s._sluice_col_csn ->> " + quote_literal(c->name) + ", 'hex')";
     const std::string excluded_csn = "decode(EXCLUDED." + quote_identifier(meta::col_csn) +
                                      " ->> " + quote_literal(c->name) + ", 'hex')";
-    const std::string newer = "(" + excluded_csn + " > " + stored_csn(*c) + ")";
+    // Newer, or at the same CSN a value where the row holds NULL: the column was cleared by a
+    // delete at that CSN, and an upsert beats a delete at equal CSN (SPEC §2) — or another
+    // image of that CSN held NULL, and the greater value is kept, as the merge keeps it. One
+    // row comparison, so that each side is computed once.
+    const std::string col = quote_identifier(c->name);
+    const std::string newer = "(ROW(" + excluded_csn + ", EXCLUDED." + col +
+                              " IS NOT NULL) > ROW(" + stored_csn(*c) + ", d." + col +
+                              " IS NOT NULL))";
     add(names, quote_identifier(c->name));
     // A column older than the key's tombstone was deleted after it was set: NULL.
-    add(values, "CASE WHEN tb.csn IS NULL OR " + in_csn + " >= tb.csn THEN " + cast(*c) + " END");
+    add(values, "CASE WHEN s._sluice_tomb IS NULL OR " + in_csn + " >= s._sluice_tomb THEN " +
+                    cast(*c) + " END");
     add(updates, quote_identifier(c->name) + " = CASE WHEN " + newer + " THEN EXCLUDED." +
                      quote_identifier(c->name) + " ELSE d." + quote_identifier(c->name) + " END");
     stamps.emplace_back(quote_literal(c->name), "CASE WHEN " + newer + " THEN EXCLUDED." +
@@ -60,17 +69,8 @@ std::string upsert_versioned_sql(const target_table& table,
   for (const column_def* c : key)
     add(conflict, quote_identifier(c->name));
   return "INSERT INTO " + qualified_name(table) + " AS d (" + names + ") SELECT " + values +
-         " FROM " +
-         unnest(3,
-                {{"bytea[]", "_sluice_key"},
-                 {"bytea[]", "_sluice_row_csn"},
-                 {"jsonb[]", "_sluice_col_csn"}},
-                key, columns) +
-         // The key's or the table's tombstone, whichever is newer (bytea has no max()).
-         " LEFT JOIN LATERAL (SELECT t.csn FROM " + ctx.tombstones +
-         " t WHERE t.target_schema = $1 AND t.target_table = $2"
-         " AND t.key IN (s._sluice_key, ''::bytea) ORDER BY t.csn DESC LIMIT 1) tb ON true"
-         " WHERE tb.csn IS NULL OR tb.csn <= s._sluice_row_csn"
+         " FROM " + with_tombstone(ctx, source) +
+         " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn"
          " ON CONFLICT (" +
          conflict + ") DO UPDATE SET " + updates + " WHERE " + newer_any;
 }

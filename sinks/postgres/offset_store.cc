@@ -152,7 +152,7 @@ std::vector<stored_offset> offset_store::read(
           _table +
           " o JOIN unnest($2::text[], $3::int4[]) AS p(topic, partition) "
           "ON o.topic = p.topic AND o.partition = p.partition "
-          "WHERE o.connector = $1 ORDER BY o.topic, o.partition",
+          "WHERE o.connector = $1 ORDER BY o.topic, o.partition FOR SHARE OF o",
       _connector, topics.take(), parts.take()));
 }
 

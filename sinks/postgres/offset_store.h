@@ -56,7 +56,10 @@ class offset_store {
                                    const std::vector<partition_progress>& progress) const;
   // Every stored offset of the connector, by topic and partition.
   std::vector<stored_offset> read(pqxx::transaction_base& tx) const;
-  // The stored offsets of the given partitions (for resolving an in-doubt commit).
+  // The stored offsets of the given partitions (for resolving an in-doubt commit), locked
+  // FOR SHARE: a transaction still committing or rolling back on a lost connection holds
+  // them, and the read waits for its outcome instead of guessing. Needs a read-write
+  // transaction.
   std::vector<stored_offset> read(pqxx::transaction_base& tx,
                                   const std::vector<partition_progress>& progress) const;
 

@@ -7,6 +7,7 @@
 #include <thread>
 #include <tuple>
 
+#include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <pqxx/transaction>
 
@@ -41,7 +42,8 @@ pg_applier::pg_applier(std::string dsn, apply_options options)
       _writer(_options, _schema.table("tombstones")),
       _locks(_options.lock_buckets),
       _offsets(_schema, _options.connector),
-      _dead_letters(_schema, _options.connector) {
+      _dead_letters(_schema, _options.connector),
+      _catalog(_schema, _options.connector) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   if (_options.max_attempts < 1) _options.max_attempts = 1;
 }
@@ -51,9 +53,18 @@ pg_applier::~pg_applier() = default;
 pqxx::connection& pg_applier::connection() {
   if (!_conn) {
     auto conn = std::make_unique<pqxx::connection>(_dsn);
-    conn->set_client_encoding("UTF8");
-    // NOTICEs ("relation already exists, skipping") are not worth a line on stderr.
-    pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning");
+    try {
+      conn->set_client_encoding("UTF8");
+      // NOTICEs ("relation already exists, skipping") are not worth a line on stderr.
+      pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning");
+    } catch (const pqxx::broken_connection&) {
+      throw;
+    } catch (const std::exception& e) {
+      // libpqxx reports a connection lost here as a plain failure ("Setting client encoding
+      // failed."): it is a lost connection all the same, to be retried.
+      if (!conn->is_open()) throw pqxx::broken_connection(e.what());
+      throw;
+    }
     _conn = std::move(conn);
   }
   if (!_migrated) {
@@ -88,6 +99,7 @@ auto pg_applier::with_retries(F&& body) {
       return body(connection());
     } catch (const std::exception& e) {
       _last_error = classify_pg_error(e);
+      if (_options.on_error) _options.on_error(_last_error);
       const pg_error_action action = _last_error.action;
       if (action != pg_error_action::retry && action != pg_error_action::reconnect &&
           action != pg_error_action::in_doubt) {
@@ -139,9 +151,17 @@ size_t pg_applier::expire_tombstones(std::chrono::seconds retention) {
   });
 }
 
+std::vector<catalog_update> pg_applier::load_catalog() {
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_load_catalog");
+    return _catalog.load(tx);
+  });
+}
+
 apply_stats pg_applier::apply(const merged_batch& batch,
                               const std::vector<dead_letter>& dead_letters,
-                              const std::vector<partition_progress>& progress) {
+                              const std::vector<partition_progress>& progress,
+                              const batch_metadata& metadata) {
   check_progress(progress);
   std::vector<dead_letter> found;
   std::vector<table_plan> plans = _planner.plan(batch, found);
@@ -162,7 +182,7 @@ apply_stats pg_applier::apply(const merged_batch& batch,
     try {
       pqxx::connection& conn = connection();
       _ddl.prepare(conn, plans, found);
-      run_batch(plans, dead_letters, found, progress, isolate, stats);
+      run_batch(plans, dead_letters, found, progress, metadata, isolate, stats);
       return stats;
     } catch (const stale_epoch_error&) {
       throw;
@@ -170,6 +190,7 @@ apply_stats pg_applier::apply(const merged_batch& batch,
       throw;
     } catch (const std::exception& e) {
       _last_error = classify_pg_error(e);
+      if (_options.on_error) _options.on_error(_last_error);
       switch (_last_error.action) {
         case pg_error_action::reject:
           // Once: re-run with the table writes under savepoints to find the culprit. A
@@ -207,8 +228,8 @@ apply_stats pg_applier::apply(const merged_batch& batch,
 
 void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dead_letter>& given,
                            std::vector<dead_letter>& found,
-                           const std::vector<partition_progress>& progress, bool isolate,
-                           apply_stats& stats) {
+                           const std::vector<partition_progress>& progress,
+                           const batch_metadata& metadata, bool isolate, apply_stats& stats) {
   pqxx::work tx(*_conn, "sluice_batch");
 
   _locks.clear();
@@ -220,6 +241,8 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
     }
   }
   _locks.acquire(tx);
+  // Under the key locks: another lane may have created or versioned a table since we cached it.
+  _ddl.refresh(tx, plans);
 
   // Before any write, so that a zombie fails fast.
   const std::vector<std::string> stale = _offsets.advance(tx, progress);
@@ -240,6 +263,9 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
       _writer.write(tx, p, shape, 0, p.item_count(), stats);
     }
   }
+  // What the batch's metadata records taught: kept exactly when the offsets move past them.
+  _catalog.write(tx, metadata.catalog);
+  _catalog.record(tx, metadata.ddl);
 
   std::vector<const dead_letter*> letters;
   letters.reserve(given.size() + found.size());
@@ -296,7 +322,9 @@ commit_outcome pg_applier::resolve_in_doubt(const std::vector<partition_progress
   // Without offsets there is nothing to read back: running the batch again is safe for the
   // rows (every write is guarded by CSN) and may repeat only its dead letters and appends.
   if (progress.empty()) return commit_outcome::not_committed;
-  pqxx::read_transaction tx(connection(), "sluice_in_doubt");
+  // Read-write: offset_store::read locks the rows FOR SHARE, which waits for the lost
+  // transaction if the server is still committing (or rolling back) it.
+  pqxx::work tx(connection(), "sluice_in_doubt");
   return resolve_commit(progress, _offsets.read(tx, progress));
 }
 

@@ -11,6 +11,8 @@
 #include "core/model/batch_records.h"
 #include "sinks/postgres/apply_options.h"
 #include "sinks/postgres/apply_stats.h"
+#include "sinks/postgres/batch_metadata.h"
+#include "sinks/postgres/catalog_writer.h"
 #include "sinks/postgres/dead_letter_writer.h"
 #include "sinks/postgres/key_locks.h"
 #include "sinks/postgres/offset_store.h"
@@ -34,6 +36,7 @@ namespace sluice {
 //     CAS     offsets: moves only where (owner_epoch, next_offset) are still the expected
 //             ones, else stale_epoch_error and nothing of the batch is kept
 //     write   per table: truncate, deletes + tombstones, guarded upserts (table_writer)
+//     metadata catalog updates and DDL history (catalog_writer)
 //     dead letters
 //   COMMIT
 //
@@ -65,9 +68,15 @@ class pg_applier {
   // progress the offsets it moves (each (topic, partition) once; empty for replays that do
   // not touch offsets). Throws stale_epoch_error when the offsets compare-and-set fails,
   // schema_error when a table may not be created or evolved, and the PostgreSQL error when it
-  // is fatal or retries are exhausted.
+  // is fatal or retries are exhausted. metadata: the catalog updates and DDL records the
+  // batch's messages decoded into, written in the same transaction.
   apply_stats apply(const merged_batch& batch, const std::vector<dead_letter>& dead_letters,
-                    const std::vector<partition_progress>& progress);
+                    const std::vector<partition_progress>& progress,
+                    const batch_metadata& metadata = {});
+
+  // What <state schema>.catalog holds for options().connector: at start-up, teach the table
+  // catalog what metadata records taught before the committed offsets.
+  std::vector<catalog_update> load_catalog();
 
   // Stored offsets of a connector (default: this one), for status.
   std::vector<stored_offset> read_offsets();
@@ -85,7 +94,7 @@ class pg_applier {
   void drop_connection();
   void run_batch(std::vector<table_plan>& plans, const std::vector<dead_letter>& given,
                  std::vector<dead_letter>& found, const std::vector<partition_progress>& progress,
-                 bool isolate, apply_stats& stats);
+                 const batch_metadata& metadata, bool isolate, apply_stats& stats);
   void write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_t begin, size_t end,
                       std::vector<dead_letter>& found, apply_stats& stats);
   commit_outcome resolve_in_doubt(const std::vector<partition_progress>& progress);
@@ -103,6 +112,7 @@ class pg_applier {
   key_lock_set _locks;
   offset_store _offsets;
   dead_letter_writer _dead_letters;
+  catalog_writer _catalog;
   pg_error_class _last_error;
   bool _migrated = false;
   std::unique_ptr<pqxx::connection> _conn;  // last: closed first

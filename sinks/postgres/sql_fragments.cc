@@ -44,6 +44,14 @@ std::string unnest(size_t first, const std::vector<std::pair<std::string, std::s
   return "unnest(" + args + ") AS s(" + aliases + ")";
 }
 
+std::string with_tombstone(const write_sql_context& ctx, const std::string& source) {
+  return "(SELECT s.*, GREATEST(tk.csn, (SELECT tt.csn FROM " + ctx.tombstones +
+         " tt WHERE tt.target_schema = $1 AND tt.target_table = $2 AND tt.key = ''::bytea))"
+         " AS _sluice_tomb FROM " +
+         source + " LEFT JOIN " + ctx.tombstones +
+         " tk ON tk.target_schema = $1 AND tk.target_table = $2 AND tk.key = s._sluice_key) AS s";
+}
+
 std::string key_match(const std::vector<const column_def*>& key) {
   std::string out;
   for (const column_def* c : key) {

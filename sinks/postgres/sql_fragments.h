@@ -27,6 +27,11 @@ std::string cast(const column_def& c);
 std::string unnest(size_t first, const std::vector<std::pair<std::string, std::string>>& lead,
                    const std::vector<const column_def*>& a,
                    const std::vector<const column_def*>& b = {});
+// The rows of source (a FROM item aliased s, with an _sluice_key column) with one more column,
+// _sluice_tomb: the newer of the key's tombstone and the table's (NULL: neither). An equality
+// join on the tombstones' primary key and one lookup of the table's, so that the cost stays
+// one index probe (or a hash) per row whatever the number of tombstones.
+std::string with_tombstone(const write_sql_context& ctx, const std::string& source);
 // d."k" = CAST(s."k" AS type) AND …
 std::string key_match(const std::vector<const column_def*>& key);
 // (d._sluice_csn IS NULL OR d._sluice_csn < csn)

@@ -179,6 +179,45 @@ void table_ddl::check_key(table_plan& plan, const table_shape& shape,
   }
 }
 
+void table_ddl::refresh(pqxx::transaction_base& tx, const std::vector<table_plan>& plans) {
+  std::vector<const target_table*> targets;
+  for (const table_plan& p : plans) {
+    if (_shapes.count(p.target) &&
+        std::none_of(targets.begin(), targets.end(),
+                     [&](const target_table* t) { return *t == p.target; })) {
+      targets.push_back(&p.target);
+    }
+  }
+  if (targets.empty()) return;
+  pg_array schemas, names;
+  for (const target_table* t : targets) {
+    schemas.add(t->schema);
+    names.add(t->name);
+  }
+  // Per table, in order: its live column count (0: no table) and whether it keeps per-column
+  // CSNs — what a change by another writer would have changed.
+  const pqxx::result r = tx.exec_params(
+      R"(SELECT (SELECT count(*) FROM pg_attribute a
+                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+                EXISTS (SELECT 1 FROM pg_attribute a
+                         WHERE a.attrelid = c.oid AND a.attname = $3 AND NOT a.attisdropped)
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(s, t, i)
+           LEFT JOIN pg_namespace n ON n.nspname = u.s
+           LEFT JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = u.t
+                               AND c.relkind IN ('r', 'p')
+          ORDER BY u.i)",
+      schemas.take(), names.take(), std::string(meta::col_csn));
+  for (size_t i = 0; i < targets.size() && i < r.size(); ++i) {
+    table_shape& cached = _shapes[*targets[i]];
+    const auto columns = r[static_cast<pqxx::result::size_type>(i)][0].as<size_t>();
+    const bool versioned = r[static_cast<pqxx::result::size_type>(i)][1].as<bool>();
+    if (columns == cached.columns.size() && versioned == (cached.find(meta::col_csn) != nullptr)) {
+      continue;
+    }
+    cached = read_table_shape(tx, *targets[i]);
+  }
+}
+
 void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                         std::vector<dead_letter>& rejects) {
   // Plans by target: a table may have a keyed and a keyless plan in one batch.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <pqxx/connection_base>
+#include <pqxx/transaction_base>
 
 #include "core/model/batch_records.h"
 #include "sinks/postgres/apply_options.h"
@@ -52,6 +53,14 @@ class table_ddl {
   // schema_error when a table or column is missing and may not be created.
   void prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                std::vector<dead_letter>& rejects);
+
+  // Inside the batch transaction, once its key locks are held: re-reads the shapes that
+  // another lane or instance changed since they were cached — a table created that this lane
+  // saw missing, columns added, per-column CSNs begun — so that the writes follow the table
+  // as it is now. Writers of one key serialize on its lock, so a change made after this
+  // check cannot meet this batch's rows. One round trip when nothing changed; never DDL
+  // (prepare() made sure of what the batch needs, and columns are only ever added).
+  void refresh(pqxx::transaction_base& tx, const std::vector<table_plan>& plans);
 
   // The cached shape; exists = false for a table not seen or not there.
   const table_shape& shape(const target_table& target) const;

@@ -16,17 +16,12 @@ bool is_json_type(const std::string& type) {
   return type == "jsonb" || type == "json";
 }
 
-// A value as the text its column's type reads: JSON columns take JSON tokens (a string
-// becomes "text", quoted); every other type takes the value's own text.
-void add_value(pg_array& arr, const value& v, const column_def& col, std::string& scratch) {
-  if (v.is_null() || v.is_absent()) {
-    arr.add_null();
-  } else if (is_json_type(col.type)) {
-    scratch.clear();
-    append_json_value(scratch, v);
-    arr.add(scratch);
-  } else {
-    arr.add(v.text);
+void append_hex(std::string& out, std::string_view bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  for (char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 0x0f]);
   }
 }
 
@@ -55,14 +50,78 @@ table_writer::table_writer(const apply_options& options, std::string tombstones_
     : _options(options),
       _ctx{std::move(tombstones_table), options.deletes == apply_delete_mode::soft} {}
 
-pg_array& table_writer::array(size_t i) {
-  if (_arrays.size() <= i) _arrays.resize(i + 1);
-  return _arrays[i];
+void table_writer::start(const lead_columns& lead, size_t text_columns) {
+  const size_t width = lead.size() + text_columns;
+  _row.assign(width, field{});
+  if (_texts.size() < width) _texts.resize(width);
+  if (_options.bulk_path == apply_bulk_path::copy) {
+    std::vector<const char*> types;
+    types.reserve(width);
+    for (const lead_column& l : lead)
+      types.push_back(l.type);
+    types.insert(types.end(), text_columns, "text");
+    _stager.begin(types);
+  } else {
+    if (_arrays.size() < width) _arrays.resize(width);
+    for (size_t i = 0; i < width; ++i)
+      _arrays[i].clear();
+  }
 }
 
-void table_writer::reset(size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    array(i).clear();
+// A value as the text its column's type reads: JSON columns take JSON tokens (a string
+// becomes "text", quoted); every other type takes the value's own text.
+void table_writer::set_value(size_t i, const value& v, const column_def& col) {
+  if (v.is_null() || v.is_absent()) {
+    _row[i] = {};
+  } else if (is_json_type(col.type)) {
+    _texts[i].clear();
+    append_json_value(_texts[i], v);
+    _row[i] = {field::kind::text, _texts[i]};
+  } else {
+    _row[i] = {field::kind::text, v.text};
+  }
+}
+
+void table_writer::end_row() {
+  const bool copy = _options.bulk_path == apply_bulk_path::copy;
+  for (size_t i = 0; i < _row.size(); ++i) {
+    const field& f = _row[i];
+    switch (f.what) {
+      case field::kind::null:
+        copy ? _stager.add_null() : _arrays[i].add_null();
+        break;
+      case field::kind::text:
+        copy ? _stager.add(f.text) : _arrays[i].add(f.text);
+        break;
+      case field::kind::bytea:
+        copy ? _stager.add_bytea(f.text) : _arrays[i].add_bytea(f.text);
+        break;
+      case field::kind::integer:
+        copy ? _stager.add_int(f.number) : _arrays[i].add_int(f.number);
+        break;
+    }
+    _row[i] = {};
+  }
+  if (copy) _stager.end_row();
+}
+
+std::string table_writer::source(pqxx::transaction_base& tx, const lead_columns& lead,
+                                 const std::vector<const column_def*>& a,
+                                 const std::vector<const column_def*>& b, size_t params_from) {
+  if (_options.bulk_path == apply_bulk_path::copy) {
+    std::vector<std::string> aliases;
+    aliases.reserve(lead.size() + a.size() + b.size());
+    for (const lead_column& l : lead)
+      aliases.emplace_back(l.alias);
+    for (const column_def* c : a)
+      aliases.push_back(quote_identifier(c->name));
+    for (const column_def* c : b)
+      aliases.push_back(quote_identifier(c->name));
+    return _stager.flush(tx, aliases);
+  }
+  for (size_t i = 0; i < _row.size(); ++i)
+    _params.push_back(_arrays[i].take());
+  return unnest_source(params_from, lead, a, b);
 }
 
 std::vector<const column_def*> table_writer::key_columns(const table_plan& plan,
@@ -148,34 +207,33 @@ void table_writer::write_deletes(pqxx::transaction_base& tx, const table_plan& p
     key_defs[k] = {plan.key_columns[k], c ? c->type : std::string("text")};
     keys[k] = &key_defs[k];
   }
-  reset(3 + nkeys);
+  const lead_columns& lead = delete_lead();
+  start(lead, nkeys);
   size_t count = 0;
-  std::string scratch;
   for (size_t i = begin; i < end; ++i) {
     const merged_row& row = plan.row(i);
     if (plan.rejected[i] || row.delete_seq.empty()) continue;
     ++count;
     if (!_options.delete_enabled) continue;
-    array(0).add_bytea(row.key.canonical);
-    array(1).add_bytea(row.delete_seq.bytes());
-    array(2).add(key_json(plan.key_columns, row.key.values));
+    _row[0] = {field::kind::bytea, row.key.canonical};
+    _row[1] = {field::kind::bytea, row.delete_seq.bytes()};
+    _texts[2] = key_json(plan.key_columns, row.key.values);
+    _row[2] = {field::kind::text, _texts[2]};
     for (size_t k = 0; k < nkeys; ++k)
-      add_value(array(3 + k), row.key.values[k], *keys[k], scratch);
+      set_value(lead.size() + k, row.key.values[k], *keys[k]);
+    end_row();
   }
   if (count == 0) return;
   if (!_options.delete_enabled) {
     stats.deletes_ignored += count;
     return;
   }
-  _params.clear();
-  _params.push_back(plan.target.schema);
-  _params.push_back(plan.target.name);
-  for (size_t a = 0; a < 3 + nkeys; ++a)
-    _params.push_back(array(a).take());
+  _params = {plan.target.schema, plan.target.name};
+  const std::string from = source(tx, lead, keys, {}, 3);
   const std::vector<const column_def*> all = data_columns(plan, shape);
-  const pqxx::row r = tx.exec_params1(
-      delete_sql(plan.target, keys, shape.exists, _ctx, versioned(shape, _ctx) ? &all : nullptr),
-      pqxx::prepare::make_dynamic_params(_params));
+  const pqxx::row r = tx.exec_params1(delete_sql(plan.target, keys, shape.exists, _ctx,
+                                                 versioned(shape, _ctx) ? &all : nullptr, from),
+                                      pqxx::prepare::make_dynamic_params(_params));
   stats.deleted += r[0].as<size_t>();
   stats.tombstones += r[1].as<size_t>();
 }
@@ -189,45 +247,48 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
   const std::vector<const column_def*> cols = group_columns(plan, shape, group);
   const bool per_column = versioned(shape, _ctx);
   const size_t nkeys = keys.size();
-  // Arrays: key, row CSN, [column CSN map], key columns, columns.
-  const size_t lead = per_column ? 3 : 2;
-  const size_t base = lead + nkeys;
-  reset(base + cols.size());
+  // Fields: key, row CSN, [column CSN map], key columns, columns.
+  const lead_columns& lead = per_column ? upsert_versioned_lead() : upsert_lead();
+  const size_t base = lead.size() + nkeys;
+  start(lead, nkeys + cols.size());
   size_t count = 0;
-  std::string scratch, map;
   for (const uint32_t* it = first; it != last; ++it) {
     const size_t i = *it;
     if (plan.rejected[i]) continue;
     const merged_row& row = plan.row(i);
     ++count;
-    array(0).add_bytea(row.key.canonical);
-    array(1).add_bytea(row.upsert_seq.bytes());
-    for (size_t k = 0; k < nkeys; ++k) {
-      add_value(array(lead + k), row.key.values[k], *keys[k], scratch);
-    }
-    map = "{";
+    _row[0] = {field::kind::bytea, row.key.canonical};
+    _row[1] = {field::kind::bytea, row.upsert_seq.bytes()};
+    for (size_t k = 0; k < nkeys; ++k)
+      set_value(lead.size() + k, row.key.values[k], *keys[k]);
+    // The column CSN map, in field 2 (versioned lead only: otherwise a key column's field).
+    std::string* map = per_column ? &_texts[2] : nullptr;
+    if (map) map->assign(1, '{');
     for (size_t k = 0; k < row.columns.size(); ++k) {
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];
       if (slot < 0) continue;
       const auto pos = static_cast<size_t>(_position[static_cast<size_t>(slot)]);
-      add_value(array(base + pos), row.columns[k].v, *cols[pos], scratch);
-      if (per_column) {
-        if (map.size() > 1) map.push_back(',');
-        append_json_string(map, cols[pos]->name);
-        map += ":\"" + row.columns[k].seq.hex() + "\"";
+      set_value(base + pos, row.columns[k].v, *cols[pos]);
+      if (map) {
+        if (map->size() > 1) map->push_back(',');
+        append_json_string(*map, cols[pos]->name);
+        map->append(":\"");
+        append_hex(*map, row.columns[k].seq.bytes());
+        map->push_back('"');
       }
     }
-    if (per_column) array(2).add(map + "}");
+    if (map) {
+      map->push_back('}');
+      _row[2] = {field::kind::text, *map};
+    }
+    end_row();
   }
   if (count == 0) return;
-  _params.clear();
-  _params.push_back(plan.target.schema);
-  _params.push_back(plan.target.name);
-  for (size_t a = 0; a < base + cols.size(); ++a)
-    _params.push_back(array(a).take());
-  const std::string sql =
-      per_column ? upsert_versioned_sql(plan.target, keys, cols, data_columns(plan, shape), _ctx)
-                 : upsert_sql(plan.target, keys, cols, _ctx);
+  _params = {plan.target.schema, plan.target.name};
+  const std::string from = source(tx, lead, keys, cols, 3);
+  const std::string sql = per_column ? upsert_versioned_sql(plan.target, keys, cols,
+                                                            data_columns(plan, shape), _ctx, from)
+                                     : upsert_sql(plan.target, keys, cols, _ctx, from);
   const pqxx::result r = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(_params));
   const auto written = static_cast<size_t>(r.affected_rows());
   stats.upserted += written;
@@ -240,50 +301,39 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
   const auto [first, last] = range_of(group.items, begin, end);
   if (!any_accepted(plan, first, last)) return;
   const std::vector<const column_def*> cols = group_columns(plan, shape, group);
-  constexpr size_t base = 7;  // op, csn, source ts, tx, topic, partition, offset
-  reset(base + cols.size());
+  // Fields: op, csn, source ts, tx, topic, partition, offset, columns.
+  const lead_columns& lead = append_lead();
+  const size_t base = lead.size();
+  start(lead, cols.size());
   size_t count = 0;
-  std::string scratch;
   for (const uint32_t* it = first; it != last; ++it) {
     const size_t i = *it;
     if (plan.rejected[i]) continue;
     const change& c = plan.keyless_change(i);
     ++count;
-    array(0).add(to_string(c.op));
-    array(1).add_bytea(c.seq.bytes());
+    _row[0] = {field::kind::text, to_string(c.op)};
+    _row[1] = {field::kind::bytea, c.seq.bytes()};
     const int64_t ts = c.source.source_ts.value();
-    if (ts > 0) {
-      array(2).add_int(ts / 1000);
-    } else {
-      array(2).add_null();
-    }
-    if (c.source.tx.empty()) {
-      array(3).add_null();
-    } else {
-      array(3).add(c.source.tx);
-    }
-    if (c.source.origin.topic.empty()) {
-      array(4).add_null();
-      array(5).add_null();
-      array(6).add_null();
-    } else {
-      array(4).add(c.source.origin.topic);
-      array(5).add_int(c.source.origin.partition.value());
-      array(6).add_int(c.source.origin.offset.value());
+    if (ts > 0) _row[2] = {field::kind::integer, {}, ts / 1000};
+    if (!c.source.tx.empty()) _row[3] = {field::kind::text, c.source.tx};
+    if (!c.source.origin.topic.empty()) {
+      _row[4] = {field::kind::text, c.source.origin.topic};
+      _row[5] = {field::kind::integer, {}, c.source.origin.partition.value()};
+      _row[6] = {field::kind::integer, {}, c.source.origin.offset.value()};
     }
     for (size_t k = 0; k < c.after.size(); ++k) {
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];
       if (slot < 0) continue;
       const auto pos = static_cast<size_t>(_position[static_cast<size_t>(slot)]);
-      add_value(array(base + pos), c.after[k].v, *cols[pos], scratch);
+      set_value(base + pos, c.after[k].v, *cols[pos]);
     }
+    end_row();
   }
   if (count == 0) return;
   _params.clear();
-  for (size_t a = 0; a < base + cols.size(); ++a)
-    _params.push_back(array(a).take());
-  const pqxx::result r =
-      tx.exec_params(append_sql(plan.target, cols), pqxx::prepare::make_dynamic_params(_params));
+  const std::string from = source(tx, lead, cols, {}, 1);
+  const pqxx::result r = tx.exec_params(append_sql(plan.target, cols, from),
+                                        pqxx::prepare::make_dynamic_params(_params));
   stats.appended += static_cast<size_t>(r.affected_rows());
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <pqxx/transaction_base>
 
 #include "sinks/postgres/apply_options.h"
 #include "sinks/postgres/apply_stats.h"
+#include "sinks/postgres/copy_stager.h"
 #include "sinks/postgres/pg_array.h"
 #include "sinks/postgres/table_plan.h"
 #include "sinks/postgres/table_shape.h"
@@ -14,9 +16,10 @@
 
 namespace sluice {
 
-// Writes one table's part of a batch, set-based (SPEC §4 "Bulk path"): per statement, each
-// column's values travel as one array parameter that unnest() spreads into rows — no per-row
-// round trip, no value in the SQL text. For a range of a plan's items it runs
+// Writes one table's part of a batch, set-based (SPEC §4 "Bulk path"): no per-row round trip,
+// no value in the SQL text. Each statement's rows are staged by COPY in a session temporary
+// table (copy_stager, the default) or sent as one array parameter per column for unnest()
+// (apply_options::bulk_path), and read by one statement. For a range of a plan's items:
 //   keyed:   one DELETE (+ tombstones) for the rows that carry a delete, then one guarded
 //            INSERT … ON CONFLICT … DO UPDATE … WHERE per column group (usually one) —
 //            guarded by the row's CSN, or column by column where the table keeps per-column
@@ -26,7 +29,7 @@ namespace sluice {
 // were set before the delete (SPEC §4: they read NULL), then takes its new image.
 // Items the planner or the database rejected are skipped.
 //
-// Threading: one per apply lane; it reuses its array buffers between statements.
+// Threading: one per apply lane (connection); it reuses its buffers between statements.
 class table_writer {
  public:
   table_writer(const apply_options& options, std::string tombstones_table);
@@ -40,26 +43,45 @@ class table_writer {
              size_t begin, size_t end, apply_stats& stats);
 
  private:
+  // One field of the row being built: NULL, text, bytes (bytea) or an integer.
+  struct field {
+    enum class kind : uint8_t { null, text, bytea, integer } what = kind::null;
+    std::string_view text;
+    int64_t number = 0;
+  };
+
   void write_deletes(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
                      size_t begin, size_t end, apply_stats& stats);
   void write_upserts(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
   void write_appends(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
+
+  // A statement's rows: start(), then per row set fields of _row and end_row(), then
+  // source() for the statement's FROM item. params_from: the first array parameter's number
+  // on the unnest() path (the parameters before it are the caller's, in _params).
+  void start(const lead_columns& lead, size_t text_columns);
+  void set_value(size_t i, const value& v, const column_def& col);
+  void end_row();
+  std::string source(pqxx::transaction_base& tx, const lead_columns& lead,
+                     const std::vector<const column_def*>& a,
+                     const std::vector<const column_def*>& b, size_t params_from);
+
   // The shape's definitions of the group's columns, and a column -> array position map.
   std::vector<const column_def*> group_columns(const table_plan& plan, const table_shape& shape,
                                                const column_group& group);
   std::vector<const column_def*> key_columns(const table_plan& plan, const table_shape& shape);
   // Every non-key column of the table but sluice's own.
   std::vector<const column_def*> data_columns(const table_plan& plan, const table_shape& shape);
-  pg_array& array(size_t i);
-  void reset(size_t n);  // clears the first n arrays
 
   const apply_options& _options;
   write_sql_context _ctx;
-  std::vector<pg_array> _arrays;
-  std::vector<int32_t> _position;  // plan column -> position in the group's arrays
-  std::vector<std::string> _params;
+  copy_stager _stager;
+  std::vector<pg_array> _arrays;     // the unnest() path: one array per column
+  std::vector<field> _row;           // the row being built
+  std::vector<std::string> _texts;   // per field: text made for it (JSON, the CSN map)
+  std::vector<int32_t> _position;    // plan column -> position in the group's columns
+  std::vector<std::string> _params;  // the statement's parameters
 };
 
 }  // namespace sluice

@@ -10,11 +10,46 @@ using sql::key_match;
 using sql::older_than;
 using sql::remove_rows;
 using sql::tombstone_insert;
-using sql::unnest;
+using sql::with_tombstone;
+
+const lead_columns& upsert_lead() {
+  static const lead_columns lead = {{"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}};
+  return lead;
+}
+
+const lead_columns& upsert_versioned_lead() {
+  static const lead_columns lead = {
+      {"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}, {"jsonb", "_sluice_col_csn"}};
+  return lead;
+}
+
+const lead_columns& delete_lead() {
+  static const lead_columns lead = {
+      {"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}, {"text", "_sluice_key_json"}};
+  return lead;
+}
+
+const lead_columns& append_lead() {
+  static const lead_columns lead = {{"text", "_sluice_op"},          {"bytea", "_sluice_row_csn"},
+                                    {"bigint", "_sluice_source_us"}, {"text", "_sluice_tx"},
+                                    {"text", "_sluice_topic"},       {"int4", "_sluice_partition"},
+                                    {"bigint", "_sluice_offset"}};
+  return lead;
+}
+
+std::string unnest_source(size_t first_param, const lead_columns& lead,
+                          const std::vector<const column_def*>& a,
+                          const std::vector<const column_def*>& b) {
+  std::vector<std::pair<std::string, std::string>> arrays;
+  for (const lead_column& l : lead)
+    arrays.emplace_back(std::string(l.type) + "[]", l.alias);
+  return sql::unnest(first_param, arrays, a, b);
+}
 
 std::string upsert_sql(const target_table& table, const std::vector<const column_def*>& key,
-                       const std::vector<const column_def*>& columns,
-                       const write_sql_context& ctx) {
+                       const std::vector<const column_def*>& columns, const write_sql_context& ctx,
+                       std::string source) {
+  if (source.empty()) source = unnest_source(3, upsert_lead(), key, columns);
   std::string names, values, updates;
   auto add = [](std::string& list, const std::string& item) {
     if (!list.empty()) list += ", ";
@@ -49,25 +84,16 @@ std::string upsert_sql(const target_table& table, const std::vector<const column
   for (const column_def* c : key)
     add(conflict, quote_identifier(c->name));
   return "INSERT INTO " + qualified_name(table) + " AS d (" + names + ") SELECT " + values +
-         " FROM " +
-         unnest(3, {{"bytea[]", "_sluice_key"}, {"bytea[]", "_sluice_row_csn"}}, key, columns) +
-         " WHERE NOT EXISTS (SELECT 1 FROM " + ctx.tombstones +
-         " t WHERE t.target_schema = $1 AND t.target_table = $2"
-         " AND t.key IN (s._sluice_key, ''::bytea) AND t.csn > s._sluice_row_csn)"
-         " ON CONFLICT (" +
+         " FROM " + with_tombstone(ctx, source) +
+         " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn ON CONFLICT (" +
          conflict + ") DO UPDATE SET " + updates + " WHERE " + guard;
 }
 
 std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
                        bool table_exists, const write_sql_context& ctx,
-                       const std::vector<const column_def*>* versioned) {
-  std::string out = "WITH s AS (SELECT * FROM " +
-                    unnest(3,
-                           {{"bytea[]", "_sluice_key"},
-                            {"bytea[]", "_sluice_row_csn"},
-                            {"text[]", "_sluice_key_json"}},
-                           key) +
-                    ")";
+                       const std::vector<const column_def*>* versioned, std::string source) {
+  if (source.empty()) source = unnest_source(3, delete_lead(), key);
+  std::string out = "WITH s AS (SELECT * FROM " + source + ")";
   if (table_exists) {
     out += ", deleted AS (" +
            remove_rows(table, ctx, "s", key_match(key) + " AND " + older_than("s._sluice_row_csn"),
@@ -109,7 +135,9 @@ std::string truncate_sql(const target_table& table, bool table_exists, bool keyl
   return out;
 }
 
-std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns) {
+std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
+                       std::string source) {
+  if (source.empty()) source = unnest_source(1, append_lead(), columns);
   std::string names, values;
   for (const column_def* c : columns) {
     names += quote_identifier(c->name) + ", ";
@@ -124,15 +152,7 @@ std::string append_sql(const target_table& table, const std::vector<const column
       "'epoch'::timestamptz + s._sluice_source_us * interval '1 microsecond', "
       "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset";
   return "INSERT INTO " + qualified_name(table) + " (" + names + ") SELECT " + values + " FROM " +
-         unnest(1,
-                {{"text[]", "_sluice_op"},
-                 {"bytea[]", "_sluice_row_csn"},
-                 {"bigint[]", "_sluice_source_us"},
-                 {"text[]", "_sluice_tx"},
-                 {"text[]", "_sluice_topic"},
-                 {"int4[]", "_sluice_partition"},
-                 {"bigint[]", "_sluice_offset"}},
-                columns);
+         source;
 }
 
 }  // namespace sluice

@@ -759,5 +759,118 @@ TEST_CASE("the state schema is created once and migrating again changes nothing"
                 "'") == 7);
 }
 
+// --- What metadata records teach: sluice.catalog and sluice.ddl_history (catalog_writer) ---
+
+catalog_update orders_metadata(int64_t csn_n, std::vector<std::string> key) {
+  catalog_update u;
+  u.table = table_name{"", "SALES", "ORDERS"};
+  u.columns = {{"ORDER_ID", "number", column_class::numeric, false, true},
+               {"STATUS", "VARCHAR2(20)", column_class::text, true, false},
+               {"it's \"odd\"", "", column_class::unknown, true, false}};
+  u.key_columns = std::move(key);
+  u.learned_from = "goldengate OBJECT_METADATA";
+  if (csn_n > 0) u.seq = seq(csn_n);
+  u.origin = {"gg.orders", partition_id(0), kafka_offset(csn_n), timestamp_ns(0)};
+  return u;
+}
+
+ddl_record alter_orders(int64_t csn_n, int64_t offset) {
+  ddl_record d;
+  d.table = table_name{"", "SALES", "ORDERS"};
+  d.statement = "ALTER TABLE SALES.ORDERS ADD CUSTOMER_TIER VARCHAR2(20)";
+  d.seq = seq(csn_n);
+  d.source_ts = timestamp_ns(1'783'915'470'000'000'000);
+  d.origin = {"gg.orders", partition_id(0), kafka_offset(offset), timestamp_ns(0)};
+  return d;
+}
+
+TEST_CASE("catalog updates are written with the batch and read back by load_catalog") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  CHECK(applier.load_catalog().empty());
+
+  applier.apply(w.merge({}), {}, {}, {{orders_metadata(5, {"ORDER_ID"})}, {}});
+  std::vector<catalog_update> stored = applier.load_catalog();
+  REQUIRE(stored.size() == 1);
+  const catalog_update& u = stored[0];
+  CHECK(u.table == table_name{"", "SALES", "ORDERS"});
+  CHECK(u.key_columns == std::vector<std::string>{"ORDER_ID"});
+  CHECK(u.learned_from == "goldengate OBJECT_METADATA");
+  CHECK(u.seq == seq(5));
+  REQUIRE(u.columns.size() == 3);
+  CHECK(u.columns[0].name == "ORDER_ID");
+  CHECK(u.columns[0].source_type == "number");
+  CHECK(u.columns[0].cls == column_class::numeric);
+  CHECK(!u.columns[0].nullable);
+  CHECK(u.columns[0].key);
+  CHECK(u.columns[1].source_type == "VARCHAR2(20)");
+  CHECK(u.columns[1].cls == column_class::text);
+  CHECK(u.columns[1].nullable);
+  CHECK(!u.columns[1].key);
+  CHECK(u.columns[2].name == "it's \"odd\"");
+
+  // Sent again (the same record on another partition): the row is not even rewritten.
+  const std::string table = "\"" + w.state + "\".catalog";
+  const auto written_at = w.one("SELECT updated_at::text FROM " + table);
+  applier.apply(w.merge({}), {}, {}, {{orders_metadata(5, {"ORDER_ID"})}, {}});
+  CHECK(w.one("SELECT updated_at::text FROM " + table) == written_at);
+  CHECK(w.count("SELECT count(*) FROM " + table) == 1);
+
+  // Older by CSN: kept out; newer: replaces; within one batch the newest wins.
+  applier.apply(w.merge({}), {}, {}, {{orders_metadata(3, {"STATUS"})}, {}});
+  CHECK(applier.load_catalog()[0].key_columns == std::vector<std::string>{"ORDER_ID"});
+  applier.apply(w.merge({}), {}, {},
+                {{orders_metadata(9, {"STATUS"}), orders_metadata(7, {"ORDER_ID", "STATUS"})}, {}});
+  stored = applier.load_catalog();
+  CHECK(stored[0].key_columns == std::vector<std::string>{"STATUS"});
+  CHECK(stored[0].seq == seq(9));
+  // Without a CSN the last write wins.
+  applier.apply(w.merge({}), {}, {}, {{orders_metadata(0, {})}, {}});
+  stored = applier.load_catalog();
+  CHECK(stored[0].key_columns.empty());
+  CHECK(stored[0].seq.empty());
+
+  // Another connector sees only its own catalog.
+  pg_applier other(w.dsn, w.options("other"));
+  CHECK(other.load_catalog().empty());
+  CHECK(applier.load_catalog().size() == 1);
+}
+
+TEST_CASE("DDL history is written in the batch transaction, and not by a fenced batch") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  const auto first = applier.claim("gg.orders", {partition_id(0)});
+  const auto second = applier.claim("gg.orders", {partition_id(0)});
+  const batch_metadata metadata{{orders_metadata(5, {"ORDER_ID"})}, {alter_orders(6, 7)}};
+  const std::string history = "\"" + w.state + "\".ddl_history";
+
+  // A zombie's batch: neither its DDL nor its catalog update is kept.
+  const partition_progress zombie{"gg.orders", partition_id(0), first[0].epoch, kafka_offset(-1),
+                                  kafka_offset(8)};
+  CHECK_THROWS_AS(applier.apply(w.merge({}), {}, {zombie}, metadata), stale_epoch_error);
+  CHECK(w.count("SELECT count(*) FROM " + history) == 0);
+  CHECK(applier.load_catalog().empty());
+
+  const partition_progress owner{"gg.orders", partition_id(0), second[0].epoch, kafka_offset(-1),
+                                 kafka_offset(8)};
+  applier.apply(w.merge({}), {}, {owner}, metadata);
+  CHECK(w.count("SELECT count(*) FROM " + history) == 1);
+  CHECK(w.one("SELECT connector || '|' || source_table || '|' || statement || '|' || topic || "
+              "':' || partition || ':' || kafka_offset FROM " +
+              history) ==
+        "test|SALES.ORDERS|ALTER TABLE SALES.ORDERS ADD CUSTOMER_TIER VARCHAR2(20)|gg.orders:0:7");
+  CHECK(w.one("SELECT source_ts = '2026-07-13T04:04:30Z'::timestamptz FROM " + history) == "t");
+  CHECK(w.one("SELECT encode(csn, 'hex') FROM " + history) == seq(6).hex());
+  CHECK(applier.load_catalog().size() == 1);
+
+  // The same record redelivered (at another offset, twice in one batch) is recorded once; a
+  // new statement is added.
+  ddl_record other = alter_orders(10, 12);
+  other.statement = "ALTER TABLE SALES.ORDERS DROP COLUMN CUSTOMER_TIER";
+  applier.apply(w.merge({}), {}, {}, {{}, {alter_orders(6, 9), alter_orders(6, 10), other}});
+  CHECK(w.count("SELECT count(*) FROM " + history) == 2);
+  CHECK(w.one("SELECT string_agg(kafka_offset::text, ',' ORDER BY id) FROM " + history) == "7,12");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -15,15 +15,31 @@ TEST_CASE("the upsert is one guarded INSERT over unnest arrays, values only as p
   CHECK(sql ==
         R"(INSERT INTO "shop"."orders" AS d ("id", "name", "_sluice_csn", "_sluice_updated_at") )"
         R"(SELECT CAST(s."id" AS numeric), CAST(s."name" AS text), s._sluice_row_csn, now() )"
-        R"(FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
+        R"(FROM (SELECT s.*, GREATEST(tk.csn, (SELECT tt.csn FROM "sluice"."tombstones" tt )"
+        R"(WHERE tt.target_schema = $1 AND tt.target_table = $2 AND tt.key = ''::bytea)) )"
+        R"(AS _sluice_tomb FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
         R"(AS s(_sluice_key, _sluice_row_csn, "id", "name") )"
-        R"(WHERE NOT EXISTS (SELECT 1 FROM "sluice"."tombstones" t )"
-        R"(WHERE t.target_schema = $1 AND t.target_table = $2 )"
-        R"(AND t.key IN (s._sluice_key, ''::bytea) AND t.csn > s._sluice_row_csn) )"
+        R"(LEFT JOIN "sluice"."tombstones" tk ON tk.target_schema = $1 AND tk.target_table = $2 )"
+        R"(AND tk.key = s._sluice_key) AS s )"
+        R"(WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn )"
         R"(ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", )"
         R"("_sluice_csn" = EXCLUDED."_sluice_csn", )"
         R"("_sluice_updated_at" = EXCLUDED."_sluice_updated_at" )"
         R"(WHERE (d."_sluice_csn" IS NULL OR d."_sluice_csn" < EXCLUDED."_sluice_csn"))");
+}
+
+TEST_CASE("a staged source replaces the unnest arrays; the statement is otherwise the same") {
+  const column_def id{"id", "numeric"}, name{"name", "text"};
+  const std::string staged =
+      R"(pg_temp.sluice_stage_b2t2 AS s(_sluice_key, _sluice_row_csn, "id", "name"))";
+  const std::string sql = upsert_sql({"shop", "orders"}, {&id}, {&name}, ctx, staged);
+  CHECK(sql.find("unnest") == std::string::npos);
+  CHECK(sql.find("AS _sluice_tomb FROM " + staged + " LEFT JOIN") != std::string::npos);
+  const std::string del = delete_sql({"s", "t"}, {&id}, true, ctx, nullptr, staged);
+  CHECK(del.rfind("WITH s AS (SELECT * FROM " + staged + ")", 0) == 0);
+  CHECK(unnest_source(3, delete_lead(), {&id}) ==
+        R"(unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
+        R"(AS s(_sluice_key, _sluice_row_csn, _sluice_key_json, "id"))");
 }
 
 TEST_CASE("soft deletes: the upsert clears the mark and wins over a delete at equal CSN") {
