@@ -7,7 +7,9 @@
 #include "connector/kafka/dead_letter_producer.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
+#include "schemas/goldengate/goldengate_metadata.h"
 #include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/pg_error_policy.h"
 
 namespace sluice {
 namespace {
@@ -35,22 +37,25 @@ std::vector<std::pair<std::string, std::string>> consumer_properties(const confi
 
 }  // namespace
 
-pipeline::pipeline(const config& cfg) : _config(cfg) {
+pipeline::pipeline(const config& cfg, metrics_registry& metrics)
+    : _config(cfg), _consumer_probe(metrics), _state_probe(metrics), _apply_probe(metrics) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
-  const apply_options options = make_applier_options(cfg);
+  apply_options options = make_applier_options(cfg);
+  options.on_error = [this](const pg_error_class& e) { _apply_probe.postgres_error(e.sqlstate); };
   _control = std::make_unique<pg_applier>(cfg.postgres.dsn, options);
   if (!cfg.errors.dead_letter_topic.empty()) {
     _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);
   }
   const size_t lanes = static_cast<size_t>(std::max(1, cfg.apply_lanes));
-  _preparer = std::make_unique<batch_preparer>(cfg, _catalog, _partitions, lanes);
+  _preparer = std::make_unique<batch_preparer>(cfg, _catalog, _partitions, lanes, metrics);
   for (size_t i = 0; i < lanes; ++i) {
     apply_lane::callbacks cb;
     cb.current_generation = [this] { return _generation.load(); };
-    cb.applied = [this](const lane_batch& b, const apply_stats&, double) {
+    cb.applied = [this](const lane_batch& b, const apply_stats& stats, double seconds) {
       if (_consumer) _consumer->commit_async(b.progress);
+      observe_applied(b, stats, seconds);
       if (!b.dead_letters.empty()) {
         SLUICE_LOG(warn, "pipeline",
                    b.dead_letters.size()
@@ -59,7 +64,7 @@ pipeline::pipeline(const config& cfg) : _config(cfg) {
     };
     cb.stale = [this](const std::string&) { _resync_requested = true; };
     cb.failed = [this](const std::string& why) {
-      if (_state.get() != connector_state::failed) _state.fail(why);
+      if (_state.get() != connector_state::failed) fail(why);
     };
     cb.done = [this] { finished_one(); };
     _lanes.push_back(
@@ -83,6 +88,44 @@ size_t pipeline::lane_of(const topic_partition& tp) const {
 int64_t pipeline::start_offset(std::optional<kafka_offset> stored) const {
   if (stored) return stored->value();
   return starts_from_beginning(_config) ? RD_KAFKA_OFFSET_BEGINNING : RD_KAFKA_OFFSET_END;
+}
+
+void pipeline::set_state(connector_state s) {
+  _state.set(s);
+  _state_probe.set(s);
+}
+
+void pipeline::fail(const std::string& why) {
+  _state.fail(why);
+  _state_probe.set(connector_state::failed);
+}
+
+void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, double seconds) {
+  size_t rows = 0;
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  for (const table_rows& t : b.merged.tables) {
+    const std::string name = t.table->name.qualified();
+    uint64_t upserts = 0, deletes = 0;
+    for (const merged_row& r : t.rows)
+      ++(r.exists() ? upserts : deletes);
+    upserts += t.keyless.size();
+    rows += t.rows.size() + t.keyless.size();
+    // apply_stats are per batch: refused rows are attributed when the batch has one table.
+    if (b.merged.tables.size() == 1) upserts -= std::min<uint64_t>(upserts, stats.rejected);
+    if (upserts) _apply_probe.applied(name, upserts);
+    if (deletes) _apply_probe.deleted(name, deletes);
+    if (b.merged.tables.size() == 1 && stats.stale) _apply_probe.stale(name, stats.stale);
+    if (t.newest_source_ts.value() > 0) {
+      _apply_probe.replication_lag(name, (now_ns - t.newest_source_ts.value()) / 1e9);
+    }
+  }
+  _apply_probe.batch(rows, seconds);
+  // One sample per batch, from its oldest message: a pessimistic end-to-end latency.
+  if (b.oldest_message.value() > 0) {
+    _apply_probe.end_to_end((now_ns - b.oldest_message.value()) / 1e9);
+  }
 }
 
 void pipeline::finished_one() {
@@ -111,7 +154,7 @@ void pipeline::prepare_loop() {
         }
       } catch (const std::exception& e) {
         SLUICE_LOG(error, "pipeline", "prepare failed: " << e.what());
-        _state.fail(e.what());
+        fail(e.what());
       }
     }
     finished_one();  // the raw batch itself
@@ -150,6 +193,7 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
                              : _config.kafka_property("auto.offset.reset").value_or("latest")));
     }
   }
+  _consumer_probe.rebalance();
   std::vector<int64_t> starts;
   starts.reserve(parts.size());
   for (const topic_partition& tp : parts)
@@ -215,41 +259,58 @@ void pipeline::handle_pause_requests() {
     wait_idle();
     _consumer->pause_all();
     _paused = true;
-    _state.set(connector_state::paused);
+    set_state(connector_state::paused);
     SLUICE_LOG(info, "pipeline", "paused");
   }
   if (_resume_requested.exchange(false) && _paused) {
     _consumer->resume_all();
     _paused = false;
-    if (_state.get() == connector_state::paused) _state.set(connector_state::running);
+    if (_state.get() == connector_state::paused) set_state(connector_state::running);
     SLUICE_LOG(info, "pipeline", "resumed");
   }
 }
 
 void pipeline::refresh_watermarks() {
-  for (const auto& [tp, _] : _partitions.snapshot()) {
-    _partitions.high_watermark(tp, _consumer->high_watermark(tp));
+  bool caught_up = true;
+  for (const auto& [tp, e] : _partitions.snapshot()) {
+    const int64_t hw = _consumer->high_watermark(tp);
+    _partitions.high_watermark(tp, hw);
+    if (hw < 0) continue;
+    const int64_t lag = hw - std::max<int64_t>(0, e.committed.value());
+    _consumer_probe.lag(tp.topic, tp.partition, lag);
+    if (lag > 0) caught_up = false;
   }
+  bool idle;
+  {
+    std::lock_guard lock(_idle_mutex);
+    idle = _in_flight == 0 && _batch.empty();
+  }
+  // Idle tables show no growing lag: replication lag is measured on what is pending.
+  if (caught_up && idle) _apply_probe.caught_up();
 }
 
-pipeline::status pipeline::snapshot() const {
-  status s;
+connector_status pipeline::status() const {
+  connector_status s;
+  s.name = _config.name;
   s.state = _state.get();
-  s.reason = _state.reason();
+  s.last_error = _state.reason();
   for (const auto& [tp, e] : _partitions.snapshot()) {
-    partition_status p;
+    partition_status& p = s.assigned.emplace_back();
     p.topic = tp.topic;
-    p.partition = tp.partition.value();
-    p.committed = e.committed.value();
-    p.high_watermark = e.high_watermark;
-    if (e.high_watermark >= 0) p.lag = e.high_watermark - std::max<int64_t>(0, p.committed);
-    s.partitions.push_back(std::move(p));
+    p.partition = tp.partition;
+    if (e.committed.value() >= 0) p.committed = e.committed;
+    if (e.high_watermark >= 0) p.high_watermark = kafka_offset{e.high_watermark};
   }
   return s;
 }
 
 int pipeline::run(const std::atomic<bool>& stop_requested) {
   _control->start();
+  // What metadata records taught before a restart lies behind the committed offsets: learn it
+  // again from sluice.catalog before the first message is decoded.
+  for (const catalog_update& u : _control->load_catalog()) {
+    learn_shape(*_catalog.intern(u.table), u.columns, u.key_columns);
+  }
   for (auto& lane : _lanes)
     lane->start();
   _prepare_thread = std::thread([this] { prepare_loop(); });
@@ -259,7 +320,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
   settings.topics = _config.topics;
   settings.topics_regex = _config.topics_regex;
   _consumer = std::make_unique<kafka_consumer>(settings, *this);
-  _state.set(connector_state::running);
+  set_state(connector_state::running);
   SLUICE_LOG(
       info, "pipeline",
       "running as connector '" << _config.name << "' with " << _lanes.size() << " apply lane(s)");
@@ -295,14 +356,14 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       }
     }
     if (_state.get() != connector_state::failed) {
-      _state.set(connector_state::draining);
+      set_state(connector_state::draining);
       SLUICE_LOG(info, "pipeline", "draining: applying the batches in flight");
       dispatch();
       wait_idle();
     }
   } catch (const std::exception& e) {
     SLUICE_LOG(error, "pipeline", "failed: " << e.what());
-    _state.fail(e.what());
+    fail(e.what());
   }
 
   if (_state.get() == connector_state::failed) {
@@ -314,7 +375,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
     return 1;
   }
   _consumer->close();
-  _state.set(connector_state::stopped);
+  set_state(connector_state::stopped);
   SLUICE_LOG(info, "pipeline", "stopped");
   return 0;
 }

@@ -9,7 +9,11 @@
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/http/status_source.h"
 #include "connector/kafka/kafka_consumer.h"
+#include "connector/metrics/apply_probe.h"
+#include "connector/metrics/consumer_probe.h"
+#include "connector/metrics/state_probe.h"
 #include "connector/runtime/apply_lane.h"
 #include "connector/runtime/batch_preparer.h"
 #include "connector/runtime/batches.h"
@@ -43,29 +47,18 @@ class pg_applier;
 //
 // Threading: run() and the assignment callbacks run on the consumer thread; request_*() and
 // status() may be called from any thread.
-class pipeline : public assignment_listener {
+class pipeline : public assignment_listener, public status_source {
  public:
-  explicit pipeline(const config& cfg);
+  pipeline(const config& cfg, metrics_registry& metrics);
   ~pipeline() override;
 
   // Runs until stop_requested becomes true (then drains: batches in flight are applied and
   // committed) or the connector fails (then waits for stop_requested). Returns the exit code.
   int run(const std::atomic<bool>& stop_requested);
 
-  struct partition_status {
-    std::string topic;
-    int32_t partition = 0;
-    int64_t committed = -1;
-    int64_t high_watermark = -1;
-    int64_t lag = -1;
-  };
-  struct status {
-    connector_state state = connector_state::starting;
-    std::string reason;
-    std::vector<partition_status> partitions;
-  };
-  status snapshot() const;
-  const state_holder& state() const { return _state; }
+  // status_source, for /status and /healthz (any thread).
+  connector_status status() const override;
+  connector_state state() const override { return _state.get(); }
   void request_pause() { _pause_requested = true; }
   void request_resume() { _resume_requested = true; }
 
@@ -80,11 +73,17 @@ class pipeline : public assignment_listener {
   void handle_pause_requests();
   void refresh_watermarks();
   void finished_one();
+  void set_state(connector_state s);
+  void fail(const std::string& why);
+  void observe_applied(const lane_batch& b, const apply_stats& stats, double seconds);
   size_t lane_of(const topic_partition& tp) const;
   int64_t start_offset(std::optional<kafka_offset> stored) const;
 
   const config& _config;
   state_holder _state;
+  consumer_probe _consumer_probe;
+  state_probe _state_probe;
+  apply_probe _apply_probe;
   table_catalog _catalog;
   partition_table _partitions;
   std::atomic<uint64_t> _generation{1};

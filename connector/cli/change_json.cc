@@ -73,6 +73,55 @@ void append_key(std::string& out, const row_key& k) {
   out.push_back('}');
 }
 
+void append_csn(std::string& out, const csn& seq) {
+  out += "\"csn\":";
+  append_string(out, seq.hex());
+  out += ",\"csn_parts\":[";
+  bool first = true;
+  for (const csn_part& p : seq.parts()) {
+    if (!first) out.push_back(',');
+    first = false;
+    if (const auto* i = std::get_if<int64_t>(&p)) {
+      out += std::to_string(*i);
+    } else {
+      append_string(out, std::get<std::string>(p));
+    }
+  }
+  out.push_back(']');
+}
+
+void append_origin(std::string& out, const message_origin& o) {
+  out += "\"topic\":";
+  append_string(out, o.topic);
+  out += ",\"partition\":" + std::to_string(o.partition.value());
+  out += ",\"offset\":" + std::to_string(o.offset.value());
+}
+
+void append_names(std::string& out, const std::vector<std::string>& names) {
+  out.push_back('[');
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out.push_back(',');
+    append_string(out, names[i]);
+  }
+  out.push_back(']');
+}
+
+const char* class_name(column_class c) {
+  switch (c) {
+    case column_class::numeric:
+      return "numeric";
+    case column_class::text:
+      return "text";
+    case column_class::boolean:
+      return "boolean";
+    case column_class::other:
+      return "other";
+    case column_class::unknown:
+      break;
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 std::string format_timestamp(timestamp_ns ts) {
@@ -110,21 +159,10 @@ void append_change_json(std::string& out, const change& c) {
   } else {
     out += "null";
   }
-  out += ",\"csn\":";
-  append_string(out, c.seq.hex());
-  out += ",\"csn_parts\":[";
+  out.push_back(',');
+  append_csn(out, c.seq);
+  out += ",\"image\":{";
   bool first = true;
-  for (const csn_part& p : c.seq.parts()) {
-    if (!first) out.push_back(',');
-    first = false;
-    if (const auto* i = std::get_if<int64_t>(&p)) {
-      out += std::to_string(*i);
-    } else {
-      append_string(out, std::get<std::string>(p));
-    }
-  }
-  out += "],\"image\":{";
-  first = true;
   for (const column_value& cv : c.after) {
     if (cv.v.is_absent()) continue;
     if (!first) out.push_back(',');
@@ -139,11 +177,50 @@ void append_change_json(std::string& out, const change& c) {
   append_string(out, format_timestamp(c.source.source_ts));
   out += ",\"read\":";
   out += c.source.read == read_method::cdc ? "\"cdc\"" : "\"backfill\"";
-  out += ",\"topic\":";
-  append_string(out, c.source.origin.topic);
-  out += ",\"partition\":" + std::to_string(c.source.origin.partition.value());
-  out += ",\"offset\":" + std::to_string(c.source.origin.offset.value());
+  out.push_back(',');
+  append_origin(out, c.source.origin);
   out += "}}";
+}
+
+void append_catalog_update_json(std::string& out, const catalog_update& u) {
+  out += "{\"catalog\":{\"table\":";
+  append_string(out, u.table.qualified());
+  out += ",\"key\":";
+  append_names(out, u.key_columns);
+  out += ",\"columns\":[";
+  for (size_t i = 0; i < u.columns.size(); ++i) {
+    const column_info& col = u.columns[i];
+    if (i) out.push_back(',');
+    out += "{\"name\":";
+    append_string(out, col.name);
+    out += ",\"type\":";
+    append_string(out, col.source_type);
+    out += ",\"class\":";
+    append_string(out, class_name(col.cls));
+    out += col.nullable ? ",\"nullable\":true" : ",\"nullable\":false";
+    out += col.key ? ",\"key\":true}" : ",\"key\":false}";
+  }
+  out += "],\"learned_from\":";
+  append_string(out, u.learned_from);
+  out.push_back(',');
+  append_csn(out, u.seq);
+  out += ",\"source\":{";
+  append_origin(out, u.origin);
+  out += "}}}";
+}
+
+void append_ddl_json(std::string& out, const ddl_record& d) {
+  out += "{\"ddl\":{\"table\":";
+  append_string(out, d.table.qualified());
+  out += ",\"statement\":";
+  append_string(out, d.statement);
+  out.push_back(',');
+  append_csn(out, d.seq);
+  out += ",\"source\":{\"ts\":";
+  append_string(out, format_timestamp(d.source_ts));
+  out.push_back(',');
+  append_origin(out, d.origin);
+  out += "}}}";
 }
 
 }  // namespace sluice

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/model/change.h"
+#include "core/model/decoded.h"
 
 namespace sluice {
 
@@ -11,6 +12,17 @@ namespace sluice {
 //  "source":{"tx":..,"ts":"ISO-8601","read":"cdc|backfill","topic":..,"partition":..,"offset":..}}
 // Numbers are printed as their exact source text; absent columns are omitted.
 void append_change_json(std::string& out, const change& c);
+
+// What a metadata record taught, as one JSON line of `sluice decode`:
+// {"catalog":{"table":..,"key":[..],"columns":[{"name":..,"type":..,"class":..,"nullable":..,
+//  "key":..}],"learned_from":..,"csn":"hex","csn_parts":[..],"source":{"topic":..,
+//  "partition":..,"offset":..}}}
+void append_catalog_update_json(std::string& out, const catalog_update& u);
+
+// A DDL record, as one JSON line of `sluice decode`:
+// {"ddl":{"table":..,"statement":..,"csn":"hex","csn_parts":[..],"source":{"ts":"ISO-8601",
+//  "topic":..,"partition":..,"offset":..}}}
+void append_ddl_json(std::string& out, const ddl_record& d);
 
 // Nanoseconds since the epoch as ISO-8601 UTC with microseconds ("2026-07-13T04:01:01.123456Z").
 std::string format_timestamp(timestamp_ns ts);

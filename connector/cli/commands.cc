@@ -8,10 +8,11 @@
 #include <optional>
 #include <string>
 
-#include "connector/cli/change_json.h"
-#include "connector/config/config_loader.h"
+#include "connector/cli/cli_options.h"
 #include "connector/config/config_reference.h"
 #include "connector/config/redact.h"
+#include "connector/http/http_server.h"
+#include "connector/metrics/metrics_registry.h"
 #include "connector/pipeline.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
@@ -33,49 +34,6 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
-}
-
-// The value following a flag (-c FILE, --config FILE, --config=FILE).
-std::optional<std::string> flag_value(const arguments& args, std::string_view short_name,
-                                      std::string_view long_name) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == short_name || args[i] == long_name) && i + 1 < args.size()) {
-      return std::string(args[i + 1]);
-    }
-    const std::string prefix = std::string(long_name) + "=";
-    if (args[i].starts_with(prefix)) return std::string(args[i].substr(prefix.size()));
-  }
-  return std::nullopt;
-}
-
-bool has_flag(const arguments& args, std::string_view name) {
-  for (auto a : args) {
-    if (a == name) return true;
-  }
-  return false;
-}
-
-// Loads and reports the configuration; nullopt (after printing every error) when invalid.
-std::optional<config> load(const arguments& args, std::string_view command) {
-  auto path = flag_value(args, "-c", "--config");
-  if (!path) {
-    std::cerr << "sluice " << command << ": missing -c|--config FILE\n";
-    return std::nullopt;
-  }
-  load_result r = load_config_file(*path);
-  if (!r.ok()) {
-    std::cerr << "sluice: invalid configuration (" << r.errors().size() << " error"
-              << (r.errors().size() == 1 ? "" : "s") << "):\n"
-              << r.error_text();
-    return std::nullopt;
-  }
-  config c = std::move(r.value());
-  const log_severity severity = c.log.level == log_level::debug   ? log_severity::debug
-                                : c.log.level == log_level::warn  ? log_severity::warn
-                                : c.log.level == log_level::error ? log_severity::error
-                                                                  : log_severity::info;
-  log::configure(severity, c.log.format == log_format::json);
-  return c;
 }
 
 // A metadata round trip to the brokers; the error text, or nothing when they answered.
@@ -108,14 +66,29 @@ const char* version() {
 }
 
 int run_command(const arguments& args) {
-  auto c = load(args, "run");
-  if (!c) return 2;
+  // First, so that a SIGTERM arriving during start-up drains instead of killing.
   install_signal_handlers();
+  auto c = load_command_config(args, "run");
+  if (!c) return 2;
   try {
-    pipeline p(*c);
-    return p.run(g_stop);
+    // Declaration order is destruction order: the server stops before the pipeline and the
+    // registry it reads.
+    metrics_registry metrics;
+    pipeline p(*c, metrics);
+    http_server http(c->metrics.listen, metrics, p,
+                     {[&p] { p.request_pause(); }, [&p] { p.request_resume(); }});
+    http.start();
+    if (http.running()) {
+      SLUICE_LOG(info, "sluice", "metrics and status on http://" << http.listening_address());
+    }
+    const int code = p.run(g_stop);
+    http.stop();
+    return code;
   } catch (const std::invalid_argument& e) {
     SLUICE_LOG(error, "sluice", "configuration: " << e.what());
+    return 2;
+  } catch (const http_server_error& e) {
+    SLUICE_LOG(error, "sluice", e.what());
     return 2;
   } catch (const std::exception& e) {
     SLUICE_LOG(error, "sluice", "failed to start: " << e.what());
@@ -124,7 +97,7 @@ int run_command(const arguments& args) {
 }
 
 int check_command(const arguments& args) {
-  auto c = load(args, "check");
+  auto c = load_command_config(args, "check");
   if (!c) return 2;
   std::cout << "# effective configuration\n" << describe(*c) << "\n";
   int code = 0;
@@ -153,68 +126,6 @@ int check_command(const arguments& args) {
   std::cout << " as " << to_string(c->format) << ", batches of " << c->batch.size
             << " rows, apply into " << redact(c->postgres.dsn) << "\n";
   return code;
-}
-
-int decode_command(const arguments& args) {
-  std::optional<config> c;
-  if (flag_value(args, "-c", "--config")) {
-    c = load(args, "decode");
-    if (!c) return 2;
-  } else {
-    c = config_with_defaults();
-    c->name = "decode";
-  }
-  if (auto f = flag_value(args, "-f", "--format")) {
-    bool known = false;
-    for (size_t i = 0; i < message_format_names.size(); ++i) {
-      if (message_format_names[i] == *f) {
-        c->format = static_cast<message_format>(i);
-        known = true;
-      }
-    }
-    if (!known) {
-      std::cerr << "sluice decode: unknown format '" << *f << "'\n";
-      return 2;
-    }
-  }
-  if (has_flag(args, "--kafka-json")) {
-    std::cerr << "sluice decode: --kafka-json is not supported yet\n";
-    return 2;
-  }
-  table_catalog catalog;
-  for (const auto& [source, table] : c->tables) {
-    if (!table.primary_key_fields.empty()) catalog.configure_key(source, table.primary_key_fields);
-  }
-  std::unique_ptr<decoder> dec;
-  try {
-    dec = make_decoder(*c, "stdin", catalog);
-  } catch (const std::exception& e) {
-    std::cerr << "sluice decode: " << e.what() << "\n";
-    return 2;
-  }
-  std::string line, out;
-  decode_output decoded;
-  int64_t offset = 0;
-  while (std::getline(std::cin, line)) {
-    if (line.empty()) continue;
-    raw_message m;
-    m.topic = "stdin";
-    m.offset = kafka_offset{offset++};
-    m.value = line;
-    decoded.clear();
-    if (auto err = dec->decode(m, decoded)) {
-      std::cerr << "offset " << m.offset.value() << ": " << to_string(err->code) << ": "
-                << err->message << "\n";
-      continue;
-    }
-    for (const change& ch : decoded.changes) {
-      out.clear();
-      append_change_json(out, ch);
-      out.push_back('\n');
-      std::cout << out;
-    }
-  }
-  return 0;
 }
 
 int config_reference_command(const arguments&) {

@@ -12,7 +12,8 @@ const char* version();
 // Each returns the process exit code (see cli/main.cc).
 int run_command(const arguments& args);
 int check_command(const arguments& args);
-int decode_command(const arguments& args);
+int decode_command(const arguments& args);  // cli/decode_command.cc
+int replay_command(const arguments& args);  // cli/replay_command.cc
 int config_reference_command(const arguments& args);
 
 }  // namespace sluice

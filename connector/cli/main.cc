@@ -1,8 +1,8 @@
 // sluice: a CDC sink from Kafka to PostgreSQL. See `sluice --help` and README.md.
 //
 // Exit codes: 0 success (or drained after SIGTERM/SIGINT); 1 the connector failed (FAILED
-// state, or a fatal error at run time); 2 usage or configuration error; 3 a service could
-// not be reached (`check`).
+// state, or a fatal error at run time; `replay`: stopped before the end of its input); 2
+// usage or configuration error; 3 a service could not be reached (`check`).
 
 #include <csignal>
 #include <cstring>
@@ -21,11 +21,24 @@ Usage:
   sluice run -c|--config FILE        consume, merge and apply until stopped (SIGTERM drains)
   sluice check -c FILE               validate the config, reach Kafka and PostgreSQL, print the plan
   sluice decode [--format F] [-c FILE] [--kafka-json]
-                                     decode messages from stdin into JSON lines (one per change)
+                                     decode messages from stdin into JSON lines: one per change
+                                     {"table":..,"op":..,"key":..,"csn":..,"image":..,..},
+                                     per catalog update {"catalog":{"table":..,"columns":..}},
+                                     per DDL record {"ddl":{"table":..,"statement":..}};
+                                     refused messages on stderr as topic[partition]@offset: reason
+                                     --kafka-json: each line is a `kcat -C -J` record; its topic,
+                                     partition, offset, key and headers make the message
+  sluice replay -c FILE --file F [--no-progress]
+                                     apply `kcat -C -J` records from F (- for stdin) through
+                                     decode, merge and apply, without Kafka and without touching
+                                     sluice.offsets; batches of batch.size; undecodable messages
+                                     go to the dead letters (errors.tolerance: none stops there);
+                                     a progress bar on stderr (terminals), a summary on stdout
   sluice config-reference            print every configuration key (Markdown)
   sluice --help | --version
 
-Exit codes: 0 ok, 1 connector failed, 2 usage or configuration error, 3 service unreachable.
+Exit codes: 0 ok; 1 connector failed (replay: stopped before the end of its input);
+2 usage or configuration error; 3 service unreachable (check).
 )";
 
 }  // namespace
@@ -45,6 +58,7 @@ int main(int argc, char** argv) {
   if (command == "run") return sluice::run_command(args);
   if (command == "check") return sluice::check_command(args);
   if (command == "decode") return sluice::decode_command(args);
+  if (command == "replay") return sluice::replay_command(args);
   if (command == "config-reference") return sluice::config_reference_command(args);
   std::cerr << "sluice: unknown command '" << command << "'\n\n" << usage;
   return 2;

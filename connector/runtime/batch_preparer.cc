@@ -59,8 +59,14 @@ dead_letter make_dead_letter(const raw_message& r, std::string reason) {
 }
 
 batch_preparer::batch_preparer(const config& cfg, table_catalog& catalog,
-                               partition_table& partitions, size_t lanes)
-    : _config(cfg), _catalog(catalog), _partitions(partitions), _lanes(lanes), _merges(lanes) {}
+                               partition_table& partitions, size_t lanes, metrics_registry& metrics)
+    : _config(cfg),
+      _catalog(catalog),
+      _partitions(partitions),
+      _lanes(lanes),
+      _merges(lanes),
+      _decode_probe(metrics),
+      _merge_probe(metrics) {}
 
 decoder& batch_preparer::decoder_for(const std::string& topic) {
   auto it = _decoders.find(topic);
@@ -75,6 +81,7 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
   std::vector<decode_output> decoded(_lanes);
   std::map<topic_partition, std::pair<size_t, kafka_offset>> next;  // lane, next offset
   std::set<topic_partition> poisoned;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> outcomes;  // topic: decoded, dead
   std::map<topic_partition, partition_table::entry> owned;
 
   for (const kafka_message& m : raw.messages) {
@@ -102,6 +109,9 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
         continue;  // commit what came before it, never move past it
       }
       lb.dead_letters.push_back(make_dead_letter(r, std::move(reason)));
+      ++outcomes[tp.topic].second;
+    } else {
+      ++outcomes[tp.topic].first;
     }
     next[tp] = {lane, kafka_offset{m->offset + 1}};
   }
@@ -117,6 +127,15 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     lanes[i].merged = _merges[i].merge(std::move(decoded[i].changes));
     lanes[i].catalog = std::move(decoded[i].catalog);
     lanes[i].ddl = std::move(decoded[i].ddl);
+    for (const table_rows& t : lanes[i].merged.tables) {
+      const std::string name = t.table->name.qualified();
+      if (t.collapsed) _merge_probe.collapsed(name, t.collapsed);
+      if (t.csn_conflicts) _merge_probe.csn_conflicts(name, t.csn_conflicts);
+    }
+  }
+  for (const auto& [topic, counts] : outcomes) {
+    if (counts.first) _decode_probe.decoded(topic, counts.first);
+    if (counts.second) _decode_probe.dead_lettered(topic, counts.second);
   }
   return lanes;
 }

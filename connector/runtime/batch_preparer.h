@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/metrics/decode_probe.h"
+#include "connector/metrics/merge_probe.h"
 #include "connector/runtime/batches.h"
 #include "connector/runtime/partition_table.h"
 #include "core/catalog/table_catalog.h"
@@ -30,7 +32,7 @@ namespace sluice {
 class batch_preparer {
  public:
   batch_preparer(const config& cfg, table_catalog& catalog, partition_table& partitions,
-                 size_t lanes);
+                 size_t lanes, metrics_registry& metrics);
 
   // One lane_batch per lane that has anything to commit (index = lane; empty progress means
   // nothing for that lane).
@@ -45,6 +47,8 @@ class batch_preparer {
   size_t _lanes;
   std::map<std::string, std::unique_ptr<decoder>, std::less<>> _decoders;
   std::vector<merge_engine> _merges;  // one per lane: each keeps its own scratch
+  decode_probe _decode_probe;
+  merge_probe _merge_probe;
 };
 
 // The dead letter for a message that could not be used.

@@ -3,7 +3,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "schemas/common/auto_decoder.h"
 #include "schemas/datastream/datastream_decoder.h"
+#include "schemas/debezium/debezium_decoder.h"
+#include "schemas/dsql/dsql_decoder.h"
+#include "schemas/goldengate/goldengate_decoder.h"
 
 namespace sluice {
 namespace {
@@ -14,6 +18,25 @@ decode_limits limits_of(const config& cfg) {
   l.max_depth = cfg.limits.max_depth;
   l.max_columns = cfg.limits.max_columns;
   return l;
+}
+
+// format: auto — each family's decoder is made by make_decoder() itself, as if the topic
+// were configured with that family, when the family's first message arrives.
+std::unique_ptr<decoder> make_auto_decoder(const config& cfg, std::string_view topic,
+                                           table_catalog& catalog) {
+  const auto factory = [&cfg, &catalog, topic = std::string(topic)](message_format family) {
+    return [&cfg, &catalog, topic, family]() {
+      config as_family = cfg;
+      as_family.topic_overrides[topic].format = family;
+      return make_decoder(as_family, topic, catalog);
+    };
+  };
+  decoder_factories factories;
+  factories.datastream = factory(message_format::datastream);
+  factories.goldengate = factory(message_format::goldengate);
+  factories.dsql = factory(message_format::dsql);
+  factories.debezium = factory(message_format::debezium);
+  return std::make_unique<auto_decoder>(std::move(factories), limits_of(cfg));
 }
 
 }  // namespace
@@ -29,6 +52,36 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
     case message_format::datastream:
       return std::make_unique<datastream_decoder>(catalog,
                                                   datastream_options{limits_of(cfg), timezone});
+    case message_format::goldengate: {
+      goldengate_options options;
+      options.limits = limits_of(cfg);
+      options.source_timezone = timezone;
+      if (auto it = cfg.topic_overrides.find(std::string(topic)); it != cfg.topic_overrides.end()) {
+        options.field_names = it->second.field_names;
+        options.op_names = it->second.op_names;
+        options.default_key_columns = it->second.primary_key_fields;
+      }
+      if (auto err = goldengate_decoder::check(options)) {
+        throw std::invalid_argument("topic " + std::string(topic) + ": " + err->message);
+      }
+      return std::make_unique<goldengate_decoder>(catalog, std::move(options));
+    }
+    case message_format::dsql: {
+      dsql_options options;
+      options.limits = limits_of(cfg);
+      return std::make_unique<dsql_decoder>(catalog, std::move(options));
+    }
+    case message_format::debezium: {
+      debezium_options options;
+      options.limits = limits_of(cfg);
+      return std::make_unique<debezium_decoder>(catalog, std::move(options));
+    }
+    case message_format::auto_detect:
+      // Options are checked here, at start-up; the family decoders are made lazily.
+      if (auto err = datastream_decoder::check(datastream_options{limits_of(cfg), timezone})) {
+        throw std::invalid_argument("topic " + std::string(topic) + ": " + err->message);
+      }
+      return make_auto_decoder(cfg, topic, catalog);
     default:
       throw std::invalid_argument("format " + std::string(to_string(format)) + " for topic " +
                                   std::string(topic) + " is not supported yet");

@@ -123,6 +123,7 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
             continue;
           }
           ++out.stats.csn_conflicts;
+          ++tr.csn_conflicts;
         }
         row.partial = row.partial || c.partial;
         fold_image(row.columns, c.after, c.seq, /*move_values=*/single);
@@ -142,6 +143,7 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     tr.newest_source_ts = std::max(tr.newest_source_ts, row.source_ts);
     out.stats.duplicates += duplicates;
     out.stats.collapsed += (end - begin - 1) - duplicates;
+    tr.collapsed += (end - begin - 1) - duplicates;
     tr.rows.push_back(std::move(row));
     ++out.stats.rows;
     begin = end;

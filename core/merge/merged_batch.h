@@ -41,6 +41,8 @@ struct table_rows {
   std::vector<change> keyless;   // keyless table: appended as they came (SPEC §4)
   bool partial = false;          // some row has a partial image
   timestamp_ns newest_source_ts{0};
+  size_t collapsed = 0;  // this table's share of merge_stats
+  size_t csn_conflicts = 0;
 };
 
 struct merge_stats {

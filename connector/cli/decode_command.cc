@@ -1,0 +1,129 @@
+// sluice decode: messages on stdin → the JSON lines of SPEC §3, the debugging view of the
+// decoders and a fixture format.
+//
+//   for each line of stdin:
+//     plain:        the line is one message value (topic "stdin", offset = line index)
+//     --kafka-json: the line is a `kcat -C -J` record: its topic, partition, offset, key,
+//                   headers and value make the message (decoders that need the key get it)
+//     decode with the topic's decoder → print each catalog update, DDL record and change
+//     errors → stderr as "topic[partition]@offset: reason" ("line N: reason" for a line
+//              that is not a kcat record); decoding goes on with the next line
+//
+// Exit codes: 0 (even when messages were refused: the errors are the output), 2 usage or
+// configuration error.
+
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "connector/cli/change_json.h"
+#include "connector/cli/cli_options.h"
+#include "connector/cli/commands.h"
+#include "connector/cli/topic_decoders.h"
+#include "schemas/common/kcat_line_reader.h"
+
+namespace sluice {
+namespace {
+
+std::string origin_text(const raw_message& m) {
+  return std::string(m.topic) + "[" + std::to_string(m.partition.value()) + "]@" +
+         std::to_string(m.offset.value());
+}
+
+void print(const decode_output& decoded, std::string& out) {
+  out.clear();
+  for (const catalog_update& u : decoded.catalog) {
+    append_catalog_update_json(out, u);
+    out.push_back('\n');
+  }
+  for (const ddl_record& d : decoded.ddl) {
+    append_ddl_json(out, d);
+    out.push_back('\n');
+  }
+  for (const change& ch : decoded.changes) {
+    append_change_json(out, ch);
+    out.push_back('\n');
+  }
+  std::cout << out;
+}
+
+}  // namespace
+
+int decode_command(const arguments& args) {
+  std::ios::sync_with_stdio(false);
+  if (auto bad = unknown_argument(args, {"-c", "--config", "-f", "--format"}, {"--kafka-json"})) {
+    std::cerr << "sluice decode: unknown argument " << *bad << " (see sluice --help)\n";
+    return 2;
+  }
+  std::optional<config> c;
+  if (flag_value(args, "-c", "--config")) {
+    c = load_command_config(args, "decode");
+    if (!c) return 2;
+  } else {
+    c = config_with_defaults();
+    c->name = "decode";
+  }
+  if (auto f = flag_value(args, "-f", "--format")) {
+    bool known = false;
+    for (size_t i = 0; i < message_format_names.size(); ++i) {
+      if (message_format_names[i] == *f) {
+        c->format = static_cast<message_format>(i);
+        known = true;
+      }
+    }
+    if (!known) {
+      std::cerr << "sluice decode: unknown format '" << *f << "'\n";
+      return 2;
+    }
+  }
+  const bool kafka_json = has_flag(args, "--kafka-json");
+  topic_decoders decoders(*c);
+  if (!kafka_json) {
+    try {
+      decoders.for_topic("stdin");
+    } catch (const std::exception& e) {
+      std::cerr << "sluice decode: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
+  kcat_line_reader reader;
+  kcat_message record;
+  decode_output decoded;
+  std::string line, out;
+  int64_t line_number = 0, index = 0;
+  while (std::getline(std::cin, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    raw_message m;
+    if (kafka_json) {
+      if (auto err = reader.read(line, record)) {
+        std::cerr << "line " << line_number << ": " << to_string(err->code) << ": " << err->message
+                  << "\n";
+        continue;
+      }
+      m = record.view();
+    } else {
+      m.topic = "stdin";
+      m.offset = kafka_offset{index++};
+      m.value = line;
+    }
+    decoder* dec = nullptr;
+    try {
+      dec = &decoders.for_topic(m.topic);
+    } catch (const std::exception& e) {
+      std::cerr << "sluice decode: " << e.what() << "\n";
+      return 2;
+    }
+    decoded.clear();
+    if (auto err = dec->decode(m, decoded)) {
+      std::cerr << origin_text(m) << ": " << to_string(err->code) << ": " << err->message << "\n";
+      continue;
+    }
+    print(decoded, out);
+  }
+  return 0;
+}
+
+}  // namespace sluice

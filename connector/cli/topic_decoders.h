@@ -1,0 +1,32 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "connector/config/config.h"
+#include "core/catalog/table_catalog.h"
+#include "schemas/common/decoder.h"
+
+namespace sluice {
+
+// The decoders of the CLI commands that decode without consuming (decode, replay): one per
+// topic, made on first use from the configuration (the topic's format override, else the
+// global format), sharing one catalog that knows the configured keys — as the pipeline's.
+//
+// Lifecycle: one per command run; the config must outlive it. Threading: one thread.
+class topic_decoders {
+ public:
+  explicit topic_decoders(const config& c);
+  // Throws std::invalid_argument when the topic's format is not supported (a configuration
+  // error).
+  decoder& for_topic(std::string_view topic);
+
+ private:
+  const config& _config;
+  table_catalog _catalog;
+  std::map<std::string, std::unique_ptr<decoder>, std::less<>> _decoders;
+};
+
+}  // namespace sluice

@@ -1,0 +1,314 @@
+#include "connector/http/http_server.h"
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <civetweb.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+#include <thread>
+
+#include "connector/http/status_json.h"
+#include "connector/metrics/metrics_registry.h"
+#include "connector/runtime/log.h"
+#include "sinks/postgres/json_text.h"
+
+namespace sluice {
+namespace {
+
+constexpr std::string_view k_default_host = "127.0.0.1";
+constexpr const char* k_text = "text/plain; charset=utf-8";
+constexpr const char* k_json = "application/json";
+
+// civetweb's messages while start() runs on this thread, to explain a failure to start.
+thread_local std::string* t_start_log = nullptr;
+
+int log_message(const mg_connection*, const char* message) {
+  if (t_start_log != nullptr) {
+    if (!t_start_log->empty()) *t_start_log += "; ";
+    *t_start_log += message;
+  } else {
+    SLUICE_LOG(warn, "http", message);
+  }
+  return 1;  // handled: civetweb prints nothing
+}
+
+std::string local_worker_id() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+  return std::string(host) + ":" + std::to_string(getpid());
+}
+
+struct bind_address {
+  std::string host;  // numeric
+  std::string port;
+  bool ipv6 = false;
+  std::string civetweb() const { return ipv6 ? "[" + host + "]:" + port : host + ":" + port; }
+};
+
+// "host:port", "[v6]:port", ":port" or "port"; a missing host is the loopback.
+bind_address resolve(std::string_view listen) {
+  std::string_view host;
+  std::string_view port;
+  if (listen.find(':') == std::string_view::npos) {
+    port = listen;
+  } else if (listen.front() == '[') {
+    const size_t close = listen.find(']');
+    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':')
+      throw http_server_error("metrics.listen '" + std::string(listen) +
+                              "': expected [address]:port");
+    host = listen.substr(1, close - 1);
+    port = listen.substr(close + 2);
+  } else {
+    const size_t colon = listen.rfind(':');
+    host = listen.substr(0, colon);
+    port = listen.substr(colon + 1);
+  }
+  if (host.empty()) host = k_default_host;
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string_view::npos ||
+      std::stoi(std::string(port)) > 65535)
+    throw http_server_error("metrics.listen '" + std::string(listen) + "': expected host:port");
+
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string host_text(host);
+  const std::string port_text(port);
+  if (int rc = getaddrinfo(host_text.c_str(), port_text.c_str(), &hints, &found); rc != 0)
+    throw http_server_error("metrics.listen '" + std::string(listen) + "': cannot resolve '" +
+                            host_text + "': " + gai_strerror(rc));
+  // The first IPv4 address, else the first IPv6 one.
+  const addrinfo* chosen = nullptr;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      chosen = a;
+      break;
+    }
+    if (a->ai_family == AF_INET6 && chosen == nullptr) chosen = a;
+  }
+  bind_address out;
+  out.port = port_text;
+  char text[INET6_ADDRSTRLEN] = {};
+  if (chosen != nullptr && chosen->ai_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(chosen->ai_addr)->sin_addr, text,
+              sizeof text);
+  } else if (chosen != nullptr) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(chosen->ai_addr)->sin6_addr, text,
+              sizeof text);
+    out.ipv6 = true;
+  }
+  freeaddrinfo(found);
+  if (chosen == nullptr)
+    throw http_server_error("metrics.listen '" + std::string(listen) + "': no IP address for '" +
+                            host_text + "'");
+  out.host = text;
+  return out;
+}
+
+// Opens and closes one connection to the listener (a wildcard address through the loopback).
+void poke(const std::string& host, bool ipv6, uint16_t port) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  if (ipv6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&address);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(port);
+    if (host == "::" || inet_pton(AF_INET6, host.c_str(), &a->sin6_addr) != 1)
+      a->sin6_addr = in6addr_loopback;
+    length = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&address);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(port);
+    if (host == "0.0.0.0" || inet_pton(AF_INET, host.c_str(), &a->sin_addr) != 1)
+      a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    length = sizeof *a;
+  }
+  const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  connect(fd, reinterpret_cast<const sockaddr*>(&address), length);
+  close(fd);
+}
+
+void respond(mg_connection* conn, int status, const char* content_type, std::string_view body,
+             const char* allow = nullptr) {
+  mg_response_header_start(conn, status);
+  mg_response_header_add(conn, "Content-Type", content_type, -1);
+  const std::string length = std::to_string(body.size());
+  mg_response_header_add(conn, "Content-Length", length.c_str(), -1);
+  if (allow != nullptr) mg_response_header_add(conn, "Allow", allow, -1);
+  mg_response_header_send(conn);
+  if (!body.empty()) mg_write(conn, body.data(), body.size());
+}
+
+// Kafka Connect's error body.
+void respond_error(mg_connection* conn, int status, std::string_view message,
+                   const char* allow = nullptr) {
+  std::string body = "{\"error_code\":" + std::to_string(status) + ",\"message\":";
+  append_json_string(body, message);
+  body += '}';
+  respond(conn, status, k_json, body, allow);
+}
+
+}  // namespace
+
+http_server::http_server(std::string listen, metrics_registry& registry,
+                         const status_source& status, http_controls controls)
+    : _listen(std::move(listen)),
+      _registry(registry),
+      _status(status),
+      _controls(std::move(controls)),
+      _worker_id(local_worker_id()) {}
+
+http_server::~http_server() {
+  stop();
+}
+
+void http_server::start() {
+  if (_context != nullptr || _listen.empty()) return;
+  static std::once_flag initialized;
+  std::call_once(initialized, [] { mg_init_library(0); });
+
+  const bind_address address = resolve(_listen);
+  const std::string ports = address.civetweb();
+  // Two threads (a scrape and one more); a stuck client frees its thread after 10 s.
+  // clang-format off
+  const char* options[] = {"listening_ports", ports.c_str(),
+                           "num_threads", "2",
+                           "request_timeout_ms", "10000",
+                           "enable_keep_alive", "no",
+                           nullptr};
+  // clang-format on
+  mg_callbacks callbacks{};
+  callbacks.log_message = &log_message;
+  mg_init_data init{};
+  init.callbacks = &callbacks;
+  init.user_data = this;
+  init.configuration_options = options;
+  char error_text[256] = {};
+  mg_error_data error{};
+  error.text = error_text;
+  error.text_buffer_size = sizeof error_text;
+
+  std::string start_log;
+  t_start_log = &start_log;
+  _context = mg_start2(&init, &error);
+  t_start_log = nullptr;
+  if (_context == nullptr) {
+    std::string why = start_log.empty() ? std::string(error_text) : start_log;
+    throw http_server_error(
+        "cannot listen on " + ports +
+        " (metrics.listen): " + (why.empty() ? "unknown error" : why) +
+        (why.find("in use") != std::string::npos ? " (is another process using the port?)" : ""));
+  }
+  mg_server_port bound{};
+  if (mg_get_server_ports(_context, 1, &bound) == 1 && bound.port > 0) {
+    _port = static_cast<uint16_t>(bound.port);
+  } else {
+    _port = static_cast<uint16_t>(std::stoi(address.port));
+  }
+  _host = address.host;
+  _ipv6 = address.ipv6;
+  _bound = address.ipv6 ? "[" + address.host + "]:" + std::to_string(_port)
+                        : address.host + ":" + std::to_string(_port);
+  mg_set_request_handler(_context, "/", &http_server::dispatch, this);
+  SLUICE_LOG(info, "http", "serving /metrics, /healthz, /status, /pause, /resume on " << _bound);
+}
+
+void http_server::stop() {
+  if (_context == nullptr) return;
+  // civetweb's listener thread polls in 2-second quanta (SOCKET_TIMEOUT_QUANTUM) and
+  // mg_stop() waits for it: connecting to the listener wakes it, so stopping takes
+  // milliseconds rather than up to 2 s (a DRAINING exit, every test).
+  std::atomic<bool> stopped{false};
+  std::thread waker([&] {
+    while (!stopped.load()) {
+      poke(_host, _ipv6, _port);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  mg_stop(_context);
+  stopped.store(true);
+  waker.join();
+  _context = nullptr;
+  _bound.clear();
+  _port = 0;
+}
+
+int http_server::dispatch(mg_connection* conn, void* self) {
+  try {
+    return static_cast<http_server*>(self)->handle(conn);
+  } catch (const std::exception& e) {
+    respond_error(conn, 500, e.what());
+  } catch (...) {
+    respond_error(conn, 500, "internal error");
+  }
+  return 500;
+}
+
+int http_server::handle(mg_connection* conn) {
+  const mg_request_info* request = mg_get_request_info(conn);
+  const std::string_view method = request->request_method ? request->request_method : "";
+  const std::string_view path = request->local_uri ? request->local_uri : "";
+
+  const bool is_get = path == "/metrics" || path == "/healthz" || path == "/status";
+  const bool is_put = path == "/pause" || path == "/resume";
+  if (!is_get && !is_put) {
+    respond_error(conn, 404, "no such endpoint: " + std::string(path));
+    return 404;
+  }
+  if (is_get && method != "GET") {
+    respond_error(conn, 405, "use GET", "GET");
+    return 405;
+  }
+  if (is_put && method != "PUT") {
+    respond_error(conn, 405, "use PUT", "PUT");
+    return 405;
+  }
+
+  if (path == "/metrics") {
+    respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", _registry.serialize());
+    return 200;
+  }
+  if (path == "/healthz") {
+    const connector_state s = _status.state();
+    if (s == connector_state::running || s == connector_state::draining) {
+      respond(conn, 200, k_text, "ok\n");
+      return 200;
+    }
+    respond(conn, 503, k_text, std::string(to_string(s)) + "\n");
+    return 503;
+  }
+  if (path == "/status") {
+    respond(conn, 200, k_json, to_json(_status.status(), _worker_id));
+    return 200;
+  }
+  return control(conn, path == "/pause" ? _controls.pause : _controls.resume);
+}
+
+int http_server::control(mg_connection* conn, const std::function<void()>& action) {
+  const connector_state s = _status.state();
+  if (s == connector_state::failed || s == connector_state::draining ||
+      s == connector_state::stopped) {
+    respond_error(conn, 409, std::string("the connector is ") + to_string(s));
+    return 409;
+  }
+  if (!action) {
+    respond_error(conn, 501, "not supported by this process");
+    return 501;
+  }
+  action();
+  respond(conn, 202, k_text, "");
+  return 202;
+}
+
+}  // namespace sluice

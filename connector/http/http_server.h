@@ -1,0 +1,87 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "connector/http/status_source.h"
+
+struct mg_connection;
+struct mg_context;
+
+namespace sluice {
+
+class metrics_registry;
+
+// The HTTP server could not start (address in use, unresolvable host, bad address).
+class http_server_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What PUT /pause and PUT /resume do. Called on an HTTP thread: must be thread-safe and
+// quick (set a flag the pipeline loop reads). An empty function answers 501.
+struct http_controls {
+  std::function<void()> pause;
+  std::function<void()> resume;
+};
+
+// sluice's HTTP endpoint (SPEC §5-§6), on civetweb with two worker threads:
+//
+//   GET /metrics   Prometheus text 0.0.4 of the registry
+//   GET /healthz   200 "ok" in RUNNING or DRAINING, else 503 and the state's name
+//   GET /status    Kafka Connect's connector status shape plus partitions and last error
+//                  (status_json.h)
+//   PUT /pause     202, after calling controls.pause; 409 in FAILED, DRAINING or STOPPED
+//   PUT /resume    202, after calling controls.resume; 409 likewise
+//   anything else  404; a known path with another method 405 (with Allow)
+//
+// The listen address is `metrics.listen`: "host:port", "[v6]:port", or just a port (then
+// 127.0.0.1: loopback unless asked otherwise). A host name is resolved once, at start.
+// Empty: disabled (start() does nothing). Port 0 picks a free port (tests).
+//
+// Lifecycle: construct (no I/O) → start() → … → stop() (or the destructor). registry,
+// status and the controls must outlive stop(). Threading: start()/stop() on one thread
+// (not from a handler); handlers run on civetweb's threads and call status.status(),
+// status.state() and the controls from there, concurrently.
+class http_server {
+ public:
+  http_server(std::string listen, metrics_registry& registry, const status_source& status,
+              http_controls controls);
+  ~http_server();
+  http_server(const http_server&) = delete;
+  http_server& operator=(const http_server&) = delete;
+
+  // Binds and starts serving; throws http_server_error with the address and the reason
+  // (e.g. "address already in use") when it cannot.
+  void start();
+  // Stops serving and waits for the handlers in flight. Idempotent.
+  void stop();
+
+  bool running() const { return _context != nullptr; }
+  // The address bound, with the actual port: "127.0.0.1:9464", "[::1]:9464". Empty when
+  // not running.
+  const std::string& listening_address() const { return _bound; }
+  uint16_t port() const { return _port; }
+  // "host:pid", as /status reports it.
+  const std::string& worker_id() const { return _worker_id; }
+
+ private:
+  static int dispatch(mg_connection* conn, void* self);
+  int handle(mg_connection* conn);
+  int control(mg_connection* conn, const std::function<void()>& action);
+
+  const std::string _listen;
+  metrics_registry& _registry;
+  const status_source& _status;
+  const http_controls _controls;
+  const std::string _worker_id;
+  std::string _host;  // numeric address bound
+  bool _ipv6 = false;
+  std::string _bound;
+  uint16_t _port = 0;
+  mg_context* _context = nullptr;
+};
+
+}  // namespace sluice

@@ -1,0 +1,72 @@
+#include "connector/http/status_json.h"
+
+#include <type_traits>
+
+#include "sinks/postgres/json_text.h"
+
+namespace sluice {
+namespace {
+
+void append_state(std::string& out, const connector_status& s, std::string_view worker_id) {
+  out += "\"state\":";
+  append_json_string(out, to_string(s.state));
+  out += ",\"worker_id\":";
+  append_json_string(out, worker_id);
+  if (s.state == connector_state::failed) {
+    out += ",\"trace\":";
+    append_json_string(out, s.last_error);
+  }
+}
+
+template <typename T>
+void append_optional(std::string& out, const std::optional<T>& v) {
+  if (v) {
+    if constexpr (std::is_integral_v<T>) {
+      out += std::to_string(*v);
+    } else {
+      out += std::to_string(v->value());
+    }
+  } else {
+    out += "null";
+  }
+}
+
+}  // namespace
+
+std::string to_json(const connector_status& s, std::string_view worker_id) {
+  std::string out;
+  out.reserve(256 + 128 * s.assigned.size());
+  out += "{\"name\":";
+  append_json_string(out, s.name);
+  out += ",\"connector\":{";
+  append_state(out, s, worker_id);
+  out += "},\"tasks\":[{\"id\":0,";
+  append_state(out, s, worker_id);
+  out += "}],\"type\":\"sink\",\"assigned\":[";
+  bool first = true;
+  for (const partition_status& p : s.assigned) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"topic\":";
+    append_json_string(out, p.topic);
+    out += ",\"partition\":";
+    out += std::to_string(p.partition.value());
+    out += ",\"committed_offset\":";
+    append_optional(out, p.committed);
+    out += ",\"high_watermark\":";
+    append_optional(out, p.high_watermark);
+    out += ",\"lag\":";
+    append_optional(out, p.lag());
+    out += '}';
+  }
+  out += "],\"last_error\":";
+  if (s.last_error.empty()) {
+    out += "null";
+  } else {
+    append_json_string(out, s.last_error);
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace sluice

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "connector/runtime/connector_state.h"
+#include "core/model/named_type.h"
+
+namespace sluice {
+
+// One assigned partition as GET /status shows it.
+struct partition_status {
+  std::string topic;
+  partition_id partition{0};
+  std::optional<kafka_offset> committed;       // next offset stored in PostgreSQL; none: no row
+  std::optional<kafka_offset> high_watermark;  // none: not fetched yet
+
+  // high watermark − committed (the sluice_consumer_lag_messages value); none when either
+  // is unknown.
+  std::optional<int64_t> lag() const {
+    if (!committed || !high_watermark) return std::nullopt;
+    const int64_t l = high_watermark->value() - committed->value();
+    return l > 0 ? l : 0;
+  }
+};
+
+// What the connector says about itself, at one instant.
+struct connector_status {
+  std::string name;  // the connector name (config `name`)
+  connector_state state = connector_state::starting;
+  std::string last_error;                  // empty: none (in FAILED: why)
+  std::vector<partition_status> assigned;  // partitions this process owns
+};
+
+// Where the HTTP server reads the connector's state, so that it does not depend on the
+// pipeline. Threading: both methods are called on the HTTP server's threads, concurrently
+// with the pipeline and with each other: implementations must be thread-safe (copy under a
+// mutex, atomics) and quick (no I/O, no waiting for a batch).
+class status_source {
+ public:
+  virtual ~status_source() = default;
+  virtual connector_status status() const = 0;
+  // For GET /healthz and the pause/resume guard; override when status() is costly.
+  virtual connector_state state() const { return status().state; }
+};
+
+}  // namespace sluice

@@ -1,0 +1,76 @@
+#include "connector/metrics/apply_probe.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+
+#include "connector/metrics/metrics_registry.h"
+
+namespace sluice {
+
+apply_probe::apply_probe(metrics_registry& registry)
+    : _registry(registry),
+      _batch_rows(registry.batch_rows()),
+      _batch_seconds(registry.batch_apply_seconds()),
+      _end_to_end(registry.end_to_end_latency()) {}
+
+void apply_probe::applied(std::string_view table, uint64_t n) {
+  std::lock_guard lock(_mutex);
+  of(table).applied->Increment(static_cast<double>(n));
+}
+
+void apply_probe::deleted(std::string_view table, uint64_t n) {
+  std::lock_guard lock(_mutex);
+  of(table).deleted->Increment(static_cast<double>(n));
+}
+
+void apply_probe::stale(std::string_view table, uint64_t n) {
+  std::lock_guard lock(_mutex);
+  of(table).stale->Increment(static_cast<double>(n));
+}
+
+void apply_probe::batch(uint64_t rows, double seconds) {
+  _batch_rows.Observe(static_cast<double>(rows));
+  _batch_seconds.Observe(seconds);
+}
+
+void apply_probe::postgres_error(std::string_view sqlstate) {
+  if (sqlstate.empty()) sqlstate = "unknown";
+  std::lock_guard lock(_mutex);
+  auto it = _errors.find(sqlstate);
+  if (it == _errors.end()) {
+    const std::string code(sqlstate);
+    it = _errors.emplace(code, &_registry.postgres_errors().Add({{"sqlstate", code}})).first;
+  }
+  it->second->Increment();
+}
+
+void apply_probe::end_to_end(double seconds) {
+  _end_to_end.Observe(seconds > 0 ? seconds : 0.0);
+}
+
+void apply_probe::replication_lag(std::string_view table, double seconds) {
+  std::lock_guard lock(_mutex);
+  of(table).replication_lag->Set(seconds > 0 ? seconds : 0.0);
+}
+
+void apply_probe::caught_up() {
+  std::lock_guard lock(_mutex);
+  for (auto& [name, s] : _tables)
+    s.replication_lag->Set(0);
+}
+
+apply_probe::series& apply_probe::of(std::string_view table) {
+  auto it = _tables.find(table);
+  if (it != _tables.end()) return it->second;
+  auto& changes = _registry.changes();
+  const std::string name(table);
+  series s{&changes.Add({{"table", name}, {"outcome", "applied"}}),
+           &changes.Add({{"table", name}, {"outcome", "deleted"}}),
+           &changes.Add({{"table", name}, {"outcome", "stale"}}),
+           &_registry.replication_lag().Add({{"table", name}})};
+  return _tables.emplace(name, s).first->second;
+}
+
+}  // namespace sluice

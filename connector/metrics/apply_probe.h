@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace prometheus {
+class Counter;
+class Gauge;
+class Histogram;
+}  // namespace prometheus
+
+namespace sluice {
+
+class metrics_registry;
+
+// Apply-stage metrics, recorded once a batch transaction has committed:
+//   sluice_changes_total{table,outcome}  applied | deleted | stale
+//   sluice_batch_rows, sluice_batch_apply_seconds (one observation per transaction)
+//   sluice_postgres_errors_total{sqlstate}
+//   sluice_end_to_end_latency_seconds (one observation per message: Kafka timestamp → commit)
+//   sluice_replication_lag_seconds{table} (now − source timestamp of the newest applied
+//   change; caught_up() sets every table this probe knows to 0 when nothing is pending)
+// A table's series appear at its first count.
+//
+// Lifecycle: after the registry, destroyed before it. Threading: thread-safe; one instance
+// may serve every apply lane (and the consumer thread's caught_up()). Instances on the same
+// registry resolve to the same series.
+class apply_probe {
+ public:
+  explicit apply_probe(metrics_registry& registry);
+
+  void applied(std::string_view table, uint64_t n);
+  void deleted(std::string_view table, uint64_t n);
+  void stale(std::string_view table, uint64_t n);
+  void batch(uint64_t rows, double seconds);
+  // An empty SQLSTATE (the error carried none, e.g. a broken connection) counts as "unknown".
+  void postgres_error(std::string_view sqlstate);
+  void end_to_end(double seconds);
+  void replication_lag(std::string_view table, double seconds);
+  // Nothing is pending any more: every table's replication lag goes to 0.
+  void caught_up();
+
+ private:
+  struct series {
+    prometheus::Counter* applied;
+    prometheus::Counter* deleted;
+    prometheus::Counter* stale;
+    prometheus::Gauge* replication_lag;
+  };
+  series& of(std::string_view table);
+
+  metrics_registry& _registry;
+  prometheus::Histogram& _batch_rows;
+  prometheus::Histogram& _batch_seconds;
+  prometheus::Histogram& _end_to_end;
+  std::mutex _mutex;  // guards the two caches (metric values are atomic themselves)
+  std::map<std::string, series, std::less<>> _tables;
+  std::map<std::string, prometheus::Counter*, std::less<>> _errors;  // by SQLSTATE
+};
+
+}  // namespace sluice

@@ -1,0 +1,92 @@
+#include "connector/metrics/metrics_registry.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include "connector/metrics/state_probe.h"
+
+namespace sluice {
+namespace {
+
+// Kafka timestamp → commit: sub-second when caught up, hours while catching up.
+const prometheus::Histogram::BucketBoundaries k_latency_buckets = {
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
+// Keys written per batch; batch.size defaults to 10000.
+const prometheus::Histogram::BucketBoundaries k_rows_buckets = {
+    1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000};
+// One PostgreSQL transaction, retries included.
+const prometheus::Histogram::BucketBoundaries k_apply_buckets = {
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+
+}  // namespace
+
+metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Registry>()) {
+  prometheus::Registry& r = *_registry;
+  _consumer_lag = &prometheus::BuildGauge()
+                       .Name("sluice_consumer_lag_messages")
+                       .Help("High watermark minus the next offset committed in PostgreSQL.")
+                       .Register(r);
+  _replication_lag =
+      &prometheus::BuildGauge()
+           .Name("sluice_replication_lag_seconds")
+           .Help(
+               "Now minus the source timestamp of the newest applied change; 0 when nothing "
+               "is pending.")
+           .Register(r);
+  _end_to_end_latency = &prometheus::BuildHistogram()
+                             .Name("sluice_end_to_end_latency_seconds")
+                             .Help("Kafka message timestamp to PostgreSQL commit.")
+                             .Register(r)
+                             .Add({}, k_latency_buckets);
+  _messages = &prometheus::BuildCounter()
+                   .Name("sluice_messages_total")
+                   .Help("Kafka messages by outcome (decoded, dead_lettered).")
+                   .Register(r);
+  _changes = &prometheus::BuildCounter()
+                  .Name("sluice_changes_total")
+                  .Help("Changes by outcome (applied, collapsed, stale, deleted, csn_conflict).")
+                  .Register(r);
+  _batch_rows = &prometheus::BuildHistogram()
+                     .Name("sluice_batch_rows")
+                     .Help("Rows written per batch transaction.")
+                     .Register(r)
+                     .Add({}, k_rows_buckets);
+  _batch_apply_seconds = &prometheus::BuildHistogram()
+                              .Name("sluice_batch_apply_seconds")
+                              .Help("Duration of one batch transaction, retries included.")
+                              .Register(r)
+                              .Add({}, k_apply_buckets);
+  _postgres_errors = &prometheus::BuildCounter()
+                          .Name("sluice_postgres_errors_total")
+                          .Help("PostgreSQL errors by SQLSTATE.")
+                          .Register(r);
+  _rebalances = &prometheus::BuildCounter()
+                     .Name("sluice_rebalances_total")
+                     .Help("Consumer group rebalances (assignments and revocations).")
+                     .Register(r)
+                     .Add({});
+  _pending_chunks = &prometheus::BuildGauge()
+                         .Name("sluice_pending_chunks")
+                         .Help("Chunks of chunked records waiting for their siblings.")
+                         .Register(r)
+                         .Add({});
+  _state = &prometheus::BuildGauge()
+                .Name("sluice_state")
+                .Help("1 for the connector's current state, 0 for the others.")
+                .Register(r);
+
+  for (connector_state s : state_probe::states) {
+    _state->Add({{"state", to_string(s)}}).Set(s == connector_state::starting ? 1 : 0);
+  }
+}
+
+metrics_registry::~metrics_registry() = default;
+
+std::string metrics_registry::serialize() const {
+  return prometheus::TextSerializer().Serialize(_registry->Collect());
+}
+
+}  // namespace sluice

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+// prometheus-cpp stays out of the pipeline's includes: only connector/metrics/*.cc sees it.
+namespace prometheus {
+class Registry;
+class Counter;
+class Gauge;
+class Histogram;
+template <typename T>
+class Family;
+}  // namespace prometheus
+
+namespace sluice {
+
+// The Prometheus registry and every metric family of SPEC §6, with exactly the names
+// dashboards and alerts depend on:
+//
+//   sluice_consumer_lag_messages{topic,partition}     gauge
+//   sluice_replication_lag_seconds{table}             gauge
+//   sluice_end_to_end_latency_seconds                 histogram
+//   sluice_messages_total{topic,outcome}              counter  decoded | dead_lettered
+//   sluice_changes_total{table,outcome}               counter  applied | collapsed | stale |
+//                                                              deleted | csn_conflict
+//   sluice_batch_rows                                 histogram
+//   sluice_batch_apply_seconds                        histogram
+//   sluice_postgres_errors_total{sqlstate}            counter
+//   sluice_rebalances_total                           counter
+//   sluice_pending_chunks                             gauge
+//   sluice_state{state}                               gauge    1 for the current state
+//
+// Families are created here, filled through the probes (consumer_probe, decode_probe,
+// merge_probe, apply_probe, state_probe, chunk_probe: STYLE.md #10) and read by
+// serialize() for GET /metrics. The accessors below are for those probes only: labelled
+// metrics as families (a probe adds and caches its children), unlabelled ones as their
+// single series (created here, so they are scraped from the start, as is sluice_state with
+// STARTING = 1).
+//
+// Lifecycle: construct once per process, before the probes, and destroy after them and
+// after the HTTP server (probes hold references into the families). Threading: every
+// method is thread-safe (prometheus-cpp guards its families; metric values are atomic).
+class metrics_registry {
+ public:
+  metrics_registry();
+  ~metrics_registry();
+  metrics_registry(const metrics_registry&) = delete;
+  metrics_registry& operator=(const metrics_registry&) = delete;
+
+  // Every family in the Prometheus text exposition format 0.0.4.
+  std::string serialize() const;
+
+  prometheus::Family<prometheus::Gauge>& consumer_lag() { return *_consumer_lag; }
+  prometheus::Family<prometheus::Gauge>& replication_lag() { return *_replication_lag; }
+  prometheus::Histogram& end_to_end_latency() { return *_end_to_end_latency; }
+  prometheus::Family<prometheus::Counter>& messages() { return *_messages; }
+  prometheus::Family<prometheus::Counter>& changes() { return *_changes; }
+  prometheus::Histogram& batch_rows() { return *_batch_rows; }
+  prometheus::Histogram& batch_apply_seconds() { return *_batch_apply_seconds; }
+  prometheus::Family<prometheus::Counter>& postgres_errors() { return *_postgres_errors; }
+  prometheus::Counter& rebalances() { return *_rebalances; }
+  prometheus::Gauge& pending_chunks() { return *_pending_chunks; }
+  prometheus::Family<prometheus::Gauge>& state() { return *_state; }
+
+ private:
+  // The registry owns the families and series below (they point into it).
+  std::unique_ptr<prometheus::Registry> _registry;
+  prometheus::Family<prometheus::Gauge>* _consumer_lag;
+  prometheus::Family<prometheus::Gauge>* _replication_lag;
+  prometheus::Histogram* _end_to_end_latency;
+  prometheus::Family<prometheus::Counter>* _messages;
+  prometheus::Family<prometheus::Counter>* _changes;
+  prometheus::Histogram* _batch_rows;
+  prometheus::Histogram* _batch_apply_seconds;
+  prometheus::Family<prometheus::Counter>* _postgres_errors;
+  prometheus::Counter* _rebalances;
+  prometheus::Gauge* _pending_chunks;
+  prometheus::Family<prometheus::Gauge>* _state;
+};
+
+}  // namespace sluice

@@ -1,0 +1,48 @@
+#include "connector/cli/change_json.h"
+
+#include <doctest/doctest.h>
+
+namespace sluice {
+namespace {
+
+message_origin origin() {
+  return {"gg.orders", partition_id{1}, kafka_offset{42}, timestamp_ns{0}};
+}
+
+}  // namespace
+
+TEST_CASE("a catalog update prints as one {\"catalog\":...} line") {
+  catalog_update u;
+  u.table = {"", "SHOP", "ORDERS"};
+  u.columns = {{"ID", "NUMBER", column_class::numeric, false, true},
+               {"NOTE", "VARCHAR2", column_class::text, true, false}};
+  u.key_columns = {"ID"};
+  u.learned_from = "goldengate OBJECT_METADATA";
+  u.seq = csn_builder().add(7).build();
+  u.origin = origin();
+  std::string out;
+  append_catalog_update_json(out, u);
+  CHECK(out ==
+        R"({"catalog":{"table":"SHOP.ORDERS","key":["ID"],"columns":[)"
+        R"({"name":"ID","type":"NUMBER","class":"numeric","nullable":false,"key":true},)"
+        R"({"name":"NOTE","type":"VARCHAR2","class":"text","nullable":true,"key":false}],)"
+        R"("learned_from":"goldengate OBJECT_METADATA","csn":")" +
+            u.seq.hex() +
+            R"(","csn_parts":[7],"source":{"topic":"gg.orders","partition":1,"offset":42}}})");
+}
+
+TEST_CASE("a DDL record prints as one {\"ddl\":...} line with its statement escaped") {
+  ddl_record d;
+  d.table = {"", "SHOP", "ORDERS"};
+  d.statement = "ALTER TABLE \"ORDERS\"\nADD (X NUMBER)";
+  d.source_ts = timestamp_ns{1'767'225'600'000'000'000};
+  d.origin = origin();
+  std::string out;
+  append_ddl_json(out, d);
+  CHECK(out ==
+        R"j({"ddl":{"table":"SHOP.ORDERS","statement":"ALTER TABLE \"ORDERS\"\nADD (X NUMBER)",)j"
+        R"("csn":"","csn_parts":[],"source":{"ts":"2026-01-01T00:00:00.000000Z",)"
+        R"("topic":"gg.orders","partition":1,"offset":42}}})");
+}
+
+}  // namespace sluice

@@ -1,0 +1,41 @@
+#include "connector/http/status_json.h"
+
+#include <doctest/doctest.h>
+
+using sluice::connector_state;
+using sluice::connector_status;
+using sluice::kafka_offset;
+using sluice::partition_id;
+using sluice::partition_status;
+using sluice::to_json;
+
+TEST_CASE("unknown offsets and lag are null in /status") {
+  connector_status s;
+  s.name = "n";
+  s.state = connector_state::running;
+  s.assigned.push_back({"t", partition_id{2}, std::nullopt, kafka_offset{10}});
+  s.assigned.push_back({"t", partition_id{3}, kafka_offset{4}, std::nullopt});
+  const std::string j = to_json(s, "h:1");
+  CHECK(j.find("{\"topic\":\"t\",\"partition\":2,\"committed_offset\":null,"
+               "\"high_watermark\":10,\"lag\":null}") != std::string::npos);
+  CHECK(j.find("{\"topic\":\"t\",\"partition\":3,\"committed_offset\":4,"
+               "\"high_watermark\":null,\"lag\":null}") != std::string::npos);
+  CHECK(j.find("trace") == std::string::npos);
+}
+
+TEST_CASE("the lag of a partition is never negative") {
+  const partition_status p{"t", partition_id{0}, kafka_offset{12}, kafka_offset{10}};
+  CHECK(p.lag() == 0);
+}
+
+TEST_CASE("strings in /status are JSON-escaped") {
+  connector_status s;
+  s.name = "a\"b\\c";
+  s.state = connector_state::failed;
+  s.last_error = "line1\nline2\t\x01";
+  const std::string j = to_json(s, "h:1");
+  CHECK(j.rfind("{\"name\":\"a\\\"b\\\\c\",\"connector\":{\"state\":\"FAILED\",\"worker_id\":"
+                "\"h:1\",\"trace\":\"line1\\nline2\\t\\u0001\"}",
+                0) == 0);
+  CHECK(j.find("\"assigned\":[],\"last_error\":\"line1\\nline2\\t\\u0001\"}") != std::string::npos);
+}
