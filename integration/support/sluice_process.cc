@@ -87,6 +87,66 @@ std::string sluice_process::log() const {
   return ss.str();
 }
 
+std::string write_run_file(const std::string& prefix, const std::string& text) {
+  const std::string path = run_dir() + "/" + unique_name(prefix);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+  return path;
+}
+
+command_result run_sluice(const std::vector<std::string>& args, const std::string& stdin_text,
+                          int timeout_seconds) {
+  // Files, not pipes: nothing can block on a full pipe while the other side waits.
+  const std::string in_path = write_run_file("stdin", stdin_text);
+  const std::string out_path = in_path + ".out";
+  const std::string err_path = in_path + ".err";
+  const std::string binary = sluice_binary();
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int in = ::open(in_path.c_str(), O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  command_result r;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  for (;;) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      throw std::runtime_error("sluice did not finish within " + std::to_string(timeout_seconds) +
+                               "s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
 std::string basic_config(const std::string& name, const std::string& topic,
                          const std::string& format, const std::string& extra, int batch_size) {
   std::ostringstream y;

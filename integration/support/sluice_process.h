@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace sluice::testing {
 
@@ -30,6 +31,22 @@ class sluice_process {
   pid_t _pid = -1;
   int _exit_code = -1;
 };
+
+// What a sluice command run to completion printed, and its exit code.
+struct command_result {
+  int exit_code = -1;  // or 128+signal
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+// Runs `sluice <args...>` to completion (stdin from stdin_text, stdout and stderr captured
+// apart) and returns what it printed; kills it and throws when it runs longer than
+// timeout_seconds.
+command_result run_sluice(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                          int timeout_seconds = 120);
+
+// Writes text to a new file in the run dir named after prefix; returns its path.
+std::string write_run_file(const std::string& prefix, const std::string& text);
 
 // A minimal config for a test: connector `name` reading `topic` from the first offset;
 // `extra` is appended YAML.

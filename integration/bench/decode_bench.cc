@@ -1,0 +1,764 @@
+// Decoder throughput on one thread (SPEC §8 "Benchmarks"), against a same-run reference: a bare
+// simdjson On-Demand pass over the same bytes that touches every field (each object iterated,
+// each key unescaped, numbers as raw_json_token, strings via get_string, booleans and nulls
+// read, nested objects and arrays walked).
+//
+//   build/integration/decode_bench [--events N] [--passes N] [--only FORMAT] [--tables N]
+//                                  [--clear-every N] [--tsv]
+//
+// Per format (datastream, debezium, debezium+schema, dsql, goldengate) it generates N distinct
+// events in memory (default 200,000; 450-750 bytes, ~3.4 KB with Debezium's schema wrapper;
+// 10 columns: integers, decimals as JSON numbers, strings with escapes, a boolean, a timestamp,
+// a null; distinct keys; 60% inserts, 35% updates, 5% deletes), decodes them once untimed (each
+// must decode to one keyed change), then times `passes` passes of each, alternating: the decoder
+// (one reused decode_output, cleared every --clear-every messages, default 1, the clear() timed
+// too) and the bare pass. Time is the thread's CPU time (the machine is shared: time spent
+// descheduled is not the decoder's), so events/s are per busy core. It prints events/s and MB/s
+// (best and median pass), allocations per event (operator new calls in the timed decoder passes
+// only) and decoder / bare (best / best, median / median). Message keys (Debezium) are part of
+// the bytes and of the bare pass. integration/bench/run_decode_bench.sh runs it several times
+// and summarizes the runs.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "core/catalog/table_catalog.h"
+#include "schemas/common/decoder.h"
+#include "schemas/common/padded_buffer.h"
+#include "schemas/datastream/datastream_decoder.h"
+#include "schemas/debezium/debezium_decoder.h"
+#include "schemas/dsql/dsql_decoder.h"
+#include "schemas/goldengate/goldengate_decoder.h"
+
+// ---------------------------------------------------------------------------------------------
+// Allocation counting: every global operator new of the process goes through here; calls are
+// counted only while g_counting is set (the timed decoder passes; one thread). The replacements
+// pair malloc with free, which GCC cannot see through once they are inlined.
+// ---------------------------------------------------------------------------------------------
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+bool g_counting = false;
+uint64_t g_allocations = 0;
+uint64_t g_allocated_bytes = 0;
+
+void* counted_alloc(std::size_t size, std::size_t align = 0) {
+  if (g_counting) {
+    ++g_allocations;
+    g_allocated_bytes += size;
+  }
+  if (size == 0) size = 1;
+  void* p = align > alignof(std::max_align_t)
+                ? std::aligned_alloc(align, (size + align - 1) / align * align)
+                : std::malloc(size);
+  return p;
+}
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (void* p = counted_alloc(n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+  if (void* p = counted_alloc(n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  if (void* p = counted_alloc(n, static_cast<std::size_t>(a))) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  if (void* p = counted_alloc(n, static_cast<std::size_t>(a))) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  return counted_alloc(n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  return counted_alloc(n);
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_alloc(n, static_cast<std::size_t>(a));
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+
+namespace {
+
+using sluice::raw_message;
+
+// Seconds of CPU time this thread has used: on a shared machine, time spent descheduled is
+// not the decoder's (events per CPU-second is the per-core figure the targets are set in).
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+struct options {
+  size_t events = 200'000;
+  int passes = 5;
+  std::string only;
+  size_t tables = 1;
+  size_t clear_every = 1;
+  bool tsv = false;
+};
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (arg == "--tsv") {
+      o.tsv = true;
+    } else if (next && arg == "--events") {
+      o.events = std::strtoul(argv[++i], nullptr, 10);
+    } else if (next && arg == "--passes") {
+      o.passes = std::atoi(argv[++i]);
+    } else if (next && arg == "--only") {
+      o.only = argv[++i];
+    } else if (next && arg == "--tables") {
+      o.tables = std::max<size_t>(1, std::strtoul(argv[++i], nullptr, 10));
+    } else if (next && arg == "--clear-every") {
+      o.clear_every = std::max<size_t>(1, std::strtoul(argv[++i], nullptr, 10));
+    } else {
+      std::fprintf(stderr,
+                   "usage: decode_bench [--events N] [--passes N] [--only FORMAT] [--tables N] "
+                   "[--clear-every N] [--tsv]\n");
+      std::exit(2);
+    }
+  }
+  o.passes = std::max(o.passes, 1);
+  o.events = std::max<size_t>(o.events, 1);
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event generation. One row of the benchmark table `orders`, its JSON text per format.
+// ---------------------------------------------------------------------------------------------
+
+enum class row_op { insert, update, remove };
+
+struct row {
+  row_op op;
+  std::string table;  // orders, orders_1, …
+  int64_t id;
+  int64_t customer_id;
+  std::string amount;    // a decimal as a JSON number: "1234.56"
+  std::string tax_rate;  // "0.0825"
+  int64_t quantity;
+  std::string status;
+  std::string note;  // JSON string body, escapes included
+  bool gift;
+  int64_t created_us;  // µs since the epoch
+  int64_t position;    // a rising source position
+};
+
+class row_generator {
+ public:
+  explicit row_generator(size_t tables) : _tables(tables) {}
+
+  row next(size_t i) {
+    row r;
+    const uint64_t dice = _rng() % 100;
+    r.op = dice < 60 ? row_op::insert : dice < 95 ? row_op::update : row_op::remove;
+    r.table = i % _tables == 0 ? "orders" : "orders_" + std::to_string(i % _tables);
+    // Distinct ids of varying width: an odd multiplier permutes 32-bit integers.
+    r.id = static_cast<int64_t>((i * 2654435761ULL) % 4294967296ULL) + 1;
+    r.customer_id = static_cast<int64_t>(_rng() % 5'000'000) + 1;
+    r.amount = std::to_string(_rng() % 100'000) + "." + two_digits(_rng() % 100);
+    r.tax_rate = "0.0" + std::to_string(100 + _rng() % 900);
+    r.quantity = static_cast<int64_t>(_rng() % 40) + 1;
+    static constexpr const char* statuses[] = {"NEW", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"};
+    r.status = statuses[_rng() % 5];
+    static constexpr const char* notes[] = {
+        R"(Leave at the \"side door\"; ring twice.\nThanks! )",
+        R"(Caf\u00e9 order \u2013 fragile, keep upright \\ no stacking )",
+        R"(Gift wrap: \"Happy birthday, Ana!\"\tno receipt )",
+        R"(Call ahead \/ gate code 4471 )",
+    };
+    r.note = notes[_rng() % 4] + filler(8 + _rng() % 24);
+    r.gift = _rng() % 4 == 0;
+    r.created_us = 1'705'318'200'000'000 + static_cast<int64_t>(i) * 1'000 +
+                   static_cast<int64_t>(_rng() % 1'000);
+    r.position = 4'000 + static_cast<int64_t>(i) * 377;
+    return r;
+  }
+
+  std::string filler(size_t n) {
+    static constexpr char chars[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::string s(n, ' ');
+    for (char& c : s)
+      c = chars[_rng() % (sizeof chars - 1)];
+    return s;
+  }
+  std::string hex(size_t n) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string s(n, '0');
+    for (char& c : s)
+      c = digits[_rng() % 16];
+    return s;
+  }
+
+ private:
+  static std::string two_digits(uint64_t v) { return (v < 10 ? "0" : "") + std::to_string(v); }
+
+  size_t _tables;
+  std::mt19937_64 _rng{42};
+};
+
+// "2024-01-15T11:30:00.123456" (+ "Z" when zoned), from µs since the epoch.
+std::string iso(int64_t us, int digits, bool zoned) {
+  const std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out = buf;
+  if (digits > 0) {
+    char frac[16];
+    const int64_t scale = digits == 3 ? 1'000 : 1;
+    std::snprintf(frac, sizeof frac, ".%0*lld", digits,
+                  static_cast<long long>((us % 1'000'000) / scale));
+    out += frac;
+  }
+  if (zoned) out += "Z";
+  return out;
+}
+
+// The ten columns as JSON members, in the given case ("id" or "ID").
+std::string columns_json(const row& r, bool upper, bool timestamp_as_micros) {
+  auto name = [upper](std::string n) {
+    if (upper) std::transform(n.begin(), n.end(), n.begin(), ::toupper);
+    return "\"" + n + "\":";
+  };
+  std::string s = "{";
+  s += name("id") + std::to_string(r.id);
+  s += "," + name("customer_id") + std::to_string(r.customer_id);
+  s += "," + name("amount") + r.amount;
+  s += "," + name("tax_rate") + r.tax_rate;
+  s += "," + name("quantity") + std::to_string(r.quantity);
+  s += "," + name("status") + "\"" + r.status + "\"";
+  s += "," + name("note") + "\"" + r.note + "\"";
+  s += "," + name("is_gift") + (r.gift ? "true" : "false");
+  s += "," + name("created_at") +
+       (timestamp_as_micros ? std::to_string(r.created_us)
+                            : "\"" + iso(r.created_us, 6, false) + "\"");
+  s += "," + name("discount_code") + "null";
+  return s + "}";
+}
+
+struct message_set {
+  std::string topic;
+  std::vector<std::string> values;
+  std::vector<std::string> keys;    // empty: messages without a key
+  std::vector<std::string> primer;  // decoded once before the timed passes (metadata records)
+};
+
+message_set datastream_messages(const options& o) {
+  message_set m{"datastream.shop.orders", {}, {}, {}};
+  row_generator gen(o.tables);
+  m.values.reserve(o.events);
+  for (size_t i = 0; i < o.events; ++i) {
+    const row r = gen.next(i);
+    const std::string log_file = "mysql-bin.0" + std::to_string(10'000 + r.position / 50'000'000);
+    const std::string pos = std::to_string(r.position);
+    const char* type = r.op == row_op::insert   ? "INSERT"
+                       : r.op == row_op::update ? "UPDATE"
+                                                : "DELETE";
+    std::string e = R"({"uuid":")" + gen.hex(8) + "-" + gen.hex(4) + "-4" + gen.hex(3) + "-a" +
+                    gen.hex(3) + "-" + gen.hex(12) + R"(","read_timestamp":")" +
+                    iso(r.created_us + 350'000, 3, true) + R"(","source_timestamp":")" +
+                    iso(r.created_us, 3, true) + R"(","object":"shop_)" + r.table +
+                    R"(","read_method":"mysql-cdc-binlog","stream_name":"projects/acme/locations/)"
+                    R"(us-central1/streams/shop","sort_keys":[")" +
+                    log_file + "\"," + pos + R"(],"source_metadata":{"table":")" + r.table +
+                    R"(","database":"shop","primary_keys":["id"],"log_file":")" + log_file +
+                    R"(","log_position":)" + pos + R"(,"change_type":")" + type +
+                    R"(","is_deleted":)" + (r.op == row_op::remove ? "true" : "false") +
+                    R"(},"payload":)" + columns_json(r, false, false) + "}";
+    m.values.push_back(std::move(e));
+  }
+  return m;
+}
+
+std::string debezium_pg_source(const row& r, int64_t ts_ms) {
+  const std::string lsn = std::to_string(r.position * 8);
+  return R"({"version":"2.5.0.Final","connector":"postgresql","name":"pg","ts_ms":)" +
+         std::to_string(ts_ms) + R"(,"snapshot":"false","db":"shop","sequence":"[\")" +
+         std::to_string(r.position * 8 - 40) + R"(\",\")" + lsn + R"(\"]","schema":"public",)" +
+         R"("table":")" + r.table + R"(","txId":)" + std::to_string(r.position / 3) + R"(,"lsn":)" +
+         lsn + R"(,"xmin":null})";
+}
+
+// Debezium's JsonConverter schema of the `orders` value envelope (decimal.handling.mode=double,
+// time.precision.mode=adaptive_time_microseconds).
+std::string debezium_value_schema(const std::string& table) {
+  const std::string cols =
+      R"([{"type":"int64","optional":false,"field":"id"},)"
+      R"({"type":"int64","optional":true,"field":"customer_id"},)"
+      R"({"type":"double","optional":true,"field":"amount"},)"
+      R"({"type":"double","optional":true,"field":"tax_rate"},)"
+      R"({"type":"int32","optional":true,"field":"quantity"},)"
+      R"({"type":"string","optional":true,"field":"status"},)"
+      R"({"type":"string","optional":true,"field":"note"},)"
+      R"({"type":"boolean","optional":true,"field":"is_gift"},)"
+      R"({"type":"int64","optional":true,"name":"io.debezium.time.MicroTimestamp","version":1,)"
+      R"("field":"created_at"},)"
+      R"({"type":"string","optional":true,"field":"discount_code"}])";
+  const std::string value = "pg.public." + table + ".Value";
+  return R"({"type":"struct","fields":[{"type":"struct","fields":)" + cols +
+         R"(,"optional":true,"name":")" + value + R"(","field":"before"},)" +
+         R"({"type":"struct","fields":)" + cols + R"(,"optional":true,"name":")" + value +
+         R"(","field":"after"},)" +
+         R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"version"},)"
+         R"({"type":"string","optional":false,"field":"connector"},)"
+         R"({"type":"string","optional":false,"field":"name"},)"
+         R"({"type":"int64","optional":false,"field":"ts_ms"},)"
+         R"({"type":"string","optional":true,"name":"io.debezium.data.Enum","version":1,)"
+         R"("parameters":{"allowed":"true,last,false,incremental"},"default":"false",)"
+         R"("field":"snapshot"},{"type":"string","optional":false,"field":"db"},)"
+         R"({"type":"string","optional":true,"field":"sequence"},)"
+         R"({"type":"string","optional":false,"field":"schema"},)"
+         R"({"type":"string","optional":false,"field":"table"},)"
+         R"({"type":"int64","optional":true,"field":"txId"},)"
+         R"({"type":"int64","optional":true,"field":"lsn"},)"
+         R"({"type":"int64","optional":true,"field":"xmin"}],"optional":false,)"
+         R"("name":"io.debezium.connector.postgresql.Source","field":"source"},)"
+         R"({"type":"string","optional":false,"field":"op"},)"
+         R"({"type":"int64","optional":true,"field":"ts_ms"},)"
+         R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"id"},)"
+         R"({"type":"int64","optional":false,"field":"total_order"},)"
+         R"({"type":"int64","optional":false,"field":"data_collection_order"}],)"
+         R"("optional":true,"name":"event.block","version":1,"field":"transaction"}],)"
+         R"("optional":false,"name":"pg.public.)" +
+         table + R"(.Envelope","version":1})";
+}
+
+message_set debezium_messages(const options& o, bool wrapped) {
+  message_set m{"pg.public.orders", {}, {}, {}};
+  row_generator gen(o.tables);
+  m.values.reserve(o.events);
+  m.keys.reserve(o.events);
+  for (size_t i = 0; i < o.events; ++i) {
+    const row r = gen.next(i);
+    const int64_t ts_ms = r.created_us / 1'000;
+    const std::string image = columns_json(r, false, wrapped);
+    const char* op = r.op == row_op::insert ? "c" : r.op == row_op::update ? "u" : "d";
+    std::string payload = R"({"before":)" + (r.op == row_op::remove ? image : "null") +
+                          R"(,"after":)" + (r.op == row_op::remove ? "null" : image) +
+                          R"(,"source":)" + debezium_pg_source(r, ts_ms) + R"(,"op":")" + op +
+                          R"(","ts_ms":)" + std::to_string(ts_ms + 230) + R"(,"transaction":null})";
+    std::string key = R"({"id":)" + std::to_string(r.id) + "}";
+    if (wrapped) {
+      payload = R"({"schema":)" + debezium_value_schema(r.table) + R"(,"payload":)" + payload + "}";
+      key = R"({"schema":{"type":"struct","fields":[{"type":"int64","optional":false,)"
+            R"("field":"id"}],"optional":false,"name":"pg.public.)" +
+            r.table + R"(.Key"},"payload":)" + key + "}";
+    }
+    m.values.push_back(std::move(payload));
+    m.keys.push_back(std::move(key));
+  }
+  return m;
+}
+
+message_set dsql_messages(const options& o) {
+  message_set m{"dsql.public.orders", {}, {}, {}};
+  row_generator gen(o.tables);
+  m.values.reserve(o.events);
+  for (size_t i = 0; i < o.events; ++i) {
+    const row r = gen.next(i);
+    const int64_t ts_ns = r.created_us * 1'000;
+    const char* op = r.op == row_op::remove ? "d" : r.op == row_op::update ? "u" : "c";
+    const std::string image = columns_json(r, false, false);
+    std::string e = R"({"type":"full","op":")" + std::string(op) + R"(","before":)" +
+                    (r.op == row_op::remove ? R"({"id":)" + std::to_string(r.id) + "}" : "null") +
+                    R"(,"after":)" + (r.op == row_op::remove ? "null" : image) +
+                    R"(,"source":{"version":"1.0","ts_ms":)" + std::to_string(ts_ns / 1'000'000) +
+                    R"(,"ts_ns":)" + std::to_string(ts_ns) + R"(,"txId":")" + gen.filler(26) +
+                    R"(","schema":"public","table":")" + r.table +
+                    R"(","db":"postgres","cluster":"kmabugltfmjdaj2siqr2qbxgju"},"ts_ms":)" +
+                    std::to_string(ts_ns / 1'000'000 + 125) + R"(,"ts_ns":)" +
+                    std::to_string(ts_ns + 125'483'291) + "}";
+    m.values.push_back(std::move(e));
+  }
+  return m;
+}
+
+std::string goldengate_object_metadata(const std::string& table) {
+  std::string upper = table;
+  std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+  return R"({"op_type":"OBJECT_METADATA","qual_table":"SHOP.)" + upper +
+         R"(","columns":{)"
+         R"("ID":{"type":"number","null":false,"key":true},)"
+         R"("CUSTOMER_ID":{"type":"number","null":true,"key":false},)"
+         R"("AMOUNT":{"type":"number","null":true,"key":false},)"
+         R"("TAX_RATE":{"type":"number","null":true,"key":false},)"
+         R"("QUANTITY":{"type":"number","null":true,"key":false},)"
+         R"("STATUS":{"type":"string","null":true,"key":false},)"
+         R"("NOTE":{"type":"string","null":true,"key":false},)"
+         R"("IS_GIFT":{"type":"boolean","null":true,"key":false},)"
+         R"("CREATED_AT":{"type":"timestamp","null":true,"key":false},)"
+         R"("DISCOUNT_CODE":{"type":"string","null":true,"key":false}}})";
+}
+
+message_set goldengate_messages(const options& o) {
+  message_set m{"goldengate.shop.orders", {}, {}, {}};
+  for (size_t t = 0; t < o.tables; ++t) {
+    m.primer.push_back(
+        goldengate_object_metadata(t == 0 ? "orders" : "orders_" + std::to_string(t)));
+  }
+  row_generator gen(o.tables);
+  m.values.reserve(o.events);
+  for (size_t i = 0; i < o.events; ++i) {
+    const row r = gen.next(i);
+    std::string upper = r.table;
+    std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+    const std::string image = columns_json(r, true, false);
+    const char* op = r.op == row_op::insert   ? "INSERT"
+                     : r.op == row_op::update ? "UPDATE"
+                                              : "DELETE";
+    std::string images;
+    if (r.op == row_op::insert) images = R"("after":)" + image;
+    if (r.op == row_op::update) {
+      images = R"("before":{"ID":)" + std::to_string(r.id) + R"(,"STATUS":"NEW"},"after":)" + image;
+    }
+    if (r.op == row_op::remove) images = R"("before":)" + image;
+    std::string e = R"({"qual_table":"SHOP.)" + upper + R"(","op_type":")" + op + R"(","op_ts":")" +
+                    iso(r.created_us, 6, true) + R"(","xid":")" + std::to_string(r.position / 3) +
+                    "." + std::to_string(r.position % 97) + R"(","pos":"G-)" + gen.filler(36) +
+                    "=" + std::to_string(r.position) + R"(","csn":")" +
+                    std::to_string(r.position * 4) + R"(",)" + images + "}";
+    m.values.push_back(std::move(e));
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference: a bare On-Demand pass that touches every field.
+// ---------------------------------------------------------------------------------------------
+
+simdjson::error_code touch(simdjson::ondemand::value v, uint64_t& sink) {
+  using simdjson::ondemand::json_type;
+  json_type type;
+  if (auto code = v.type().get(type)) return code;
+  switch (type) {
+    case json_type::object: {
+      simdjson::ondemand::object object;
+      if (auto code = v.get_object().get(object)) return code;
+      for (auto member : object) {
+        simdjson::ondemand::field field;
+        if (auto code = std::move(member).get(field)) return code;
+        std::string_view key;
+        if (auto code = field.unescaped_key().get(key)) return code;
+        sink += key.size();
+        if (auto code = touch(field.value(), sink)) return code;
+      }
+      return simdjson::SUCCESS;
+    }
+    case json_type::array: {
+      simdjson::ondemand::array array;
+      if (auto code = v.get_array().get(array)) return code;
+      for (auto element : array) {
+        simdjson::ondemand::value child;
+        if (auto code = std::move(element).get(child)) return code;
+        if (auto code = touch(child, sink)) return code;
+      }
+      return simdjson::SUCCESS;
+    }
+    case json_type::number:
+      sink += v.raw_json_token().size();
+      return simdjson::SUCCESS;
+    case json_type::string: {
+      std::string_view s;
+      if (auto code = v.get_string().get(s)) return code;
+      sink += s.size();
+      return simdjson::SUCCESS;
+    }
+    case json_type::boolean: {
+      bool b = false;
+      if (auto code = v.get_bool().get(b)) return code;
+      sink += b;
+      return simdjson::SUCCESS;
+    }
+    case json_type::null: {
+      bool is_null = false;
+      if (auto code = v.is_null().get(is_null)) return code;
+      sink += is_null;
+      return simdjson::SUCCESS;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+// One parser and one padded buffer, like a decoder: the bytes are copied in (Kafka's buffers
+// have no padding), parsed and walked.
+class bare_pass {
+ public:
+  simdjson::error_code document(std::string_view bytes, uint64_t& sink) {
+    const simdjson::padded_string_view padded = _buffer.assign(bytes);
+    simdjson::ondemand::document doc;
+    if (auto code = _parser.iterate(padded).get(doc)) return code;
+    simdjson::ondemand::object root;
+    if (auto code = doc.get_object().get(root)) return code;
+    for (auto member : root) {
+      simdjson::ondemand::field field;
+      if (auto code = std::move(member).get(field)) return code;
+      std::string_view key;
+      if (auto code = field.unescaped_key().get(key)) return code;
+      sink += key.size();
+      if (auto code = touch(field.value(), sink)) return code;
+    }
+    return simdjson::SUCCESS;
+  }
+
+ private:
+  simdjson::ondemand::parser _parser;
+  sluice::padded_buffer _buffer;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Timed passes
+// ---------------------------------------------------------------------------------------------
+
+// The timed decoder loop (noinline: callgrind --toggle-collect='*decode_pass*' isolates it).
+[[gnu::noinline]] size_t decode_pass(sluice::decoder& d, const std::vector<raw_message>& msgs,
+                                     sluice::decode_output& out, size_t clear_every) {
+  size_t changes = 0, since_clear = 0;
+  for (const raw_message& m : msgs) {
+    if (++since_clear == clear_every) {
+      changes += out.changes.size();
+      out.clear();
+      since_clear = 0;
+    }
+    if (d.decode(m, out)) std::abort();  // validated before timing
+  }
+  changes += out.changes.size();
+  out.clear();
+  return changes;
+}
+
+[[gnu::noinline]] uint64_t bare_pass_over(bare_pass& bare, const std::vector<raw_message>& msgs) {
+  uint64_t sink = 0;
+  for (const raw_message& m : msgs) {
+    if (m.key && bare.document(*m.key, sink)) std::abort();
+    if (bare.document(*m.value, sink)) std::abort();
+  }
+  return sink;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct figures {
+  std::string format;
+  double bytes_per_event = 0;
+  double best = 0, med = 0;            // decoder events/s
+  double bare_best = 0, bare_med = 0;  // bare events/s
+  double allocs_per_event = 0, alloc_bytes_per_event = 0;
+};
+
+using decoder_factory = std::function<std::unique_ptr<sluice::decoder>(sluice::table_catalog&)>;
+
+figures run(const options& o, const std::string& format, const message_set& set,
+            const decoder_factory& make, const std::vector<std::string>& configured_keys = {}) {
+  sluice::table_catalog catalog;
+  for (const std::string& table : configured_keys)
+    catalog.configure_key(table, {"id"});
+  std::unique_ptr<sluice::decoder> decoder = make(catalog);
+
+  std::vector<raw_message> msgs(set.values.size());
+  size_t bytes = 0;
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    raw_message& m = msgs[i];
+    m.topic = set.topic;
+    m.partition = sluice::partition_id(static_cast<int32_t>(i % 6));
+    m.offset = sluice::kafka_offset(static_cast<int64_t>(i));
+    m.timestamp = sluice::timestamp_ns(1'705'318'200'000'000'000 + static_cast<int64_t>(i));
+    m.value = set.values[i];
+    bytes += set.values[i].size();
+    if (!set.keys.empty()) {
+      m.key = set.keys[i];
+      bytes += set.keys[i].size();
+    }
+  }
+
+  // Untimed: the metadata records, then every message once (each must decode to one keyed change).
+  sluice::decode_output out;
+  for (size_t i = 0; i < set.primer.size(); ++i) {
+    raw_message m;
+    m.topic = set.topic;
+    m.value = set.primer[i];
+    if (auto err = decoder->decode(m, out)) {
+      std::fprintf(stderr, "%s: primer %zu: %s\n", format.c_str(), i, err->message.c_str());
+      std::exit(1);
+    }
+    out.clear();
+  }
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    out.clear();
+    if (auto err = decoder->decode(msgs[i], out)) {
+      std::fprintf(stderr, "%s: event %zu does not decode: %s\n%s\n", format.c_str(), i,
+                   err->message.c_str(), set.values[i].c_str());
+      std::exit(1);
+    }
+    if (out.changes.size() != 1 || out.changes[0].key.empty()) {
+      std::fprintf(stderr, "%s: event %zu decoded into %zu changes (or one without a key)\n",
+                   format.c_str(), i, out.changes.size());
+      std::exit(1);
+    }
+  }
+  out.clear();
+  bare_pass bare;
+  (void)bare_pass_over(bare, msgs);  // warm
+
+  std::vector<double> decode_s, bare_s;
+  uint64_t allocations = 0, allocated = 0;
+  for (int pass = 0; pass < o.passes; ++pass) {
+    g_allocations = g_allocated_bytes = 0;
+    g_counting = true;
+    double t0 = thread_seconds();
+    const size_t changes = decode_pass(*decoder, msgs, out, o.clear_every);
+    double t1 = thread_seconds();
+    g_counting = false;
+    allocations += g_allocations;
+    allocated += g_allocated_bytes;
+    if (changes != msgs.size()) std::abort();
+    decode_s.push_back(t1 - t0);
+
+    t0 = thread_seconds();
+    const uint64_t sink = bare_pass_over(bare, msgs);
+    t1 = thread_seconds();
+    if (sink == 0) std::abort();
+    bare_s.push_back(t1 - t0);
+  }
+
+  const double n = static_cast<double>(msgs.size());
+  const double events = n * o.passes;
+  figures f;
+  f.format = format;
+  f.bytes_per_event = static_cast<double>(bytes) / n;
+  f.best = n / *std::min_element(decode_s.begin(), decode_s.end());
+  f.med = n / median(decode_s);
+  f.bare_best = n / *std::min_element(bare_s.begin(), bare_s.end());
+  f.bare_med = n / median(bare_s);
+  f.allocs_per_event = static_cast<double>(allocations) / events;
+  f.alloc_bytes_per_event = static_cast<double>(allocated) / events;
+  return f;
+}
+
+// The table; with --tsv, also one tab-separated line per format (for run_decode_bench.sh).
+void print(const options& o, const std::vector<figures>& all) {
+  if (o.tsv) {
+    for (const figures& f : all) {
+      std::printf("tsv\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.2f\t%.0f\t%.0f\t%.0f\t%.3f\t%.3f\n",
+                  f.format.c_str(), f.bytes_per_event, f.best, f.med,
+                  f.best * f.bytes_per_event / 1e6, f.med * f.bytes_per_event / 1e6,
+                  f.allocs_per_event, f.alloc_bytes_per_event, f.bare_best, f.bare_med,
+                  f.best / f.bare_best, f.med / f.bare_med);
+    }
+  }
+  std::printf(
+      "decode_bench: %zu distinct events per format, %d timed passes each, one thread, "
+      "%zu table(s), decode_output cleared every %zu message(s); best / median pass\n",
+      o.events, o.passes, o.tables, o.clear_every);
+  std::printf("%-16s %6s %21s %15s %8s %8s %21s %13s\n", "format", "B/ev", "events/s best/med",
+              "MB/s best/med", "allocs", "alloc B", "bare events/s b/m", "ratio b/m");
+  for (const figures& f : all) {
+    std::printf("%-16s %6.0f %10.0f %10.0f %7.1f %7.1f %8.2f %8.0f %10.0f %10.0f %6.2f %6.2f\n",
+                f.format.c_str(), f.bytes_per_event, f.best, f.med,
+                f.best * f.bytes_per_event / 1e6, f.med * f.bytes_per_event / 1e6,
+                f.allocs_per_event, f.alloc_bytes_per_event, f.bare_best, f.bare_med,
+                f.best / f.bare_best, f.med / f.bare_med);
+  }
+  std::printf(
+      "(allocs, alloc B: operator new calls and bytes per event in the timed decoder "
+      "passes; ratio: decoder events/s / bare events/s)\n");
+}
+
+std::vector<std::string> dsql_tables(size_t n) {
+  std::vector<std::string> out;
+  for (size_t t = 0; t < n; ++t)
+    out.push_back(t == 0 ? "public.orders" : "public.orders_" + std::to_string(t));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  const auto wanted = [&o](const char* format) { return o.only.empty() || o.only == format; };
+  std::vector<figures> all;
+  if (wanted("datastream")) {
+    all.push_back(run(o, "datastream", datastream_messages(o), [](sluice::table_catalog& c) {
+      return std::make_unique<sluice::datastream_decoder>(c, sluice::datastream_options{});
+    }));
+  }
+  const auto debezium = [](sluice::table_catalog& c) {
+    return std::make_unique<sluice::debezium_decoder>(c, sluice::debezium_options{});
+  };
+  if (wanted("debezium")) all.push_back(run(o, "debezium", debezium_messages(o, false), debezium));
+  if (wanted("debezium+schema")) {
+    all.push_back(run(o, "debezium+schema", debezium_messages(o, true), debezium));
+  }
+  if (wanted("dsql")) {
+    all.push_back(run(
+        o, "dsql", dsql_messages(o),
+        [](sluice::table_catalog& c) {
+          return std::make_unique<sluice::dsql_decoder>(c, sluice::dsql_options{});
+        },
+        dsql_tables(o.tables)));
+  }
+  if (wanted("goldengate")) {
+    all.push_back(run(o, "goldengate", goldengate_messages(o), [](sluice::table_catalog& c) {
+      return std::make_unique<sluice::goldengate_decoder>(c, sluice::goldengate_options{});
+    }));
+  }
+  if (all.empty()) {
+    std::fprintf(stderr,
+                 "no format named %s (datastream, debezium, debezium+schema, dsql, "
+                 "goldengate)\n",
+                 o.only.c_str());
+    return 2;
+  }
+  print(o, all);
+  return 0;
+}

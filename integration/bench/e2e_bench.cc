@@ -1,0 +1,846 @@
+// sluice end to end against the real broker and PostgreSQL on the same machine (SPEC §8
+// "Benchmarks": end to end vs a raw COPY of the same rows; p50/p99 latency at a fixed rate;
+// peak RSS). A program that prints figures, not a test.
+//
+//   integration/bench/run_e2e_bench.sh [options]        starts its own Kafka and PostgreSQL
+//   SLUICE_RUN_DIR=… SLUICE_BINARY=build/sluice build/integration/e2e_bench [options]
+//
+// Phase 1, throughput. --events Datastream events (PostgreSQL-source flavour, 10 columns: id +
+// text, numeric, integer, boolean and timestamp-text columns) keyed by id with increasing LSNs
+// are pre-loaded on a --partitions topic before sluice starts: 60% inserts of new keys, 10%
+// updates of other live keys, 20% updates of a hot set (1% of the keys), 10% deletes of live
+// keys. Then `sluice run` starts (batch.size --batch-size, apply.lanes --lanes) and the clock
+// runs until sum(sluice.offsets.next_offset) reaches --events (polled every 100 ms). sluice's
+// CPU time and VmHWM are read from /proc before it stops; its /metrics give the rows written.
+// The same-run reference: the row image of every non-delete event COPYed (libpq, text format,
+// one transaction per --batch-size rows) into a fresh table LIKE sluice's (same columns, types
+// and primary key), keys made unique (a primary key refuses the hot keys' repeats).
+//
+// Phase 2, latency. A second sluice instance on a second topic; a producer paced in 10 ms
+// ticks writes --rate INSERTs/s of new keys for --seconds, each carrying its produce wall-clock
+// time (µs) in `produced_us`. Latency = _sluice_updated_at − produced_us, in SQL
+// (percentile_cont). _sluice_updated_at is now() in the batch transaction: the transaction's
+// start, so the figure leaves out the apply transaction itself.
+#include <arpa/inet.h>
+#include <libpq-fe.h>
+#include <librdkafka/rdkafka.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "integration/support/datastream_events.h"
+#include "integration/support/process_stats.h"
+#include "integration/support/services.h"
+#include "integration/support/sluice_process.h"
+#include "tests/connector/http/http_test_client.h"
+
+namespace sluice::testing {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+struct options {
+  size_t events = 1'000'000;
+  int batch_size = 10'000;
+  int lanes = 2;
+  int partitions = 6;
+  int rate = 10'000;
+  int seconds = 20;
+  uint64_t seed = 42;
+  bool keep = false;  // keep the bench tables
+};
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--keep") {
+      o.keep = true;
+      continue;
+    }
+    if (i + 1 >= argc) throw std::runtime_error("missing value after " + flag);
+    const char* v = argv[++i];
+    if (flag == "--events") {
+      o.events = std::strtoull(v, nullptr, 10);
+    } else if (flag == "--batch-size") {
+      o.batch_size = std::atoi(v);
+    } else if (flag == "--lanes") {
+      o.lanes = std::atoi(v);
+    } else if (flag == "--partitions") {
+      o.partitions = std::atoi(v);
+    } else if (flag == "--rate") {
+      o.rate = std::atoi(v);
+    } else if (flag == "--seconds") {
+      o.seconds = std::atoi(v);
+    } else if (flag == "--seed") {
+      o.seed = std::strtoull(v, nullptr, 10);
+    } else {
+      throw std::runtime_error(
+          "unknown option " + flag +
+          " (--events N --batch-size N --lanes N --partitions N --rate N --seconds N "
+          "--seed N --keep; --events 0 or --rate 0 skips a phase)");
+    }
+  }
+  if (o.batch_size < 1 || o.lanes < 1 || o.partitions < 1) {
+    throw std::runtime_error("--batch-size, --lanes and --partitions must be at least 1");
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row images: id + 9 columns, as a Datastream payload and as a COPY text line
+// ---------------------------------------------------------------------------------------------
+
+struct row_image {
+  int64_t id = 0;
+  std::string name;    // text, 20-40 bytes
+  std::string email;   // text, 20-40 bytes
+  std::string amount;  // numeric, 2 decimals
+  std::string rate;    // numeric, 6 decimals
+  int64_t quantity = 0;
+  int64_t version = 0;  // the event's LSN
+  bool active = false;
+  std::string created_at;   // timestamp text
+  std::string modified_at;  // timestamp text
+
+  std::string payload_json() const {
+    std::string s;
+    s.reserve(256);
+    s += "\"id\":" + std::to_string(id);
+    s += ",\"name\":\"" + name + "\",\"email\":\"" + email + "\"";
+    s += ",\"amount\":" + amount + ",\"rate\":" + rate;
+    s += ",\"quantity\":" + std::to_string(quantity) + ",\"version\":" + std::to_string(version);
+    s += std::string(",\"active\":") + (active ? "true" : "false");
+    s += ",\"created_at\":\"" + created_at + "\",\"modified_at\":\"" + modified_at + "\"";
+    return s;
+  }
+
+  // Every value is plain ASCII without tabs, newlines or backslashes: no COPY escaping.
+  void append_copy_line(std::string& out, int64_t key, const std::string& csn_hex) const {
+    out += std::to_string(key);
+    for (const std::string* t : {&name, &email, &amount, &rate}) {
+      out.push_back('\t');
+      out += *t;
+    }
+    out += '\t' + std::to_string(quantity) + '\t' + std::to_string(version);
+    out += active ? "\tt\t" : "\tf\t";
+    out += created_at + '\t' + modified_at + "\t\\\\x" + csn_hex + '\n';
+  }
+};
+
+const std::vector<std::string> copy_columns = {"id",         "name",        "email",      "amount",
+                                               "rate",       "quantity",    "version",    "active",
+                                               "created_at", "modified_at", "_sluice_csn"};
+
+std::string timestamp_text(int64_t ms_since_2026) {
+  const int64_t s = ms_since_2026 / 1000;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "2026-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                static_cast<int>(1 + (s / 2'419'200) % 12), static_cast<int>(1 + (s / 86400) % 28),
+                static_cast<int>((s / 3600) % 24), static_cast<int>((s / 60) % 60),
+                static_cast<int>(s % 60), static_cast<int>(ms_since_2026 % 1000));
+  return buf;
+}
+
+class row_maker {
+ public:
+  explicit row_maker(uint64_t seed) : _rng(seed) {}
+
+  row_image make(int64_t id, uint64_t lsn) {
+    static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyz";
+    row_image r;
+    r.id = id;
+    r.name = "Customer " + std::to_string(id) + " ";
+    const size_t name_len = 20 + _rng() % 21;
+    while (r.name.size() < name_len)
+      r.name.push_back(letters[_rng() % 26]);
+    r.email = "user" + std::to_string(id) + "." + std::to_string(lsn % 1000) + "@example.com";
+    while (r.email.size() < 20)
+      r.email.insert(r.email.begin(), letters[_rng() % 26]);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%llu.%02llu",
+                  static_cast<unsigned long long>(_rng() % 10'000'000),
+                  static_cast<unsigned long long>(_rng() % 100));
+    r.amount = buf;
+    std::snprintf(buf, sizeof buf, "0.%06llu", static_cast<unsigned long long>(_rng() % 1'000'000));
+    r.rate = buf;
+    r.quantity = static_cast<int64_t>(_rng() % 1000);
+    r.version = static_cast<int64_t>(lsn);
+    r.active = _rng() % 2 == 0;
+    r.created_at = timestamp_text(static_cast<int64_t>(_rng() % 31'000'000'000));
+    r.modified_at = timestamp_text(static_cast<int64_t>(lsn));
+    return r;
+  }
+
+ private:
+  std::mt19937_64 _rng;
+};
+
+// The throughput workload, generated one event at a time (deterministic for a seed).
+class workload {
+ public:
+  struct event {
+    std::string change_type;
+    uint64_t lsn = 0;
+    row_image row;
+  };
+
+  workload(size_t events, uint64_t seed) : _rng(seed), _rows(seed + 1) {
+    _hot = std::max<size_t>(1, events * 6 / 1000);  // 1% of the ~60% of events that insert
+  }
+
+  size_t hot_keys() const { return _hot; }
+
+  event next() {
+    event e;
+    e.lsn = 0x1'0000'0000ull + ++_count * 16;
+    if (_next_id <= static_cast<int64_t>(_hot)) {  // the hot keys are inserted first
+      e.change_type = "INSERT";
+      e.row = _rows.make(_next_id++, e.lsn);
+      return e;
+    }
+    const uint64_t dice = _rng() % 100;
+    if (dice < 20) {
+      e.change_type = "UPDATE";
+      e.row = _rows.make(1 + static_cast<int64_t>(_rng() % _hot), e.lsn);
+    } else if (dice < 30 && !_live.empty()) {
+      const size_t i = _rng() % _live.size();
+      e.change_type = "DELETE";
+      e.row = _rows.make(_live[i], e.lsn);
+      _live[i] = _live.back();
+      _live.pop_back();
+    } else if (dice < 40 && !_live.empty()) {
+      e.change_type = "UPDATE";
+      e.row = _rows.make(_live[_rng() % _live.size()], e.lsn);
+    } else {
+      e.change_type = "INSERT";
+      _live.push_back(_next_id);
+      e.row = _rows.make(_next_id++, e.lsn);
+    }
+    return e;
+  }
+
+  // Keys alive after the last event (hot keys are never deleted).
+  size_t live_keys() const { return _hot + _live.size(); }
+
+ private:
+  std::mt19937_64 _rng;
+  row_maker _rows;
+  size_t _hot = 1;
+  uint64_t _count = 0;
+  int64_t _next_id = 1;
+  std::vector<int64_t> _live;  // inserted cold keys not deleted since
+};
+
+std::string datastream_json(const std::string& table, const std::string& change_type, uint64_t lsn,
+                            const std::string& payload) {
+  datastream_event e;
+  e.table = table;
+  e.change_type = change_type;
+  e.lsn = lsn;
+  e.payload_json = payload;
+  return e.json();
+}
+
+// A csn of the size sluice stores for a Datastream PostgreSQL-source event (version byte, then
+// two tagged 8-byte integers: source timestamp and LSN), as COPY text hex.
+std::string csn_hex(uint64_t lsn) {
+  const uint64_t ts = 1'767'225'600'000 + lsn;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "0101%016llx01%016llx",
+                static_cast<unsigned long long>(ts ^ (1ull << 63)),
+                static_cast<unsigned long long>(lsn ^ (1ull << 63)));
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kafka: one long-lived producer (acks=all, idempotent), asynchronous sends
+// ---------------------------------------------------------------------------------------------
+
+class bench_producer {
+ public:
+  explicit bench_producer(int linger_ms) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    const std::map<std::string, std::string> settings = {
+        {"bootstrap.servers", kafka_bootstrap()},
+        {"acks", "all"},
+        {"enable.idempotence", "true"},
+        {"linger.ms", std::to_string(linger_ms)},
+        {"queue.buffering.max.messages", "1000000"},
+    };
+    for (const auto& [k, v] : settings) {
+      if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        throw std::runtime_error(k + ": " + err);
+      }
+    }
+    rd_kafka_conf_set_dr_msg_cb(conf, &bench_producer::delivered);
+    rd_kafka_conf_set_opaque(conf, &_failures);
+    _rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (!_rk) throw std::runtime_error(std::string("rd_kafka_new: ") + err);
+  }
+  ~bench_producer() { rd_kafka_destroy(_rk); }
+  bench_producer(const bench_producer&) = delete;
+  bench_producer& operator=(const bench_producer&) = delete;
+
+  void send(const std::string& topic, const std::string& key, const std::string& value) {
+    for (;;) {
+      const auto err = rd_kafka_producev(
+          _rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+          RD_KAFKA_V_KEY(const_cast<char*>(key.data()), key.size()),
+          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
+      if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        rd_kafka_poll(_rk, 10);
+        continue;
+      }
+      if (err) throw std::runtime_error(std::string("produce: ") + rd_kafka_err2str(err));
+      return;
+    }
+  }
+
+  void poll() { rd_kafka_poll(_rk, 0); }
+
+  void flush() {
+    if (rd_kafka_flush(_rk, 120'000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      throw std::runtime_error("produce: flush timed out");
+    }
+    if (_failures > 0) {
+      throw std::runtime_error("produce: " + std::to_string(_failures.load()) + " failed");
+    }
+  }
+
+ private:
+  static void delivered(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    if (m->err) ++*static_cast<std::atomic<int>*>(opaque);
+  }
+  rd_kafka_t* _rk = nullptr;
+  std::atomic<int> _failures{0};
+};
+
+// ---------------------------------------------------------------------------------------------
+// sluice's /metrics
+// ---------------------------------------------------------------------------------------------
+
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(fd);
+    throw std::runtime_error("no free port");
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+double metric(const std::string& text, const std::string& name, const std::string& label = "") {
+  double sum = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name, 0) != 0) continue;
+    const char next = line.size() > name.size() ? line[name.size()] : '\0';
+    if (next != '{' && next != ' ') continue;
+    if (!label.empty() && line.find(label) == std::string::npos) continue;
+    sum += std::strtod(line.c_str() + line.rfind(' ') + 1, nullptr);
+  }
+  return sum;
+}
+
+// basic_config with apply.lanes and /metrics on a free loopback port.
+std::string bench_config(const std::string& connector, const std::string& topic, const options& o,
+                         uint16_t metrics_port) {
+  std::string y = basic_config(connector, topic, "datastream",
+                               "apply.lanes: " + std::to_string(o.lanes) + "\n", o.batch_size);
+  const std::string off = "  listen: \"\"";
+  const size_t at = y.find(off);
+  if (at == std::string::npos) throw std::runtime_error("basic_config has no metrics.listen");
+  y.replace(at, off.size(), "  listen: \"127.0.0.1:" + std::to_string(metrics_port) + "\"");
+  return y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+// ---------------------------------------------------------------------------------------------
+
+// Polls sum(sluice.offsets.next_offset) on one connection (0 until sluice created the table).
+class offset_watch {
+ public:
+  explicit offset_watch(std::string connector)
+      : _conn(postgres_dsn()), _connector(std::move(connector)) {}
+
+  int64_t committed() {
+    try {
+      pqxx::nontransaction tx(_conn);
+      auto r =
+          tx.exec("SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE connector = " +
+                  tx.quote(_connector));
+      return r[0][0].as<int64_t>();
+    } catch (const pqxx::sql_error&) {
+      return 0;  // sluice.offsets does not exist yet
+    }
+  }
+
+  struct first_commit {
+    double seconds = -1;  // from the `start` given to wait_for
+    int64_t messages = 0;
+  };
+
+  // Waits until `target` messages are committed; fails when sluice exits or stalls.
+  first_commit wait_for(int64_t target, sluice_process& p, clock_type::time_point start,
+                        int stall_seconds = 120) {
+    first_commit first;
+    int64_t last = -1;
+    auto last_progress = clock_type::now();
+    auto last_report = clock_type::now();
+    for (;;) {
+      const int64_t now = committed();
+      if (now > 0 && first.seconds < 0) first = {since(start), now};
+      if (now >= target) return first;
+      if (now != last) {
+        last = now;
+        last_progress = clock_type::now();
+      }
+      if (!p.running()) throw std::runtime_error("sluice exited; log:\n" + p.log());
+      if (since(last_progress) > stall_seconds) {
+        throw std::runtime_error("no progress for " + std::to_string(stall_seconds) + " s at " +
+                                 std::to_string(now) + "/" + std::to_string(target) + "; log:\n" +
+                                 p.log());
+      }
+      if (since(last_report) > 10) {
+        std::fprintf(stderr, "  committed %lld/%lld\n", static_cast<long long>(now),
+                     static_cast<long long>(target));
+        last_report = clock_type::now();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+ private:
+  pqxx::connection _conn;
+  std::string _connector;
+};
+
+// The raw COPY reference: plain libpq, text format, one transaction per buffer.
+class raw_copy {
+ public:
+  raw_copy() : _conn(PQconnectdb(postgres_dsn().c_str())) {
+    if (PQstatus(_conn) != CONNECTION_OK) throw std::runtime_error(PQerrorMessage(_conn));
+  }
+  ~raw_copy() { PQfinish(_conn); }
+  raw_copy(const raw_copy&) = delete;
+  raw_copy& operator=(const raw_copy&) = delete;
+
+  void exec(const std::string& sql) {
+    PGresult* r = PQexec(_conn, sql.c_str());
+    const auto status = PQresultStatus(r);
+    const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+    const std::string error = ok ? "" : PQresultErrorMessage(r);
+    PQclear(r);
+    if (!ok) throw std::runtime_error(sql + ": " + error);
+  }
+
+  void copy(const std::string& table, const std::vector<std::string>& columns,
+            const std::string& lines) {
+    std::string list;
+    for (const std::string& c : columns)
+      list += (list.empty() ? "\"" : ", \"") + c + "\"";
+    exec("BEGIN");
+    PGresult* r = PQexec(_conn, ("COPY " + table + " (" + list + ") FROM STDIN").c_str());
+    const bool started = PQresultStatus(r) == PGRES_COPY_IN;
+    PQclear(r);
+    if (!started) throw std::runtime_error(PQerrorMessage(_conn));
+    constexpr size_t chunk = 1 << 16;
+    for (size_t at = 0; at < lines.size(); at += chunk) {
+      const int n = static_cast<int>(std::min(chunk, lines.size() - at));
+      if (PQputCopyData(_conn, lines.data() + at, n) != 1) {
+        throw std::runtime_error(PQerrorMessage(_conn));
+      }
+    }
+    if (PQputCopyEnd(_conn, nullptr) != 1) throw std::runtime_error(PQerrorMessage(_conn));
+    bool ok = true;
+    std::string error;
+    while ((r = PQgetResult(_conn))) {
+      if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        ok = false;
+        error = PQresultErrorMessage(r);
+      }
+      PQclear(r);
+    }
+    if (!ok) throw std::runtime_error("COPY " + table + ": " + error);
+    exec("COMMIT");
+  }
+
+ private:
+  PGconn* _conn;
+};
+
+std::string quoted_table(const std::string& name) {
+  return "public.\"" + name + "\"";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 1: throughput
+// ---------------------------------------------------------------------------------------------
+
+struct throughput_result {
+  size_t events = 0;
+  size_t inserts = 0, updates = 0, deletes = 0, hot_keys = 0, live_keys = 0;
+  double produce_seconds = 0;
+  double seconds = 0;                          // sluice spawn -> every event committed
+  double first_commit = 0;                     // sluice spawn -> first commit
+  int64_t first_commit_messages = 0;           // committed by then
+  double cpu_seconds = 0;                      // sluice utime + stime
+  double kafka_cpu = -1, postgres_cpu = -1;    // the same window
+  double machine_busy = 0, machine_total = 0;  // every core, the same window
+  double others_cpu = 0;  // machine_busy − sluice, Kafka, PostgreSQL and this program
+  double copy_machine_busy = 0, copy_machine_total = 0;
+  double peak_rss_mb = 0;
+  double applied = 0, deleted = 0, stale = 0, collapsed = 0;
+  double batches = 0, batch_apply_seconds = 0;
+  int64_t final_rows = 0;
+  size_t copy_rows = 0;
+  double copy_seconds = 0;
+  int exit_code = -1;
+};
+
+throughput_result run_throughput(const options& o, const std::string& table) {
+  throughput_result res;
+  res.events = o.events;
+  const std::string topic = unique_name("bench_e2e");
+  const std::string connector = unique_name("bench_e2e");
+  create_topic(topic, o.partitions);
+
+  // Pre-load; the COPY reference's lines are built on the way (untimed by the COPY clock).
+  std::fprintf(stderr, "producing %zu events to %s...\n", o.events, topic.c_str());
+  workload w(o.events, o.seed);
+  res.hot_keys = w.hot_keys();
+  std::vector<std::string> copy_batches(1);
+  size_t in_batch = 0;
+  {
+    bench_producer producer(20);
+    const auto t0 = clock_type::now();
+    for (size_t i = 0; i < o.events; ++i) {
+      const workload::event e = w.next();
+      producer.send(topic, std::to_string(e.row.id),
+                    datastream_json(table, e.change_type, e.lsn, e.row.payload_json()));
+      if (e.change_type == "DELETE") {
+        ++res.deletes;
+        continue;
+      }
+      ++(e.change_type == "INSERT" ? res.inserts : res.updates);
+      if (in_batch == static_cast<size_t>(o.batch_size)) {
+        copy_batches.emplace_back();
+        in_batch = 0;
+      }
+      e.row.append_copy_line(copy_batches.back(), static_cast<int64_t>(i + 1), csn_hex(e.lsn));
+      ++in_batch;
+      ++res.copy_rows;
+      if (i % 1024 == 0) producer.poll();
+    }
+    producer.flush();
+    res.produce_seconds = since(t0);
+  }
+  res.live_keys = w.live_keys();
+
+  // sluice, from spawn to the last commit.
+  std::fprintf(stderr, "running sluice (batch.size %d, apply.lanes %d)...\n", o.batch_size,
+               o.lanes);
+  const uint16_t port = free_port();
+  offset_watch watch(connector);
+  const service_cpu services_before = service_cpu::now();
+  const machine_cpu machine_before = machine_cpu::now();
+  const double self_before = process_cpu_seconds(::getpid());
+  const auto start = clock_type::now();
+  sluice_process p(bench_config(connector, topic, o, port), "bench_e2e");
+  const auto first = watch.wait_for(static_cast<int64_t>(o.events), p, start);
+  res.first_commit = first.seconds;
+  res.first_commit_messages = first.messages;
+  res.seconds = since(start);
+  res.cpu_seconds = process_cpu_seconds(p.pid());
+  res.peak_rss_mb = process_peak_rss_mb(p.pid());
+  const service_cpu services_after = service_cpu::now();
+  const machine_cpu machine_after = machine_cpu::now();
+  if (services_before.kafka >= 0) res.kafka_cpu = services_after.kafka - services_before.kafka;
+  if (services_before.postgres >= 0) {
+    res.postgres_cpu = services_after.postgres - services_before.postgres;
+  }
+  res.machine_busy = machine_after.busy - machine_before.busy;
+  res.machine_total = machine_after.total - machine_before.total;
+  res.others_cpu = res.machine_busy - res.cpu_seconds - std::max(0.0, res.kafka_cpu) -
+                   std::max(0.0, res.postgres_cpu) -
+                   (process_cpu_seconds(::getpid()) - self_before);
+  const std::string m = http_request(port, "GET", "/metrics").body;
+  res.applied = metric(m, "sluice_changes_total", "outcome=\"applied\"");
+  res.deleted = metric(m, "sluice_changes_total", "outcome=\"deleted\"");
+  res.stale = metric(m, "sluice_changes_total", "outcome=\"stale\"");
+  res.collapsed = metric(m, "sluice_changes_total", "outcome=\"collapsed\"");
+  res.batches = metric(m, "sluice_batch_apply_seconds_count");
+  res.batch_apply_seconds = metric(m, "sluice_batch_apply_seconds_sum");
+  res.exit_code = p.stop(120);
+  res.final_rows = std::stoll(query("SELECT count(*) FROM " + quoted_table(table))[0][0].value());
+
+  // The reference: the same row images, COPYed into a fresh table like sluice's.
+  std::fprintf(stderr, "COPY reference: %zu rows...\n", res.copy_rows);
+  const std::string ref = quoted_table(table + "_copy");
+  raw_copy copier;
+  copier.exec("CREATE TABLE " + ref + " (LIKE " + quoted_table(table) + " INCLUDING ALL)");
+  const machine_cpu copy_before = machine_cpu::now();
+  const auto t1 = clock_type::now();
+  for (const std::string& lines : copy_batches)
+    copier.copy(ref, copy_columns, lines);
+  res.copy_seconds = since(t1);
+  const machine_cpu copy_after = machine_cpu::now();
+  res.copy_machine_busy = copy_after.busy - copy_before.busy;
+  res.copy_machine_total = copy_after.total - copy_before.total;
+  if (!o.keep) copier.exec("DROP TABLE " + ref);
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2: latency at a fixed rate
+// ---------------------------------------------------------------------------------------------
+
+struct latency_result {
+  int64_t produced = 0;
+  double produce_seconds = 0;  // first tick -> last send
+  int late_ticks = 0;          // ticks that started after their deadline
+  double max_tick_lag_ms = 0;
+  double p50_ms = 0, p99_ms = 0, max_ms = 0;
+  int64_t measured = 0;
+  double cpu_seconds = 0;  // sluice, during the paced window and the drain
+  double window_seconds = 0;
+  double peak_rss_mb = 0;
+  double machine_busy = 0;  // fraction of every core's time, the same window
+};
+
+int64_t wall_clock_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+latency_result run_latency(const options& o, const std::string& table) {
+  latency_result res;
+  const std::string topic = unique_name("bench_latency");
+  const std::string connector = unique_name("bench_latency");
+  create_topic(topic, o.partitions);
+  const uint16_t port = free_port();
+  offset_watch watch(connector);
+  std::fprintf(stderr, "latency: sluice on %s, %d events/s for %d s...\n", topic.c_str(), o.rate,
+               o.seconds);
+  sluice_process p(bench_config(connector, topic, o, port), "bench_latency");
+  bench_producer producer(1);
+  row_maker rows(o.seed + 7);
+  auto send = [&](int64_t id, uint64_t lsn) {
+    const std::string payload =
+        rows.make(id, lsn).payload_json() + ",\"produced_us\":" + std::to_string(wall_clock_us());
+    producer.send(topic, std::to_string(id), datastream_json(table, "INSERT", lsn, payload));
+  };
+
+  // Warm-up (negative keys, not measured): sluice joins the group and creates the table.
+  const int warm = o.partitions * 20;
+  uint64_t lsn = 0x1'0000'0000ull;
+  for (int i = 1; i <= warm; ++i)
+    send(-i, lsn += 16);
+  producer.flush();
+  watch.wait_for(warm, p, clock_type::now(), 60);
+
+  const double cpu_before = process_cpu_seconds(p.pid());
+  const machine_cpu machine_before = machine_cpu::now();
+  const auto window = clock_type::now();
+  const int64_t total = int64_t{o.rate} * o.seconds;
+  const int64_t ticks = int64_t{o.seconds} * 100;
+  const auto start = clock_type::now();
+  for (int64_t tick = 0; tick < ticks; ++tick) {
+    const auto deadline = start + std::chrono::milliseconds(10 * tick);
+    std::this_thread::sleep_until(deadline);
+    const double lag_ms =
+        std::chrono::duration<double, std::milli>(clock_type::now() - deadline).count();
+    if (lag_ms > 1) ++res.late_ticks;
+    res.max_tick_lag_ms = std::max(res.max_tick_lag_ms, lag_ms);
+    const int64_t target = total * (tick + 1) / ticks;
+    for (; res.produced < target; ++res.produced)
+      send(res.produced + 1, lsn += 16);
+    producer.poll();
+  }
+  res.produce_seconds = since(start);
+  producer.flush();
+  watch.wait_for(warm + total, p, clock_type::now(), 60);
+  res.window_seconds = since(window);
+  res.cpu_seconds = process_cpu_seconds(p.pid()) - cpu_before;
+  res.peak_rss_mb = process_peak_rss_mb(p.pid());
+  const machine_cpu machine_after = machine_cpu::now();
+  res.machine_busy =
+      (machine_after.busy - machine_before.busy) / (machine_after.total - machine_before.total);
+  p.stop(120);
+
+  const auto r = query(
+      "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY l), "
+      "percentile_cont(0.99) WITHIN GROUP (ORDER BY l), max(l), count(*) FROM (SELECT "
+      "(extract(epoch FROM _sluice_updated_at) * 1000000 - produced_us) / 1000.0 AS l FROM " +
+      quoted_table(table) + " WHERE id > 0) s");
+  res.p50_ms = std::stod(r[0][0].value());
+  res.p99_ms = std::stod(r[0][1].value());
+  res.max_ms = std::stod(r[0][2].value());
+  res.measured = std::stoll(r[0][3].value());
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+std::string command_line(int argc, char** argv) {
+  if (const char* c = std::getenv("E2E_BENCH_COMMAND"); c && *c) return c;
+  std::string s = argv[0];
+  for (int i = 1; i < argc; ++i)
+    s += std::string(" ") + argv[i];
+  return s;
+}
+
+std::string figure(double v, const char* format = "%.0f") {
+  if (v < 0) return "n/a";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+void report(const options& o, const throughput_result* t, const latency_result* l,
+            const std::string& command) {
+  std::printf(
+      "\ne2e_bench: Kafka -> sluice run -> PostgreSQL on one machine (%u cores), "
+      "batch.size %d, apply.lanes %d, %d partitions\n",
+      std::thread::hardware_concurrency(), o.batch_size, o.lanes, o.partitions);
+  const double m = t ? static_cast<double>(t->events) / 1e6 : 0;
+  double events_s = 0, copy_s = 0;
+  if (t) {
+    events_s = static_cast<double>(t->events) / t->seconds;
+    copy_s = static_cast<double>(t->copy_rows) / t->copy_seconds;
+    const double written = t->applied + t->deleted;
+    std::printf(
+        "\nPhase 1, throughput: %zu Datastream events (PostgreSQL source, 10 columns) "
+        "pre-loaded, then sluice started\n",
+        t->events);
+    std::printf("  mix: %zu inserts, %zu updates (20%% of events on %zu hot keys), %zu deletes\n",
+                t->inserts, t->updates, t->hot_keys, t->deletes);
+    std::printf("  produce (librdkafka, acks=all)     %8.1f s   %10.0f events/s\n",
+                t->produce_seconds, static_cast<double>(t->events) / t->produce_seconds);
+    std::printf("  sluice spawn -> all committed      %8.1f s   (first commit after %.1f s)\n",
+                t->seconds, t->first_commit);
+    std::printf("  sluice events/s                    %10.0f   (%.0f after the first commit)\n",
+                events_s,
+                static_cast<double>(static_cast<int64_t>(t->events) - t->first_commit_messages) /
+                    (t->seconds - t->first_commit));
+    std::printf(
+        "  rows written/s                     %10.0f   (%.0f upserts + %.0f deletes "
+        "reached PostgreSQL; %.0f collapsed in merge, %.0f stale)\n",
+        written / t->seconds, t->applied, t->deleted, t->collapsed, t->stale);
+    std::printf("  final rows                         %10lld   (expected %zu)\n",
+                static_cast<long long>(t->final_rows), t->live_keys);
+    std::printf(
+        "  batches applied                    %10.0f   (mean %.3f s in apply, %.1f s "
+        "summed over lanes)\n",
+        t->batches, t->batches > 0 ? t->batch_apply_seconds / t->batches : 0,
+        t->batch_apply_seconds);
+    std::printf("  COPY reference rows/s              %10.0f   (%zu row images, %.1f s)\n", copy_s,
+                t->copy_rows, t->copy_seconds);
+    std::printf("  ratio sluice events/s / COPY rows/s %9.2f\n", events_s / copy_s);
+    std::printf("  CPU s per 1M events: sluice %s, Kafka broker %s, PostgreSQL %s (same window)\n",
+                figure(t->cpu_seconds / m, "%.1f").c_str(),
+                figure(t->kafka_cpu < 0 ? -1 : t->kafka_cpu / m, "%.1f").c_str(),
+                figure(t->postgres_cpu < 0 ? -1 : t->postgres_cpu / m, "%.1f").c_str());
+    std::printf("  sluice peak RSS (VmHWM)            %10.0f MB   (exit code %d)\n", t->peak_rss_mb,
+                t->exit_code);
+    // The machine is shared: what else ran shows how far the figures are from an idle box.
+    std::printf(
+        "  machine while sluice ran: %.0f%% busy; sluice %.1f, Kafka %s, PostgreSQL %s, other "
+        "processes %.1f CPU s\n",
+        100 * t->machine_busy / t->machine_total, t->cpu_seconds,
+        figure(t->kafka_cpu, "%.1f").c_str(), figure(t->postgres_cpu, "%.1f").c_str(),
+        std::max(0.0, t->others_cpu));
+    std::printf("  machine while COPY ran: %.0f%% busy\n",
+                100 * t->copy_machine_busy / t->copy_machine_total);
+  }
+  if (l) {
+    std::printf(
+        "\nPhase 2, latency: %lld INSERTs at %d events/s for %d s (10 ms ticks), a "
+        "second sluice on a second topic\n",
+        static_cast<long long>(l->produced), o.rate, o.seconds);
+    std::printf("  pacing: %.2f s for the sends, %d late ticks (>1 ms), worst %.1f ms late\n",
+                l->produce_seconds, l->late_ticks, l->max_tick_lag_ms);
+    std::printf("  latency p50 / p99 / max            %.0f / %.0f / %.0f ms   (%lld rows)\n",
+                l->p50_ms, l->p99_ms, l->max_ms, static_cast<long long>(l->measured));
+    std::printf(
+        "  sluice CPU at the rate             %10.0f%% of one core (peak RSS %.0f MB; machine "
+        "%.0f%% busy)\n",
+        100 * l->cpu_seconds / l->window_seconds, l->peak_rss_mb, 100 * l->machine_busy);
+    std::printf(
+        "  latency = _sluice_updated_at - produce wall-clock time; _sluice_updated_at "
+        "is now() in the batch\n  transaction, i.e. its start: the apply transaction "
+        "itself is not included (batch.max.ms 200).\n");
+  }
+  std::printf("\n%9s %8s %9s %9s %11s %6s %10s %8s %7s %7s %7s\n", "events", "seconds", "events/s",
+              "rows/s", "COPY rows/s", "ratio", "CPU s/1M", "RSS MB", "p50 ms", "p99 ms", "max ms");
+  std::printf("%9s %8s %9s %9s %11s %6s %10s %8s %7s %7s %7s\n",
+              t ? std::to_string(t->events).c_str() : "-",
+              t ? figure(t->seconds, "%.1f").c_str() : "-", t ? figure(events_s).c_str() : "-",
+              t ? figure((t->applied + t->deleted) / t->seconds).c_str() : "-",
+              t ? figure(copy_s).c_str() : "-", t ? figure(events_s / copy_s, "%.2f").c_str() : "-",
+              t ? figure(t->cpu_seconds / m, "%.1f").c_str() : "-",
+              t ? figure(t->peak_rss_mb).c_str() : "-", l ? figure(l->p50_ms).c_str() : "-",
+              l ? figure(l->p99_ms).c_str() : "-", l ? figure(l->max_ms).c_str() : "-");
+  std::printf("\ncommand: %s\n", command.c_str());
+}
+
+int run(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  const std::string table = unique_name("bench_rows");
+  const std::string latency_table = unique_name("bench_latency");
+  std::optional<throughput_result> t;
+  std::optional<latency_result> l;
+  if (o.events > 0) t = run_throughput(o, table);
+  if (o.rate > 0 && o.seconds > 0) l = run_latency(o, latency_table);
+  report(o, t ? &*t : nullptr, l ? &*l : nullptr, command_line(argc, argv));
+  if (!o.keep) {
+    execute("DROP TABLE IF EXISTS " + quoted_table(table) + ", " + quoted_table(latency_table));
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::testing
+
+int main(int argc, char** argv) {
+  try {
+    return sluice::testing::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "e2e_bench: %s\n", e.what());
+    return 1;
+  }
+}

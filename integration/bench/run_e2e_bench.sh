@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs e2e_bench (sluice end to end, Kafka -> sluice -> PostgreSQL, against a raw COPY of the
+# same rows, then latency at a fixed rate) against a Kafka broker and a PostgreSQL of its own
+# (integration/services/{kafka,postgres}.sh with SLUICE_RUN_DIR=<build>/bench-e2e), and stops
+# both on exit. Arguments go to e2e_bench:
+#
+#   integration/bench/run_e2e_bench.sh [--events N] [--batch-size N] [--lanes N]
+#                                      [--partitions N] [--rate N] [--seconds N] [--seed N]
+#                                      [--keep]
+#
+# Builds e2e_bench and sluice first (BUILD_DIR, default build; SKIP_BUILD=1 skips it).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$REPO/build}"
+export SLUICE_RUN_DIR="$BUILD_DIR/bench-e2e"
+export SLUICE_SERVICES_DIR="$REPO/integration/services"
+export SLUICE_BINARY="$BUILD_DIR/sluice"
+mkdir -p "$SLUICE_RUN_DIR"
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  ninja -C "$BUILD_DIR" e2e_bench sluice >/dev/null
+fi
+[[ -x "$BUILD_DIR/integration/e2e_bench" && -x "$SLUICE_BINARY" ]] \
+  || { echo "run_e2e_bench.sh: build $BUILD_DIR/integration/e2e_bench and $SLUICE_BINARY first" >&2; exit 1; }
+
+# The services' own stop commands find them by the pids they wrote to the run dir.
+stop_services() {
+  "$SLUICE_SERVICES_DIR/kafka.sh" stop || true
+  "$SLUICE_SERVICES_DIR/postgres.sh" stop || true
+}
+trap stop_services EXIT
+"$SLUICE_SERVICES_DIR/kafka.sh" start
+"$SLUICE_SERVICES_DIR/postgres.sh" start
+
+E2E_BENCH_COMMAND="integration/bench/run_e2e_bench.sh $*" \
+  "$BUILD_DIR/integration/e2e_bench" "$@"

@@ -1,0 +1,221 @@
+// A live sluice's HTTP surface (SPEC §6): /metrics with every contracted series, lag going
+// to 0 when caught up, the dashboard's metric names all exported, /healthz and /status in
+// FAILED after a poison message under errors.tolerance: none, and PUT /pause, /resume.
+
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/support/datastream_events.h"
+#include "integration/support/services.h"
+#include "integration/support/sluice_process.h"
+#include "tests/connector/http/http_test_client.h"
+
+namespace sluice::testing {
+namespace {
+
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string config_with_http(const std::string& connector, const std::string& topic, uint16_t port,
+                             const std::string& extra = "") {
+  std::string cfg = basic_config(connector, topic, "datastream", extra, 100);
+  const std::string off = "metrics:\n  listen: \"\"\n";
+  cfg.replace(cfg.find(off), off.size(),
+              "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
+  return cfg;
+}
+
+std::vector<kafka_record> events(const std::string& table, int first_id, int count) {
+  std::vector<kafka_record> out;
+  for (int id = first_id; id < first_id + count; ++id) {
+    datastream_event e;
+    e.table = table;
+    e.lsn = 100 + static_cast<uint64_t>(id);
+    e.payload_json = "\"id\":" + std::to_string(id) + ",\"v\":" + std::to_string(id);
+    out.push_back({std::to_string(id), e.json(), 0});
+  }
+  return out;
+}
+
+// The value of the first sample line that starts with `prefix` (e.g. a series with labels).
+double sample(const std::string& metrics, const std::string& prefix) {
+  std::istringstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return -1;
+}
+
+bool get_ok(uint16_t port, const std::string& path) {
+  try {
+    return http_request(port, "GET", path).status == 200;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when caught up") {
+  const std::string topic = unique_name("cdc_metrics");
+  const std::string table = unique_name("metric_rows");
+  create_topic(topic, 1);
+  auto records = events(table, 1, 50);
+  // A value the database refuses (v is typed integer): isolated, dead-lettered, and counted
+  // in sluice_postgres_errors_total{sqlstate="22P02"}.
+  datastream_event bad;
+  bad.table = table;
+  bad.lsn = 1000;
+  bad.payload_json = "\"id\":999,\"v\":\"not a number\"";
+  records.push_back({"999", bad.json(), 0});
+  produce(topic, records);
+  const uint16_t port = free_port();
+  sluice_process p(
+      config_with_http(unique_name("metrics"), topic, port,
+                       "tables:\n  public." + table + ":\n    column.types: {v: integer}\n"));
+
+  std::string metrics;
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        if (!get_ok(port, "/metrics")) return false;
+                        metrics = http_request(port, "GET", "/metrics").body;
+                        const std::string lag =
+                            "sluice_consumer_lag_messages{partition=\"0\",topic=\"" + topic + "\"}";
+                        return sample(metrics, lag) == 0 &&
+                               sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1;
+                      },
+                      std::chrono::seconds(60)),
+                  (p.log() + metrics));
+  for (const char* family :
+       {"sluice_consumer_lag_messages", "sluice_replication_lag_seconds",
+        "sluice_end_to_end_latency_seconds", "sluice_messages_total", "sluice_changes_total",
+        "sluice_batch_rows", "sluice_batch_apply_seconds", "sluice_postgres_errors_total",
+        "sluice_rebalances_total", "sluice_pending_chunks", "sluice_state"}) {
+    CHECK_MESSAGE(metrics.find(std::string("# TYPE ") + family + " ") != std::string::npos,
+                  std::string(family) << "\n"
+                                      << metrics);
+  }
+  CHECK(sample(metrics, "sluice_messages_total{outcome=\"decoded\",topic=\"" + topic + "\"}") ==
+        51);
+  CHECK(sample(metrics, "sluice_postgres_errors_total{sqlstate=\"22P02\"}") >= 1);
+  CHECK(sample(metrics,
+               "sluice_changes_total{outcome=\"applied\",table=\"public." + table + "\"}") == 50);
+  CHECK(sample(metrics, "sluice_rebalances_total") >= 1);
+  CHECK(sample(metrics, "sluice_end_to_end_latency_seconds_count") >= 1);
+  // Nothing pending: replication lag reads 0 even though the table is idle.
+  REQUIRE(wait_until(
+      [&] {
+        metrics = http_request(port, "GET", "/metrics").body;
+        return sample(metrics, "sluice_replication_lag_seconds{table=\"public." + table + "\"}") ==
+               0;
+      },
+      std::chrono::seconds(10)));
+
+  // Every metric the Grafana dashboard queries is exported.
+  std::ifstream dashboard(std::string(std::getenv("SLUICE_SOURCE_DIR")) +
+                          "/examples/docker/grafana/dashboards/sluice.json");
+  std::stringstream ss;
+  ss << dashboard.rdbuf();
+  const std::string text = ss.str();
+  std::set<std::string> used;
+  const std::regex name("sluice_[a-z_]+");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), name); it != std::sregex_iterator();
+       ++it) {
+    used.insert(it->str());
+  }
+  CHECK(used.size() >= 5);
+  for (const std::string& m : used) {
+    CHECK_MESSAGE(metrics.find("\n" + m) != std::string::npos, m << " is not exported");
+  }
+
+  CHECK(http_request(port, "GET", "/healthz").status == 200);
+  CHECK(p.stop() == 0);
+}
+
+TEST_CASE("a poison message under errors.tolerance none: commits before it, FAILED, 503, exit 1") {
+  const std::string topic = unique_name("cdc_poison");
+  const std::string table = unique_name("poison_rows");
+  const std::string connector = unique_name("poison");
+  create_topic(topic, 1);
+  auto records = events(table, 1, 5);
+  records.push_back({"6", "{\"broken\": ", 0});
+  auto after = events(table, 7, 5);
+  records.insert(records.end(), after.begin(), after.end());
+  produce(topic, records);
+  const uint16_t port = free_port();
+  sluice_process p(config_with_http(connector, topic, port, "errors.tolerance: none\n"));
+
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        try {
+                          return http_request(port, "GET", "/healthz").status == 503 &&
+                                 http_request(port, "GET", "/status").body.find("FAILED") !=
+                                     std::string::npos;
+                        } catch (const std::exception&) {
+                          return false;
+                        }
+                      },
+                      std::chrono::seconds(60)),
+                  p.log());
+  const auto status = http_request(port, "GET", "/status");
+  CHECK(status.body.find("cannot decode") != std::string::npos);
+  CHECK(status.body.find("@5") != std::string::npos);  // names the poison's offset
+  // Everything before it is committed; nothing at or past it.
+  auto offsets =
+      query("SELECT next_offset FROM sluice.offsets WHERE connector = '" + connector + "'");
+  REQUIRE(offsets.size() == 1);
+  CHECK(offsets[0][0].value_or("") == "5");
+  CHECK(query("SELECT 1 FROM public.\"" + table + "\"").size() == 5);
+  CHECK(query("SELECT 1 FROM sluice.dead_letters WHERE topic = '" + topic + "'").empty());
+  CHECK(http_request(port, "PUT", "/pause").status == 409);
+  CHECK(p.stop() == 1);
+}
+
+TEST_CASE("PUT /pause stops consuming and PUT /resume continues") {
+  const std::string topic = unique_name("cdc_pause");
+  const std::string table = unique_name("pause_rows");
+  create_topic(topic, 1);
+  produce(topic, events(table, 1, 10));
+  const uint16_t port = free_port();
+  sluice_process p(config_with_http(unique_name("pause"), topic, port));
+  auto count = [&] {
+    try {
+      return query("SELECT 1 FROM public.\"" + table + "\"").size();
+    } catch (const std::exception&) {
+      return size_t{0};
+    }
+  };
+  REQUIRE_MESSAGE(wait_until([&] { return count() == 10; }, std::chrono::seconds(60)), p.log());
+  CHECK(http_request(port, "PUT", "/pause").status == 202);
+  REQUIRE(wait_until(
+      [&] { return http_request(port, "GET", "/status").body.find("PAUSED") != std::string::npos; },
+      std::chrono::seconds(10)));
+  produce(topic, events(table, 11, 10));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  CHECK(count() == 10);  // paused: nothing new applied
+  CHECK(http_request(port, "GET", "/healthz").status == 503);
+  CHECK(http_request(port, "PUT", "/resume").status == 202);
+  CHECK(wait_until([&] { return count() == 20; }, std::chrono::seconds(30)));
+  CHECK(p.stop() == 0);
+}
+
+}  // namespace sluice::testing
