@@ -7,6 +7,13 @@
 namespace sluice {
 namespace {
 
+uint64_t key_prefix(const std::string& k) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i)
+    v = (v << 8) | (i < k.size() ? static_cast<unsigned char>(k[i]) : 0);
+  return v;
+}
+
 bool value_greater(const value& a, const value& b) {
   return std::tie(a.kind, a.text) > std::tie(b.kind, b.text);
 }
@@ -14,6 +21,7 @@ bool value_greater(const value& a, const value& b) {
 // Folds one upsert image into the row's columns: a column takes the value of the highest CSN
 // that carried it; at equal CSN the greater value wins, so the outcome is order-free.
 void fold_image(std::vector<merged_column>& columns, image& img, const csn& seq, bool move_values) {
+  if (columns.empty()) columns.reserve(img.size());
   for (column_value& cv : img) {
     if (cv.v.is_absent()) continue;
     auto it = std::find_if(columns.begin(), columns.end(),
@@ -62,14 +70,15 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
       tr.keyless.push_back(std::move(c));
       continue;
     }
-    _entries.push_back({c.table, &c.key, i, false});
+    _entries.push_back({c.table, &c.key, key_prefix(c.key.canonical), i, false});
     if (c.old_key && !c.old_key->empty() && c.old_key->canonical != c.key.canonical) {
-      _entries.push_back({c.table, &*c.old_key, i, true});
+      _entries.push_back({c.table, &*c.old_key, key_prefix(c.old_key->canonical), i, true});
     }
   }
 
   std::sort(_entries.begin(), _entries.end(), [&](const entry& a, const entry& b) {
     if (a.table != b.table) return a.table->name < b.table->name;
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
     if (int cmp = a.key->canonical.compare(b.key->canonical); cmp != 0) return cmp < 0;
     const change& ca = changes[a.index];
     const change& cb = changes[b.index];
@@ -77,15 +86,23 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     return a.index < b.index;
   });
 
+  table_entry* last_table = nullptr;
+  table_rows* last_rows = nullptr;
   for (size_t begin = 0; begin < _entries.size();) {
     size_t end = begin + 1;
     while (end < _entries.size() && _entries[end].table == _entries[begin].table &&
            _entries[end].key->canonical == _entries[begin].key->canonical) {
       ++end;
     }
-    table_rows& tr = rows_of(_entries[begin].table);
+    if (_entries[begin].table != last_table) {
+      last_table = _entries[begin].table;
+      last_rows = &rows_of(last_table);
+      last_rows->rows.reserve(_entries.size());
+    }
+    table_rows& tr = *last_rows;
     merged_row row;
-    row.key = *_entries[begin].key;
+    // The changes are consumed: the key moves out of the group's first change.
+    row.key = std::move(const_cast<row_key&>(*_entries[begin].key));
 
     auto is_delete = [&](const entry& e) {
       return e.old_key || changes[e.index].op == op_kind::remove;

@@ -28,8 +28,9 @@ class merge_engine {
   struct entry {
     table_entry* table;
     const row_key* key;
-    uint32_t index;  // into the input vector
-    bool old_key;    // the entry is the delete half of a key change
+    uint64_t prefix;  // first 8 bytes of key->canonical, big-endian: most compares end here
+    uint32_t index;   // into the input vector
+    bool old_key;     // the entry is the delete half of a key change
   };
   std::vector<entry> _entries;
 };
