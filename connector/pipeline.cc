@@ -48,6 +48,8 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
   if (!cfg.errors.dead_letter_topic.empty()) {
     _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);
   }
+  _janitor = std::make_unique<tombstone_janitor>(
+      std::make_unique<pg_applier>(cfg.postgres.dsn, options), cfg.tombstone_retention);
   const size_t lanes = static_cast<size_t>(std::max(1, cfg.apply_lanes));
   _preparer = std::make_unique<batch_preparer>(cfg, _catalog, _partitions, lanes, metrics);
   for (size_t i = 0; i < lanes; ++i) {
@@ -74,6 +76,7 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
 }
 
 pipeline::~pipeline() {
+  _janitor->stop();
   _prepare_queue.close();
   if (_prepare_thread.joinable()) _prepare_thread.join();
   for (auto& lane : _lanes)

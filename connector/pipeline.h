@@ -20,6 +20,7 @@
 #include "connector/runtime/bounded_queue.h"
 #include "connector/runtime/connector_state.h"
 #include "connector/runtime/partition_table.h"
+#include "connector/runtime/tombstone_janitor.h"
 #include "core/catalog/table_catalog.h"
 
 namespace sluice {
@@ -100,6 +101,7 @@ class pipeline : public assignment_listener, public status_source {
   size_t _batch_bytes = 0;
 
   std::unique_ptr<pg_applier> _control;  // claims and offset reads (consumer thread)
+  std::unique_ptr<tombstone_janitor> _janitor;
   std::unique_ptr<dead_letter_producer> _dlq;
   std::unique_ptr<batch_preparer> _preparer;
   std::vector<std::unique_ptr<apply_lane>> _lanes;

@@ -873,4 +873,27 @@ TEST_CASE("DDL history is written in the batch transaction, and not by a fenced 
 }
 
 }  // namespace
+TEST_CASE("tombstones older than the retention expire; younger ones keep guarding") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+  applier.apply(w.merge({w.upsert(orders, 1, 10, {{"name", value::string("a")}}),
+                         w.upsert(orders, 2, 10, {{"name", value::string("b")}})}),
+                {}, {});
+  applier.apply(w.merge({w.remove(orders, 1, 20), w.remove(orders, 2, 20)}), {}, {});
+  const std::string tombstones = "\"" + w.state + "\".tombstones";
+  REQUIRE(w.count("SELECT count(*) FROM " + tombstones) == 2);
+  // Key 1's tombstone is two days old; key 2's is fresh.
+  pqxx::work tx(w.look);
+  tx.exec("UPDATE " + tombstones + " SET deleted_at = now() - interval '2 days' WHERE key_json = " +
+          tx.quote(R"({"id": 1})") + "::jsonb");
+  tx.commit();
+
+  CHECK(applier.expire_tombstones(std::chrono::hours(24)) == 1);
+  CHECK(w.count("SELECT count(*) FROM " + tombstones) == 1);
+  // The young tombstone still keeps a late older upsert out.
+  applier.apply(w.merge({w.upsert(orders, 2, 15, {{"name", value::string("late")}})}), {}, {});
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
+}
+
 }  // namespace sluice

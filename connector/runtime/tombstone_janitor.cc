@@ -1,0 +1,48 @@
+#include "connector/runtime/tombstone_janitor.h"
+
+#include <algorithm>
+
+#include "connector/runtime/log.h"
+#include "sinks/postgres/pg_applier.h"
+
+namespace sluice {
+
+tombstone_janitor::tombstone_janitor(std::unique_ptr<pg_applier> applier,
+                                     std::chrono::milliseconds retention)
+    : _applier(std::move(applier)), _retention(retention) {}
+
+tombstone_janitor::~tombstone_janitor() {
+  stop();
+}
+
+void tombstone_janitor::start() {
+  if (_retention.count() <= 0) return;
+  _thread = std::thread([this] { run(); });
+}
+
+void tombstone_janitor::stop() {
+  {
+    std::lock_guard lock(_mutex);
+    _stopping = true;
+  }
+  _cv.notify_all();
+  if (_thread.joinable()) _thread.join();
+}
+
+void tombstone_janitor::run() {
+  using namespace std::chrono;
+  const auto interval = std::clamp<milliseconds>(_retention / 10, seconds(10), minutes(10));
+  std::unique_lock lock(_mutex);
+  while (!_cv.wait_for(lock, interval, [&] { return _stopping; })) {
+    lock.unlock();
+    try {
+      const size_t n = _applier->expire_tombstones(duration_cast<seconds>(_retention));
+      if (n > 0) SLUICE_LOG(info, "tombstones", "expired " << n << " tombstone(s)");
+    } catch (const std::exception& e) {
+      SLUICE_LOG(warn, "tombstones", "expiry failed (will retry): " << e.what());
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace sluice
