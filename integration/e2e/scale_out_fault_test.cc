@@ -189,9 +189,15 @@ TEST_CASE("SIGTERM under load drains, exits 0, and a restart continues exactly")
   producer.join();
   const int64_t total = int64_t{keys} * versions;
   sluice_process last(cfg);
-  REQUIRE_MESSAGE(
-      wait_until([&] { return committed_messages(connector) >= total; }, std::chrono::seconds(120)),
-      last.log());
+  // Wait for it to claim its partitions too: everything may be committed already, and a
+  // SIGTERM before start-up would test nothing.
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        return last.log().find("claimed") != std::string::npos &&
+                               committed_messages(connector) >= total;
+                      },
+                      std::chrono::seconds(120)),
+                  last.log());
   CHECK(last.stop() == 0);
   watch.stop();
   CHECK(stops_under_load >= 1);
