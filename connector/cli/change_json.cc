@@ -1,5 +1,7 @@
 #include "connector/cli/change_json.h"
 
+#include "core/model/json_text.h"
+
 #include <cstdio>
 #include <ctime>
 #include <variant>
@@ -7,75 +9,20 @@
 namespace sluice {
 namespace {
 
-void append_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
-
-void append_value(std::string& out, const value& v) {
-  switch (v.kind) {
-    case value_kind::absent:
-    case value_kind::null:
-      out += "null";
-      break;
-    case value_kind::number:
-    case value_kind::boolean:
-    case value_kind::json:
-      out += v.text;
-      break;
-    case value_kind::string:
-      append_string(out, v.text);
-      break;
-  }
-}
-
 void append_key(std::string& out, const row_key& k) {
   out.push_back('{');
   for (size_t i = 0; i < k.columns.size(); ++i) {
     if (i) out.push_back(',');
-    append_string(out, k.columns[i]);
+    append_json_string(out, k.columns[i]);
     out.push_back(':');
-    append_value(out, k.values[i]);
+    append_json_value(out, k.values[i]);
   }
   out.push_back('}');
 }
 
 void append_csn(std::string& out, const csn& seq) {
   out += "\"csn\":";
-  append_string(out, seq.hex());
+  append_json_string(out, seq.hex());
   out += ",\"csn_parts\":[";
   bool first = true;
   for (const csn_part& p : seq.parts()) {
@@ -84,7 +31,7 @@ void append_csn(std::string& out, const csn& seq) {
     if (const auto* i = std::get_if<int64_t>(&p)) {
       out += std::to_string(*i);
     } else {
-      append_string(out, std::get<std::string>(p));
+      append_json_string(out, std::get<std::string>(p));
     }
   }
   out.push_back(']');
@@ -92,7 +39,7 @@ void append_csn(std::string& out, const csn& seq) {
 
 void append_origin(std::string& out, const message_origin& o) {
   out += "\"topic\":";
-  append_string(out, o.topic);
+  append_json_string(out, o.topic);
   out += ",\"partition\":" + std::to_string(o.partition.value());
   out += ",\"offset\":" + std::to_string(o.offset.value());
 }
@@ -101,7 +48,7 @@ void append_names(std::string& out, const std::vector<std::string>& names) {
   out.push_back('[');
   for (size_t i = 0; i < names.size(); ++i) {
     if (i) out.push_back(',');
-    append_string(out, names[i]);
+    append_json_string(out, names[i]);
   }
   out.push_back(']');
 }
@@ -144,9 +91,9 @@ std::string format_timestamp(timestamp_ns ts) {
 
 void append_change_json(std::string& out, const change& c) {
   out += "{\"table\":";
-  append_string(out, c.table ? c.table->name.qualified() : std::string());
+  append_json_string(out, c.table ? c.table->name.qualified() : std::string());
   out += ",\"op\":";
-  append_string(out, to_string(c.op));
+  append_json_string(out, to_string(c.op));
   out += ",\"key\":";
   if (c.key.empty()) {
     out += "null";
@@ -167,14 +114,14 @@ void append_change_json(std::string& out, const change& c) {
     if (cv.v.is_absent()) continue;
     if (!first) out.push_back(',');
     first = false;
-    append_string(out, cv.name);
+    append_json_string(out, cv.name);
     out.push_back(':');
-    append_value(out, cv.v);
+    append_json_value(out, cv.v);
   }
   out += "},\"source\":{\"tx\":";
-  append_string(out, c.source.tx);
+  append_json_string(out, c.source.tx);
   out += ",\"ts\":";
-  append_string(out, format_timestamp(c.source.source_ts));
+  append_json_string(out, format_timestamp(c.source.source_ts));
   out += ",\"read\":";
   out += c.source.read == read_method::cdc ? "\"cdc\"" : "\"backfill\"";
   out.push_back(',');
@@ -184,7 +131,7 @@ void append_change_json(std::string& out, const change& c) {
 
 void append_catalog_update_json(std::string& out, const catalog_update& u) {
   out += "{\"catalog\":{\"table\":";
-  append_string(out, u.table.qualified());
+  append_json_string(out, u.table.qualified());
   out += ",\"key\":";
   append_names(out, u.key_columns);
   out += ",\"columns\":[";
@@ -192,16 +139,16 @@ void append_catalog_update_json(std::string& out, const catalog_update& u) {
     const column_info& col = u.columns[i];
     if (i) out.push_back(',');
     out += "{\"name\":";
-    append_string(out, col.name);
+    append_json_string(out, col.name);
     out += ",\"type\":";
-    append_string(out, col.source_type);
+    append_json_string(out, col.source_type);
     out += ",\"class\":";
-    append_string(out, class_name(col.cls));
+    append_json_string(out, class_name(col.cls));
     out += col.nullable ? ",\"nullable\":true" : ",\"nullable\":false";
     out += col.key ? ",\"key\":true}" : ",\"key\":false}";
   }
   out += "],\"learned_from\":";
-  append_string(out, u.learned_from);
+  append_json_string(out, u.learned_from);
   out.push_back(',');
   append_csn(out, u.seq);
   out += ",\"source\":{";
@@ -211,13 +158,13 @@ void append_catalog_update_json(std::string& out, const catalog_update& u) {
 
 void append_ddl_json(std::string& out, const ddl_record& d) {
   out += "{\"ddl\":{\"table\":";
-  append_string(out, d.table.qualified());
+  append_json_string(out, d.table.qualified());
   out += ",\"statement\":";
-  append_string(out, d.statement);
+  append_json_string(out, d.statement);
   out.push_back(',');
   append_csn(out, d.seq);
   out += ",\"source\":{\"ts\":";
-  append_string(out, format_timestamp(d.source_ts));
+  append_json_string(out, format_timestamp(d.source_ts));
   out.push_back(',');
   append_origin(out, d.origin);
   out += "}}}";

@@ -17,7 +17,7 @@
 #include "connector/http/status_json.h"
 #include "connector/metrics/metrics_registry.h"
 #include "connector/runtime/log.h"
-#include "sinks/postgres/json_text.h"
+#include "core/model/json_text.h"
 
 namespace sluice {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "sinks/postgres/json_text.h"
+#include "core/model/json_text.h"
 
 namespace sluice {
 namespace {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/json_text.h"
 #include "core/model/row_key.h"
 #include "core/model/value.h"
 
@@ -14,11 +15,6 @@ namespace sluice {
 // JSON renderings of what sluice stores for humans: tombstone keys (key_json), dead-letter
 // headers and the images of changes the database refused.
 
-// Appends s as a JSON string literal (quotes, escapes, control characters as \u00XX).
-void append_json_string(std::string& out, std::string_view s);
-// Appends a value as a JSON token: numbers and JSON as their exact text, strings quoted,
-// null and absent as null.
-void append_json_value(std::string& out, const value& v);
 // {"col": value, ...} for the given names and values (equal lengths).
 std::string key_json(const std::vector<std::string>& names, const std::vector<value>& values);
 // [{"key": "k", "value": "v"}, ...], keeping order and repeats; a name or value that is not
