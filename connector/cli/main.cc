@@ -34,11 +34,13 @@ Usage:
                                      sluice.offsets; batches of batch.size; undecodable messages
                                      go to the dead letters (errors.tolerance: none stops there);
                                      a progress bar on stderr (terminals), a summary on stdout
+  sluice status -c FILE              per partition: the offset committed in PostgreSQL, the high
+                                     watermark in Kafka, the lag and the owner epoch
   sluice config-reference            print every configuration key (Markdown)
   sluice --help | --version
 
 Exit codes: 0 ok; 1 connector failed (replay: stopped before the end of its input);
-2 usage or configuration error; 3 service unreachable (check).
+2 usage or configuration error; 3 service unreachable (check, status).
 )";
 
 }  // namespace
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   if (command == "check") return sluice::check_command(args);
   if (command == "decode") return sluice::decode_command(args);
   if (command == "replay") return sluice::replay_command(args);
+  if (command == "status") return sluice::status_command(args);
   if (command == "config-reference") return sluice::config_reference_command(args);
   std::cerr << "sluice: unknown command '" << command << "'\n\n" << usage;
   return 2;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -138,6 +139,27 @@ TEST_CASE("offsets are read back from PostgreSQL on restart: nothing is applied 
   CHECK(str(rows[0][1]) == "10");
   CHECK(committed_messages(connector) == 20);
   CHECK(p.log().find("starting at 10") == std::string::npos);  // offsets came from PostgreSQL
+
+  // `sluice status` shows each partition's committed offset, the high watermark and no lag.
+  const command_result st =
+      run_sluice({"status", "-c", write_run_file("status.yaml", basic_config(connector, topic))});
+  CHECK_MESSAGE(st.exit_code == 0, st.err);
+  CHECK(st.out.find("connector " + connector) != std::string::npos);
+  int64_t committed_total = 0;
+  int lines = 0;
+  std::istringstream in(st.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(topic, 0) != 0) continue;
+    std::istringstream fields(line);
+    std::string name, partition, committed, high, lag;
+    fields >> name >> partition >> committed >> high >> lag;
+    CHECK(committed == high);
+    CHECK(lag == "0");
+    committed_total += std::stoll(committed);
+    ++lines;
+  }
+  CHECK(lines == 2);
+  CHECK(committed_total == 20);
 }
 
 TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies anything") {

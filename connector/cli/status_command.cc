@@ -1,0 +1,90 @@
+// `sluice status -c FILE`: per partition, the next offset committed in PostgreSQL (the truth
+// for sluice), the owner epoch, the high watermark in Kafka and the lag between them.
+
+#include <librdkafka/rdkafka.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "connector/cli/cli_options.h"
+#include "connector/cli/commands.h"
+#include "connector/config/redact.h"
+#include "connector/kafka/kafka_handles.h"
+#include "connector/runtime/stage_factory.h"
+#include "sinks/postgres/pg_applier.h"
+
+namespace sluice {
+namespace {
+
+// A client for watermark queries only: the consumer-group keys are left out.
+kafka_handle watermark_client(const config& c, std::string& error) {
+  char err[512];
+  kafka_conf conf(rd_kafka_conf_new());
+  for (const auto& [k, v] : c.kafka) {
+    if (k == "group.id" || k == "auto.offset.reset") continue;
+    if (rd_kafka_conf_set(conf.get(), k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+      error = "kafka." + k + ": " + err;
+      return nullptr;
+    }
+  }
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
+  if (!rk) {
+    error = err;
+    return nullptr;
+  }
+  conf.release();
+  return kafka_handle(rk);
+}
+
+}  // namespace
+
+int status_command(const arguments& args) {
+  if (auto extra = unknown_argument(args, {"-c", "--config"}, {})) {
+    std::cerr << "sluice status: unknown argument '" << *extra << "'\n";
+    return 2;
+  }
+  auto c = load_command_config(args, "status");
+  if (!c) return 2;
+
+  std::vector<stored_offset> offsets;
+  try {
+    pg_applier applier(c->postgres.dsn, make_applier_options(*c));
+    offsets = applier.read_offsets();
+  } catch (const std::exception& e) {
+    std::cerr << "sluice status: PostgreSQL unreachable: " << redact(e.what()) << "\n";
+    return 3;
+  }
+  std::string error;
+  kafka_handle kafka = watermark_client(*c, error);
+  if (!kafka) {
+    std::cerr << "sluice status: " << error << "\n";
+    return 2;
+  }
+
+  std::cout << "connector " << c->name << "\n";
+  std::printf("%-40s %9s %14s %14s %12s %7s\n", "topic", "partition", "committed", "high watermark",
+              "lag", "epoch");
+  bool kafka_ok = true;
+  for (const stored_offset& o : offsets) {
+    int64_t low = 0, high = -1;
+    const auto err = rd_kafka_query_watermark_offsets(kafka.get(), o.topic.c_str(),
+                                                      o.partition.value(), &low, &high, 5000);
+    const bool known = err == RD_KAFKA_RESP_ERR_NO_ERROR;
+    kafka_ok = kafka_ok && known;
+    const std::string committed = o.next ? std::to_string(o.next->value()) : "-";
+    const std::string hw = known ? std::to_string(high) : "?";
+    const std::string lag = known ? std::to_string(high - (o.next ? o.next->value() : low)) : "?";
+    std::printf("%-40s %9d %14s %14s %12s %7lld\n", o.topic.c_str(), o.partition.value(),
+                committed.c_str(), hw.c_str(), lag.c_str(),
+                static_cast<long long>(o.epoch.value()));
+  }
+  if (offsets.empty()) std::cout << "(no partition claimed yet)\n";
+  if (!kafka_ok) {
+    std::cerr << "sluice status: Kafka did not answer for every partition\n";
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace sluice
