@@ -1,6 +1,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model/change.h"
@@ -15,6 +17,14 @@ struct decode_limits {
   size_t max_message_bytes = 16 << 20;
   size_t max_depth = 64;
   size_t max_columns = 4096;
+
+  // A too_large error when bytes exceed max_message_bytes; `what` names them in the message.
+  std::optional<error> check_size(std::string_view bytes, std::string_view what = "message") const {
+    if (bytes.size() <= max_message_bytes) return std::nullopt;
+    return make_error(error_code::too_large, std::string(what) + " of " +
+                                                 std::to_string(bytes.size()) + " bytes exceeds " +
+                                                 std::to_string(max_message_bytes));
+  }
 };
 
 // Turns one Kafka message of one envelope family into zero or more changes, catalog updates

@@ -70,11 +70,7 @@ datastream_decoder::datastream_decoder(table_catalog& catalog, datastream_option
 std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   const std::string_view bytes = *msg.value;
-  if (bytes.size() > _options.limits.max_message_bytes) {
-    return make_error(error_code::too_large, "message of " + std::to_string(bytes.size()) +
-                                                 " bytes exceeds " +
-                                                 std::to_string(_options.limits.max_message_bytes));
-  }
+  if (auto err = _options.limits.check_size(bytes)) return err;
   const simdjson::padded_string_view padded = _buffer.assign(bytes);
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);

@@ -52,11 +52,7 @@ debezium_decoder::debezium_decoder(table_catalog& catalog, debezium_options opti
 std::optional<error> debezium_decoder::parse(std::string_view bytes, std::string_view what,
                                              simdjson::ondemand::document& doc,
                                              simdjson::padded_string_view& padded) {
-  if (bytes.size() > _options.limits.max_message_bytes) {
-    return make_error(error_code::too_large, std::string(what) + " of " +
-                                                 std::to_string(bytes.size()) + " bytes exceeds " +
-                                                 std::to_string(_options.limits.max_message_bytes));
-  }
+  if (auto err = _options.limits.check_size(bytes, what)) return err;
   padded = _buffer.assign(bytes);
   if (auto code = _parser.iterate(padded).get(doc)) {
     return what == "message" ? json_error(code) : in_context(what, json_error(code));

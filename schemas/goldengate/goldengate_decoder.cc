@@ -65,11 +65,7 @@ const std::string* goldengate_decoder::schema(std::string_view id) const {
 std::optional<error> goldengate_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   const std::string_view bytes = *msg.value;
-  if (bytes.size() > _options.limits.max_message_bytes) {
-    return make_error(error_code::too_large, "message of " + std::to_string(bytes.size()) +
-                                                 " bytes exceeds " +
-                                                 std::to_string(_options.limits.max_message_bytes));
-  }
+  if (auto err = _options.limits.check_size(bytes)) return err;
   if (auto err = read(bytes)) return err;
 
   const slot& op_type = _record.get(field::op_type);
