@@ -125,10 +125,7 @@ void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, do
     }
   }
   _apply_probe.batch(rows, seconds);
-  // One sample per batch, from its oldest message: a pessimistic end-to-end latency.
-  if (b.oldest_message.value() > 0) {
-    _apply_probe.end_to_end((now_ns - b.oldest_message.value()) / 1e9);
-  }
+  _apply_probe.end_to_end(b.message_timestamps, now_ns);
 }
 
 void pipeline::finished_one() {

@@ -1,5 +1,7 @@
 #include "connector/metrics/apply_probe.h"
 
+#include <algorithm>
+
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
@@ -48,6 +50,26 @@ void apply_probe::postgres_error(std::string_view sqlstate) {
 
 void apply_probe::end_to_end(double seconds) {
   _end_to_end.Observe(seconds > 0 ? seconds : 0.0);
+}
+
+void apply_probe::end_to_end(std::span<const int64_t> message_timestamps_ns, int64_t now_ns) {
+  const std::vector<double>& bounds = metrics_registry::end_to_end_buckets();
+  std::lock_guard lock(_mutex);
+  _bucket_increments.assign(bounds.size() + 1, 0.0);
+  double sum = 0;
+  bool any = false;
+  for (const int64_t ts : message_timestamps_ns) {
+    if (ts <= 0) continue;
+    const double seconds = now_ns > ts ? static_cast<double>(now_ns - ts) / 1e9 : 0.0;
+    // Prometheus buckets are cumulative upper bounds (le); ObserveMultiple takes per-bucket
+    // increments, the last one for +Inf.
+    const size_t bucket = static_cast<size_t>(
+        std::lower_bound(bounds.begin(), bounds.end(), seconds) - bounds.begin());
+    _bucket_increments[bucket] += 1;
+    sum += seconds;
+    any = true;
+  }
+  if (any) _end_to_end.ObserveMultiple(_bucket_increments, sum);
 }
 
 void apply_probe::replication_lag(std::string_view table, double seconds) {

@@ -4,8 +4,10 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace prometheus {
 class Counter;
@@ -40,6 +42,9 @@ class apply_probe {
   // An empty SQLSTATE (the error carried none, e.g. a broken connection) counts as "unknown".
   void postgres_error(std::string_view sqlstate);
   void end_to_end(double seconds);
+  // One observation per message of a committed batch: now − its Kafka timestamp (messages
+  // without a timestamp, 0, are skipped). Counted into buckets here, then added in one step.
+  void end_to_end(std::span<const int64_t> message_timestamps_ns, int64_t now_ns);
   void replication_lag(std::string_view table, double seconds);
   // Nothing is pending any more: every table's replication lag goes to 0.
   void caught_up();
@@ -57,6 +62,7 @@ class apply_probe {
   prometheus::Histogram& _batch_rows;
   prometheus::Histogram& _batch_seconds;
   prometheus::Histogram& _end_to_end;
+  std::vector<double> _bucket_increments;  // scratch for end_to_end(span), under _mutex
   std::mutex _mutex;  // guards the two caches (metric values are atomic themselves)
   std::map<std::string, series, std::less<>> _tables;
   std::map<std::string, prometheus::Counter*, std::less<>> _errors;  // by SQLSTATE

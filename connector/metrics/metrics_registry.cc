@@ -23,6 +23,10 @@ const prometheus::Histogram::BucketBoundaries k_apply_buckets = {
 
 }  // namespace
 
+const std::vector<double>& metrics_registry::end_to_end_buckets() {
+  return k_latency_buckets;
+}
+
 metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Registry>()) {
   prometheus::Registry& r = *_registry;
   _consumer_lag = &prometheus::BuildGauge()

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 // prometheus-cpp stays out of the pipeline's includes: only connector/metrics/*.cc sees it.
 namespace prometheus {
@@ -50,6 +51,10 @@ class metrics_registry {
 
   // Every family in the Prometheus text exposition format 0.0.4.
   std::string serialize() const;
+
+  // The upper bounds of sluice_end_to_end_latency_seconds' buckets, ascending (probes that
+  // count a batch of observations into buckets themselves use them).
+  static const std::vector<double>& end_to_end_buckets();
 
   prometheus::Family<prometheus::Gauge>& consumer_lag() { return *_consumer_lag; }
   prometheus::Family<prometheus::Gauge>& replication_lag() { return *_replication_lag; }

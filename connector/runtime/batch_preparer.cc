@@ -98,9 +98,7 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     lb.generation = raw.generation;
     ++lb.messages;
     const raw_message r = to_raw_message(*m);
-    if (lb.oldest_message.value() == 0 || r.timestamp < lb.oldest_message) {
-      lb.oldest_message = r.timestamp;
-    }
+    lb.message_timestamps.push_back(r.timestamp.value());
     if (auto err = decoder_for(tp.topic).decode(r, decoded[lane])) {
       std::string reason = std::string(to_string(err->code)) + ": " + err->message;
       if (_config.errors.tolerance == error_tolerance::none) {

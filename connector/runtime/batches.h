@@ -29,8 +29,10 @@ struct lane_batch {
   std::vector<catalog_update> catalog;
   std::vector<ddl_record> ddl;
   size_t messages = 0;
-  timestamp_ns oldest_message{0};  // Kafka timestamp, for end-to-end latency
-  std::string poison;              // set: apply, then fail (errors.tolerance: none)
+  // The Kafka timestamp (ns; 0 when none) of every message, for the end-to-end latency
+  // histogram: one sample per message once the batch commits.
+  std::vector<int64_t> message_timestamps;
+  std::string poison;  // set: apply, then fail (errors.tolerance: none)
 };
 
 }  // namespace sluice

@@ -211,3 +211,27 @@ TEST_CASE("one probe shared by lane threads counts every call while being scrape
         "500"));
   }
 }
+
+TEST_CASE("a committed batch adds one end-to-end latency sample per message with a timestamp") {
+  metrics_registry registry;
+  apply_probe apply(registry);
+  const int64_t now = 1'700'000'000'000'000'000;
+  const std::vector<int64_t> timestamps = {
+      now - 3'000'000,          // 3 ms     → le 0.005
+      now - 40'000'000,         // 40 ms    → le 0.05
+      now - 40'000'000,         // 40 ms    → le 0.05
+      now - 7'200'000'000'000,  // 2 h  → +Inf
+      0,                        // no Kafka timestamp: not a sample
+      now + 5'000'000,          // clock skew: counted as 0 s
+  };
+  apply.end_to_end(timestamps, now);
+
+  const std::string m = registry.serialize();
+  INFO(m);
+  CHECK(has_sample(m, "sluice_end_to_end_latency_seconds_count", "5"));
+  CHECK(has_sample(m, "sluice_end_to_end_latency_seconds_bucket{le=\"0.005\"}", "2"));
+  CHECK(has_sample(m, "sluice_end_to_end_latency_seconds_bucket{le=\"0.025\"}", "2"));
+  CHECK(has_sample(m, "sluice_end_to_end_latency_seconds_bucket{le=\"0.05\"}", "4"));
+  CHECK(has_sample(m, "sluice_end_to_end_latency_seconds_bucket{le=\"3600\"}", "4"));
+  CHECK(has_sample(m, "sluice_end_to_end_latency_seconds_bucket{le=\"+Inf\"}", "5"));
+}
