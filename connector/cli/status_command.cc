@@ -1,5 +1,7 @@
 // `sluice status -c FILE`: per partition, the next offset committed in PostgreSQL (the truth
-// for sluice), the owner epoch, the high watermark in Kafka and the lag between them.
+// for sluice), the owner epoch, the high watermark in Kafka and the lag between them; per
+// target table, the source timestamp of the newest applied change and when a batch last
+// wrote it.
 
 #include <librdkafka/rdkafka.h>
 
@@ -48,9 +50,11 @@ int status_command(const arguments& args) {
   if (!c) return 2;
 
   std::vector<stored_offset> offsets;
+  std::vector<table_progress> tables;
   try {
     pg_applier applier(c->postgres.dsn, make_applier_options(*c));
     offsets = applier.read_offsets();
+    tables = applier.read_table_progress();
   } catch (const std::exception& e) {
     std::cerr << "sluice status: PostgreSQL unreachable: " << redact(e.what()) << "\n";
     return 3;
@@ -80,6 +84,15 @@ int status_command(const arguments& args) {
                 static_cast<long long>(o.epoch.value()));
   }
   if (offsets.empty()) std::cout << "(no partition claimed yet)\n";
+
+  std::printf("\n%-48s %-32s %-32s\n", "table", "newest applied source timestamp",
+              "last applied at");
+  for (const table_progress& t : tables) {
+    const std::string name = t.table.schema + "." + t.table.name;
+    std::printf("%-48s %-32s %-32s\n", name.c_str(),
+                t.newest_source_ts ? t.newest_source_ts->c_str() : "-", t.applied_at.c_str());
+  }
+  if (tables.empty()) std::cout << "(no table written yet)\n";
   if (!kafka_ok) {
     std::cerr << "sluice status: Kafka did not answer for every partition\n";
     return 3;

@@ -160,6 +160,13 @@ TEST_CASE("offsets are read back from PostgreSQL on restart: nothing is applied 
   }
   CHECK(lines == 2);
   CHECK(committed_total == 20);
+  // Per table: the newest applied source timestamp (the updates' LSNs 101..110 are their
+  // source timestamps' milliseconds past 2026-01-01).
+  const std::string table_line = "public." + table + " ";
+  const size_t at = st.out.find(table_line);
+  REQUIRE_MESSAGE(at != std::string::npos, st.out);
+  CHECK(st.out.substr(at, st.out.find('\n', at) - at).find("2026-01-01T00:00:00.110000Z") !=
+        std::string::npos);
 }
 
 TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies anything") {

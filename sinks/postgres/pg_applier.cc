@@ -42,6 +42,7 @@ pg_applier::pg_applier(std::string dsn, apply_options options)
       _writer(_options, _schema.table("tombstones")),
       _locks(_options.lock_buckets),
       _offsets(_schema, _options.connector),
+      _progress(_schema, _options.connector),
       _dead_letters(_schema, _options.connector),
       _catalog(_schema, _options.connector) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
@@ -136,6 +137,13 @@ std::vector<stored_offset> pg_applier::read_offsets(const std::string& connector
   return with_retries([&](pqxx::connection& conn) {
     pqxx::read_transaction tx(conn, "sluice_read_offsets");
     return store.read(tx);
+  });
+}
+
+std::vector<table_progress> pg_applier::read_table_progress() {
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_read_table_progress");
+    return _progress.read(tx);
   });
 }
 
@@ -263,6 +271,7 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
       _writer.write(tx, p, shape, 0, p.item_count(), stats);
     }
   }
+  _progress.record(tx, plans);
   // What the batch's metadata records taught: kept exactly when the offsets move past them.
   _catalog.write(tx, metadata.catalog);
   _catalog.record(tx, metadata.ddl);

@@ -21,6 +21,7 @@
 #include "sinks/postgres/state_schema.h"
 #include "sinks/postgres/table_ddl.h"
 #include "sinks/postgres/table_planner.h"
+#include "sinks/postgres/table_progress_store.h"
 #include "sinks/postgres/table_writer.h"
 
 namespace sluice {
@@ -81,6 +82,8 @@ class pg_applier {
   // Stored offsets of a connector (default: this one), for status.
   std::vector<stored_offset> read_offsets();
   std::vector<stored_offset> read_offsets(const std::string& connector);
+  // Per target table of this connector, the newest applied source timestamp (for status).
+  std::vector<table_progress> read_table_progress();
 
   // Deletes tombstones older than the retention (tombstone.retention); returns how many.
   size_t expire_tombstones(std::chrono::seconds retention);
@@ -111,6 +114,7 @@ class pg_applier {
   table_writer _writer;
   key_lock_set _locks;
   offset_store _offsets;
+  table_progress_store _progress;
   dead_letter_writer _dead_letters;
   catalog_writer _catalog;
   pg_error_class _last_error;

@@ -93,6 +93,17 @@ const std::vector<std::vector<std::string>>& migrations() {
                kafka_offset bigint,
                recorded_at timestamptz NOT NULL DEFAULT now()))",
       },
+      {
+          // Per target table, the source timestamp of the newest applied change (what
+          // `sluice status` shows), written in the batch transaction.
+          R"(CREATE TABLE IF NOT EXISTS @.table_progress (
+               connector text NOT NULL,
+               target_schema text NOT NULL,
+               target_table text NOT NULL,
+               newest_source_ts timestamptz,
+               applied_at timestamptz NOT NULL DEFAULT now(),
+               PRIMARY KEY (connector, target_schema, target_table)))",
+      },
   };
   return steps;
 }

@@ -156,6 +156,38 @@ TEST_CASE("a late upsert older than a delete does not bring the row back") {
   CHECK(w.one("SELECT name FROM " + w.target("orders")) == "again");
 }
 
+TEST_CASE("per table, the newest applied source timestamp is kept and never moves back") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+  table_entry* items = w.table("items");
+  auto at = [](change c, int64_t ms) {
+    c.source.source_ts = timestamp_ns{ms * 1'000'000};
+    return c;
+  };
+  const int64_t base = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+  applier.apply(
+      w.merge({at(w.upsert(orders, 1, 10, {}), base + 5), at(w.upsert(orders, 2, 11, {}), base + 7),
+               at(w.upsert(items, 1, 12, {}), base + 1)}),
+      {}, {});
+  // A later batch of older changes (stale or not) does not move a table's timestamp back.
+  applier.apply(w.merge({at(w.upsert(orders, 3, 9, {}), base + 2),
+                         at(w.upsert(items, 2, 13, {}), base + 1'500)}),
+                {}, {});
+
+  const std::vector<table_progress> p = applier.read_table_progress();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].table.name == "items");
+  CHECK(p[0].newest_source_ts == "2026-01-01T00:00:01.500000Z");
+  CHECK(p[1].table.name == "orders");
+  CHECK(p[1].table.schema == w.source_schema);
+  CHECK(p[1].newest_source_ts == "2026-01-01T00:00:00.007000Z");
+  CHECK(p[1].applied_at.size() == 27);
+  // Another connector sees none of it.
+  pg_applier other(w.dsn, w.options("other"));
+  CHECK(other.read_table_progress().empty());
+}
+
 TEST_CASE("an update older than the stored one is stale") {
   pg_world w;
   pg_applier applier(w.dsn, w.options());
@@ -734,9 +766,31 @@ TEST_CASE("the state schema is created once and migrating again changes nothing"
   pqxx::connection a(w.dsn), b(w.dsn);
   CHECK(schema.migrate(a) == 0);
   CHECK(schema.migrate(b) == state_schema::current_version);
-  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".schema_version") == 1);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".schema_version") ==
+        state_schema::current_version);
   CHECK(w.count("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + w.state +
-                "'") == 7);
+                "'") == 8);
+}
+
+TEST_CASE("a state schema of version 1 is migrated forward, its data kept") {
+  pg_world w;
+  const state_schema schema(w.state);
+  pqxx::connection a(w.dsn);
+  schema.migrate(a);
+  {
+    // What sluice 0.1 left: version 1, without table_progress, with an offset stored.
+    pqxx::work tx(a);
+    tx.exec("DROP TABLE \"" + w.state + "\".table_progress");
+    tx.exec("DELETE FROM \"" + w.state + "\".schema_version WHERE version > 1");
+    tx.exec("INSERT INTO \"" + w.state +
+            "\".offsets (connector, topic, partition, next_offset) VALUES ('c', 't', 0, 42)");
+    tx.commit();
+  }
+  CHECK(schema.migrate(a) == 1);
+  CHECK(w.count("SELECT max(version) FROM \"" + w.state + "\".schema_version") ==
+        state_schema::current_version);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".table_progress") == 0);
+  CHECK(w.count("SELECT next_offset FROM \"" + w.state + "\".offsets") == 42);
 }
 
 // --- What metadata records teach: sluice.catalog and sluice.ddl_history (catalog_writer) ---
