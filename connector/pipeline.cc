@@ -161,18 +161,64 @@ void pipeline::prepare_loop() {
   }
 }
 
-void pipeline::dispatch() {
+void pipeline::dispatch(bool wait) {
+  if (wait && !push_held_blocking()) return;
   if (_batch.empty()) return;
-  raw_batch raw{_generation.load(), std::move(_batch)};
+  if (_held) return;  // the caller polls on: the held batch goes first (bounded by its room)
+  _held = raw_batch{_generation.load(), std::move(_batch)};
   _batch.clear();
   _batch_bytes = 0;
   {
     std::lock_guard lock(_idle_mutex);
     ++_in_flight;
   }
-  // Blocks while the prepare stage is busy and its queue full: backpressure. librdkafka's
-  // prefetch (queued.max.messages.kbytes) then fills up and fetching stops.
-  if (!_prepare_queue.push(std::move(raw))) finished_one();
+  if (wait) {
+    push_held_blocking();
+  } else {
+    push_held(std::chrono::milliseconds(0));
+  }
+}
+
+bool pipeline::push_held(std::chrono::milliseconds wait) {
+  if (!_held) return true;
+  if (!_prepare_queue.try_push_for(*_held, wait)) {
+    if (_held_back.empty()) {
+      // The prepare stage is busy: stop fetching, keep polling.
+      for (const auto& [tp, e] : _partitions.snapshot())
+        _held_back.push_back(tp);
+      if (!_held_back.empty()) _consumer->pause(_held_back);
+      SLUICE_LOG(debug, "pipeline",
+                 "backpressure: " << _held_back.size() << " partition(s) paused");
+    }
+    return false;
+  }
+  _held.reset();
+  end_backpressure();
+  return true;
+}
+
+bool pipeline::push_held_blocking() {
+  if (!_held) return true;
+  const bool pushed = _prepare_queue.push(std::move(*_held));
+  _held.reset();
+  if (!pushed) finished_one();  // the queue is closed: nothing will run it
+  end_backpressure();
+  return pushed;
+}
+
+void pipeline::drop_held() {
+  if (_held) {
+    _held.reset();
+    finished_one();
+  }
+  end_backpressure();
+}
+
+void pipeline::end_backpressure() {
+  if (_held_back.empty()) return;
+  // A partition revoked meanwhile is no longer assigned; librdkafka ignores it.
+  if (!_paused) _consumer->resume(_held_back);
+  _held_back.clear();
 }
 
 std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& parts) {
@@ -194,6 +240,11 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
     }
   }
   _consumer_probe.rebalance();
+  if (!_held_back.empty()) {
+    // Under backpressure: these wait with the others (resumed when the held batch goes).
+    _held_back.insert(_held_back.end(), parts.begin(), parts.end());
+    _consumer->pause(parts);
+  }
   std::vector<int64_t> starts;
   starts.reserve(parts.size());
   for (const topic_partition& tp : parts)
@@ -208,6 +259,7 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
     ++_generation;
     _batch.clear();
     _batch_bytes = 0;
+    drop_held();
     if (!failed) _resync_requested = true;
   } else {
     // Still the owner: finish and commit what was consumed of them first.
@@ -225,6 +277,7 @@ void pipeline::resync() {
   ++_generation;  // work in flight is abandoned
   _batch.clear();
   _batch_bytes = 0;
+  drop_held();
   wait_idle();
   std::map<topic_partition, stored_offset> stored;
   for (stored_offset& s : _control->read_offsets()) {
@@ -333,12 +386,16 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       if (st == connector_state::failed) break;
       if (_resync_requested.load()) resync();
       handle_pause_requests();
+      // Under backpressure: a short wait for room, then a poll that serves the group
+      // protocol (paused partitions deliver nothing).
+      const bool held = !push_held(std::chrono::milliseconds(10));
       const size_t room =
           _config.batch.size > _batch.size() ? _config.batch.size - _batch.size() : 0;
       const auto until_deadline =
           std::chrono::duration_cast<std::chrono::milliseconds>(batch_deadline - clock_type::now());
-      const auto wait =
-          std::clamp(until_deadline, std::chrono::milliseconds(0), std::chrono::milliseconds(100));
+      const auto wait = held ? std::chrono::milliseconds(10)
+                             : std::clamp(until_deadline, std::chrono::milliseconds(0),
+                                          std::chrono::milliseconds(100));
       const size_t before = _batch.size();
       _consumer->poll(_batch, std::max<size_t>(room, 1), wait);
       if (before == 0 && !_batch.empty())
@@ -348,7 +405,9 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       }
       const bool full =
           _batch.size() >= _config.batch.size || _batch_bytes >= _config.batch.max_bytes;
-      if (!_batch.empty() && (full || clock_type::now() >= batch_deadline)) dispatch();
+      if (!held && !_batch.empty() && (full || clock_type::now() >= batch_deadline)) {
+        dispatch(/*wait=*/false);
+      }
       if (_batch.empty()) batch_deadline = clock_type::now() + _config.batch.max_time;
       if (clock_type::now() >= next_watermarks) {
         refresh_watermarks();

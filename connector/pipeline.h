@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,11 +34,18 @@ class pg_applier;
 //   consumer (run()'s thread)      prepare thread               apply lanes (apply.lanes)
 //   poll Kafka until the batch  →  decode, split by lane,   →   one PostgreSQL transaction
 //   closes (rows, bytes, time)     merge per lane               per lane batch: rows + dead
-//   [bounded queue: backpressure]  [bounded queue per lane]     letters + offsets (epoch CAS)
+//   [bounded queue]                [bounded queue per lane]     letters + offsets (epoch CAS)
 //                                                               then offsets → Kafka (async)
 //
 // so decode and merge of batch N+1 overlap the apply of batch N, and lanes apply in
 // parallel. A partition always maps to one lane, so its batches commit in order.
+//
+// Backpressure: when the prepare queue is full, the closed batch is held and the owned
+// partitions are paused; the consumer thread keeps polling (heartbeats, rebalances and
+// max.poll.interval.ms stay served however long PostgreSQL stalls) but fetches nothing until
+// the held batch is handed over and the partitions resumed. Memory stays bounded by the
+// queues, one held batch and librdkafka's prefetch (queued.max.messages.kbytes), whatever the
+// backlog.
 //
 // Partitions are claimed on assignment (owner epoch bumped in PostgreSQL; the consumer
 // starts at the stored offset, or auto.offset.reset when there is none). On revocation the
@@ -68,7 +76,15 @@ class pipeline : public assignment_listener, public status_source {
 
  private:
   void prepare_loop();
-  void dispatch();  // hands the current batch to the prepare stage
+  // Closes the current batch and hands it to the prepare stage. wait: block until the stage
+  // takes it (revocation, pause, drain); else hold it under backpressure when the stage is
+  // busy. A held batch is always handed over before the next one.
+  void dispatch(bool wait = true);
+  // Hands the held batch over (waiting at most `wait`); true when nothing is held any more.
+  bool push_held(std::chrono::milliseconds wait);
+  bool push_held_blocking();
+  void drop_held();  // its generation is abandoned (loss, resync)
+  void end_backpressure();
   void wait_idle();
   void resync();  // abandon work in flight, re-read offsets, fence or rewind
   void handle_pause_requests();
@@ -99,6 +115,8 @@ class pipeline : public assignment_listener, public status_source {
 
   std::vector<kafka_message> _batch;  // being filled by the consumer thread
   size_t _batch_bytes = 0;
+  std::optional<raw_batch> _held;           // closed, waiting for room (backpressure)
+  std::vector<topic_partition> _held_back;  // partitions paused for backpressure
 
   std::unique_ptr<pg_applier> _control;  // claims and offset reads (consumer thread)
   std::unique_ptr<tombstone_janitor> _janitor;

@@ -250,3 +250,66 @@ TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies an
 }
 
 }  // namespace sluice::testing
+
+namespace sluice::testing {
+namespace {
+
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a PostgreSQL stall longer than max.poll.interval.ms neither rebalances nor loses data") {
+  const std::string topic = unique_name("cdc_stall");
+  const std::string table = unique_name("stalled");
+  const std::string connector = unique_name("stall");
+  create_topic(topic, 2);
+
+  std::vector<kafka_record> first;
+  for (int64_t id = 1; id <= 10; ++id)
+    first.push_back(keyed(id, customer(table, "INSERT", id, id, "v0")));
+  produce(topic, first);
+  // Small batches, so the queues between the stages fill long before the stall ends; a poll
+  // interval shorter than the stall, so a consumer thread blocked on a full queue would be
+  // thrown out of the group by librdkafka (MAXPOLL) and its partitions reassigned.
+  std::string yaml = basic_config(connector, topic, "datastream", "", 100);
+  const std::string anchor = "  heartbeat.interval.ms: 500\n";
+  yaml.replace(yaml.find(anchor), anchor.size(), anchor + "  max.poll.interval.ms: 7000\n");
+  sluice_process p(yaml);
+  REQUIRE_MESSAGE(caught_up(connector, 10, p), p.log());
+
+  // Another session holds the table for 15 s; meanwhile 3,000 updates arrive.
+  std::thread stall([&] {
+    execute("LOCK TABLE public.\"" + table + "\" IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(15)");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  constexpr int rounds = 30;
+  for (int round = 1; round <= rounds; ++round) {
+    std::vector<kafka_record> updates;
+    for (int64_t id = 1; id <= 10; ++id) {
+      updates.push_back(
+          keyed(id, customer(table, "UPDATE", 1000 * round + id, id, "v" + std::to_string(round))));
+    }
+    for (int copy = 0; copy < 10; ++copy)  // duplicates: 100 messages a round
+      produce(topic, updates);
+  }
+  stall.join();
+
+  const int64_t total = 10 + int64_t{rounds} * 100;
+  REQUIRE_MESSAGE(caught_up(connector, total, p, 90), p.log());
+  auto rows = query("SELECT count(*), count(*) FILTER (WHERE name = 'v" + std::to_string(rounds) +
+                    "') FROM public.\"" + table + "\"");
+  CHECK(str(rows[0][0]) == "10");
+  CHECK(str(rows[0][1]) == "10");
+  // Each partition was claimed once: the member never left the group.
+  const std::string log = p.log();
+  CHECK_MESSAGE(occurrences(log, "claimed " + topic) == 2, log);
+  CHECK_MESSAGE(occurrences(log, "MAXPOLL") == 0, log);
+  CHECK(p.stop() == 0);
+}
+
+}  // namespace sluice::testing
