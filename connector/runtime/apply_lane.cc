@@ -4,6 +4,7 @@
 
 #include "connector/kafka/dead_letter_producer.h"
 #include "connector/runtime/log.h"
+#include "sinks/postgres/batch_metadata.h"
 #include "sinks/postgres/stale_epoch_error.h"
 
 namespace sluice {
@@ -40,8 +41,11 @@ void apply_lane::run() {
     try {
       if (_dlq && !batch->dead_letters.empty()) _dlq->send(batch->dead_letters);
       const auto start = std::chrono::steady_clock::now();
+      // What the batch's metadata records taught goes into the same transaction: a restart
+      // past those records must still know what they said.
+      batch_metadata metadata{std::move(batch->catalog), std::move(batch->ddl)};
       const apply_stats stats =
-          _applier->apply(batch->merged, batch->dead_letters, batch->progress);
+          _applier->apply(batch->merged, batch->dead_letters, batch->progress, metadata);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (const partition_progress& p : batch->progress) {
