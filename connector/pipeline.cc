@@ -44,6 +44,10 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
   }
   apply_options options = make_applier_options(cfg);
   options.on_error = [this](const pg_error_class& e) { _apply_probe.postgres_error(e.sqlstate); };
+  _key_lookup = std::make_unique<target_key_lookup>(cfg.postgres.dsn, options);
+  _catalog.set_key_resolver([this](const table_name& source, std::string_view topic) {
+    return (*_key_lookup)(source, topic);
+  });
   _control = std::make_unique<pg_applier>(cfg.postgres.dsn, options);
   if (!cfg.errors.dead_letter_topic.empty()) {
     _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);

@@ -21,6 +21,7 @@
 #include "connector/runtime/bounded_queue.h"
 #include "connector/runtime/connector_state.h"
 #include "connector/runtime/partition_table.h"
+#include "connector/runtime/target_key_lookup.h"
 #include "connector/runtime/tombstone_janitor.h"
 #include "core/catalog/table_catalog.h"
 
@@ -118,7 +119,8 @@ class pipeline : public assignment_listener, public status_source {
   std::optional<raw_batch> _held;           // closed, waiting for room (backpressure)
   std::vector<topic_partition> _held_back;  // partitions paused for backpressure
 
-  std::unique_ptr<pg_applier> _control;  // claims and offset reads (consumer thread)
+  std::unique_ptr<pg_applier> _control;            // claims and offset reads (consumer thread)
+  std::unique_ptr<target_key_lookup> _key_lookup;  // the catalog's key resolver (prepare thread)
   std::unique_ptr<tombstone_janitor> _janitor;
   std::unique_ptr<dead_letter_producer> _dlq;
   std::unique_ptr<batch_preparer> _preparer;

@@ -68,4 +68,11 @@ std::vector<table_entry*> table_catalog::entries() {
   return out;
 }
 
+bool table_catalog::resolve_key(table_entry& entry, std::string_view topic) {
+  if (!entry.key_columns.empty()) return true;
+  if (!_resolver) return false;
+  entry.key_columns = _resolver(entry.name, topic);
+  return !entry.key_columns.empty();
+}
+
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -60,7 +61,19 @@ class table_catalog {
   // Every entry, in name order (for status and persistence).
   std::vector<table_entry*> entries();
 
+  // Where neither configuration nor metadata gave a table's key, a decoder may ask the
+  // target database (SPEC §1: the connector asks the sink and feeds the answer in here).
+  // The resolver gets the source table and the topic it came on, and returns the key
+  // columns (empty: unknown). Set it before decoding starts.
+  using key_resolver =
+      std::function<std::vector<std::string>(const table_name& source, std::string_view topic)>;
+  void set_key_resolver(key_resolver resolver) { _resolver = std::move(resolver); }
+  // For an entry without key columns: asks the resolver and, on an answer, the entry learns
+  // it. True when the entry has key columns now. Decode stage only (like the learned fields).
+  bool resolve_key(table_entry& entry, std::string_view topic);
+
  private:
+  key_resolver _resolver;
   std::mutex _mutex;
   std::deque<table_entry> _storage;  // stable addresses
   std::map<table_name, table_entry*> _index;

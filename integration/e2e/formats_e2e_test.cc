@@ -272,4 +272,30 @@ TEST_CASE("DSQL: records on random partitions in any order end in source.ts_ns o
   CHECK_FALSE(rows.contains("3"));
 }
 
+TEST_CASE("DSQL: without configuration, keys come from the target table's primary key") {
+  const std::string table = unique_name("dsql_keyed");
+  const std::string topic = unique_name("dsql_pk");
+  const std::string connector = unique_name("dsql_pk");
+  create_topic(topic, 2);
+  execute("CREATE TABLE public.\"" + table +
+          "\" (tenant text, id bigint, v text, PRIMARY KEY (tenant, id))");
+
+  std::vector<kafka_record> records = {
+      {std::nullopt, dsql(table, "c", "null", R"({"v":"b","id":1,"tenant":"x"})", 200), 0},
+      {std::nullopt, dsql(table, "c", "null", R"({"tenant":"x","id":1,"v":"a"})", 100), 1},
+      {std::nullopt, dsql(table, "c", "null", R"({"tenant":"y","id":1,"v":"c"})", 150), 1},
+      {std::nullopt, dsql(table, "d", R"({"id":1,"tenant":"y"})", "null", 300), 0},
+  };
+  produce(topic, records);
+  sluice_process p(basic_config(connector, topic, "dsql"));
+  REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size())), p.log());
+  CHECK(p.stop() == 0);
+
+  CHECK_MESSAGE(dead_letters(topic) == 0, dead_letter_reasons(topic));
+  const auto rows =
+      rows_of("SELECT tenant || '/' || id, v FROM public.\"" + table + "\" ORDER BY 1");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.at("x/1") == std::vector<std::string>{"b"});
+}
+
 }  // namespace sluice::testing

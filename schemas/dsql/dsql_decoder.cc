@@ -191,6 +191,8 @@ result<timestamp_ns> dsql_decoder::commit_time() const {
 
 std::optional<error> dsql_decoder::key(change& c) {
   const table_entry& table = *c.table;
+  // Neither configured nor learned: the target table's primary key, if it has one.
+  if (table.key_columns.empty()) _catalog.resolve_key(*c.table, c.source.origin.topic);
   std::vector<std::string> columns = table.key_columns;
   if (columns.empty() && c.op == op_kind::remove) {
     for (const column_value& cv : c.after)
@@ -204,7 +206,8 @@ std::optional<error> dsql_decoder::key(change& c) {
     return make_error(error_code::missing_key,
                       "no key columns known for DSQL table " + table.name.qualified() +
                           ": configure tables." + config_name(table.name) +
-                          ".primary.key.fields (DSQL inserts and updates do not name their key)");
+                          ".primary.key.fields or give the target table a primary key (DSQL "
+                          "inserts and updates do not name their key)");
   }
   std::vector<value> values;
   values.reserve(columns.size());

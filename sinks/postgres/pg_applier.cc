@@ -12,6 +12,7 @@
 #include <pqxx/transaction>
 
 #include "sinks/postgres/change_dead_letter.h"
+#include "sinks/postgres/table_shape.h"
 
 namespace sluice {
 namespace {
@@ -137,6 +138,13 @@ std::vector<stored_offset> pg_applier::read_offsets(const std::string& connector
   return with_retries([&](pqxx::connection& conn) {
     pqxx::read_transaction tx(conn, "sluice_read_offsets");
     return store.read(tx);
+  });
+}
+
+std::vector<std::string> pg_applier::target_primary_key(const target_table& table) {
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_read_key");
+    return read_table_shape(tx, table).primary_key;
   });
 }
 

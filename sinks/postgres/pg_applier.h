@@ -82,6 +82,8 @@ class pg_applier {
   // Stored offsets of a connector (default: this one), for status.
   std::vector<stored_offset> read_offsets();
   std::vector<stored_offset> read_offsets(const std::string& connector);
+  // A target table's primary key columns, in key order (empty: no such table or no key).
+  std::vector<std::string> target_primary_key(const target_table& table);
   // Per target table of this connector, the newest applied source timestamp (for status).
   std::vector<table_progress> read_table_progress();
 

@@ -238,12 +238,29 @@ TEST_CASE("DSQL: key columns learned into the catalog key inserts and updates") 
   CHECK(c.key.values == std::vector<value>{value::number("7")});  // numeric: "7" is 7
 }
 
+TEST_CASE("DSQL: without configured key columns the target's primary key is asked for, once") {
+  fixture f;
+  int asked = 0;
+  f.catalog.set_key_resolver([&](const table_name& source, std::string_view topic) {
+    ++asked;
+    CHECK(source.qualified() == "postgres.public.t");
+    CHECK(topic == "dsql.cdc");
+    return std::vector<std::string>{"id"};
+  });
+  const change c = f.ok(record("c", "null", R"({"v":1,"id":7})", "100"));
+  CHECK(c.key.columns == std::vector<std::string>{"id"});
+  CHECK(c.key.values == std::vector<value>{value::number("7")});
+  f.ok(record("u", "null", R"({"id":8})", "101"));
+  CHECK(asked == 1);  // learned into the catalog
+}
+
 TEST_CASE("DSQL: an insert or update without known key columns says how to configure them") {
   fixture f;
   const error e = f.fails(seed_insert);
   CHECK(e.code == error_code::missing_key);
   CHECK(contains(e.message, "postgres.public.order_items"));
   CHECK(contains(e.message, "tables.public.order_items.primary.key.fields"));
+  CHECK(contains(e.message, "primary key"));
 }
 
 TEST_CASE("DSQL: records order by source.ts_ns, not the top-level processing ts_ns; then by txId") {

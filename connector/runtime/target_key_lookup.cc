@@ -1,0 +1,46 @@
+#include "connector/runtime/target_key_lookup.h"
+
+#include "connector/runtime/log.h"
+#include "sinks/postgres/pg_applier.h"
+
+namespace sluice {
+
+target_key_lookup::target_key_lookup(std::string dsn, apply_options options,
+                                     std::chrono::milliseconds retry_after)
+    : _dsn(std::move(dsn)),
+      _options(std::move(options)),
+      _router(_options.routing),
+      _retry_after(retry_after) {}
+
+target_key_lookup::~target_key_lookup() = default;
+
+std::vector<std::string> target_key_lookup::operator()(const table_name& source,
+                                                       std::string_view topic) {
+  auto target = _router.route(source, topic);
+  if (!target) return {};  // the apply stage reports the routing error
+  const auto now = std::chrono::steady_clock::now();
+  auto it = _answers.find(*target);
+  if (it != _answers.end() && (!it->second.key.empty() || now - it->second.asked < _retry_after)) {
+    return it->second.key;
+  }
+  std::vector<std::string> key;
+  try {
+    if (!_applier) _applier = std::make_unique<pg_applier>(_dsn, _options);
+    key = _applier->target_primary_key(*target);
+  } catch (const std::exception& e) {
+    // Unknown, not keyless: the change is refused with the missing-key reason and the
+    // lookup is tried again later.
+    SLUICE_LOG(warn, "catalog",
+               "cannot read the primary key of " << target->schema << "." << target->name << ": "
+                                                 << e.what());
+  }
+  if (!key.empty()) {
+    SLUICE_LOG(info, "catalog",
+               "key of " << source.qualified() << " from the primary key of " << target->schema
+                         << "." << target->name);
+  }
+  _answers[*target] = {key, now};
+  return key;
+}
+
+}  // namespace sluice
