@@ -38,12 +38,17 @@ std::vector<std::pair<std::string, std::string>> consumer_properties(const confi
 }  // namespace
 
 pipeline::pipeline(const config& cfg, metrics_registry& metrics)
-    : _config(cfg), _consumer_probe(metrics), _state_probe(metrics), _apply_probe(metrics) {
+    : _config(cfg),
+      _consumer_probe(metrics),
+      _state_probe(metrics),
+      _apply_probe(metrics),
+      _chunk_probe(metrics) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
   apply_options options = make_applier_options(cfg);
   options.on_error = [this](const pg_error_class& e) { _apply_probe.postgres_error(e.sqlstate); };
+  options.chunk_decoders = chunk_decoder_factory(cfg, _catalog);
   _control = std::make_unique<pg_applier>(cfg.postgres.dsn, options);
   if (!cfg.errors.dead_letter_topic.empty()) {
     _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);
@@ -125,6 +130,7 @@ void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, do
     }
   }
   _apply_probe.batch(rows, seconds);
+  if (stats.pending_chunks >= 0) _chunk_probe.pending(static_cast<uint64_t>(stats.pending_chunks));
   // One sample per batch, from its oldest message: a pessimistic end-to-end latency.
   if (b.oldest_message.value() > 0) {
     _apply_probe.end_to_end((now_ns - b.oldest_message.value()) / 1e9);

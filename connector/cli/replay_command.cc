@@ -110,7 +110,16 @@ int replay_command(const arguments& args) {
     in = &file;
   }
 
-  pg_applier applier(c->postgres.dsn, make_applier_options(*c));
+  // Completed chunked records are decoded by the applier, with the configured keys.
+  table_catalog chunk_catalog;
+  for (const auto& [source, table] : c->tables) {
+    if (!table.primary_key_fields.empty()) {
+      chunk_catalog.configure_key(source, table.primary_key_fields);
+    }
+  }
+  apply_options options = make_applier_options(*c);
+  options.chunk_decoders = chunk_decoder_factory(*c, chunk_catalog);
+  pg_applier applier(c->postgres.dsn, options);
   try {
     applier.start();
   } catch (const std::exception& e) {

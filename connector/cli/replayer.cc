@@ -96,6 +96,7 @@ bool replayer::add_line(std::string_view line) {
     ++_totals.invalid_lines;
   } else {
     const raw_message raw = _record.view();
+    if (raw.timestamp > _newest) _newest = raw.timestamp;
     if (auto err = _decoders.for_topic(raw.topic).decode(raw, _pending)) {
       dead_letter d;
       d.reason = std::string(to_string(err->code)) + ": " + err->message;
@@ -121,7 +122,8 @@ void replayer::flush() {
   _totals.catalog_updates += _pending.catalog.size();
   _totals.ddl_records += _pending.ddl.size();
   merged_batch merged = _merge.merge(std::move(_pending.changes));
-  batch_metadata metadata{std::move(_pending.catalog), std::move(_pending.ddl)};
+  batch_metadata metadata{std::move(_pending.catalog), std::move(_pending.ddl),
+                          std::move(_pending.pieces), _newest};
   // No progress: a replay moves no offsets.
   const apply_stats stats = _applier.apply(merged, _dead, {}, metadata);
   add(_totals.merge, merged.stats);

@@ -93,6 +93,7 @@ class replayer {
   std::vector<dead_letter> _dead;  // the batch's dead letters
   size_t _batch_messages = 0;
   size_t _batch_bytes = 0;
+  timestamp_ns _newest{0};  // newest Kafka timestamp replayed: chunk.timeout's clock
   replay_totals _totals;
   std::string _failure;
 };

@@ -40,8 +40,10 @@ void apply_lane::run() {
     try {
       if (_dlq && !batch->dead_letters.empty()) _dlq->send(batch->dead_letters);
       const auto start = std::chrono::steady_clock::now();
+      batch_metadata metadata{std::move(batch->catalog), std::move(batch->ddl),
+                              std::move(batch->pieces), batch->newest_message};
       const apply_stats stats =
-          _applier->apply(batch->merged, batch->dead_letters, batch->progress);
+          _applier->apply(batch->merged, batch->dead_letters, batch->progress, metadata);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (const partition_progress& p : batch->progress) {

@@ -28,8 +28,10 @@ struct lane_batch {
   std::vector<partition_progress> progress;
   std::vector<catalog_update> catalog;
   std::vector<ddl_record> ddl;
+  std::vector<chunk_piece> pieces;  // chunked records, reassembled by the applier
   size_t messages = 0;
   timestamp_ns oldest_message{0};  // Kafka timestamp, for end-to-end latency
+  timestamp_ns newest_message{0};  // Kafka timestamp: the applier's stream time
   std::string poison;              // set: apply, then fail (errors.tolerance: none)
 };
 

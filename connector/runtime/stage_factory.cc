@@ -88,8 +88,16 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
   }
 }
 
+std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg,
+                                                                      table_catalog& catalog) {
+  return [&catalog, options = dsql_options{limits_of(cfg)}] {
+    return std::make_unique<dsql_decoder>(catalog, options);
+  };
+}
+
 apply_options make_applier_options(const config& cfg) {
   apply_options o;
+  o.chunk_timeout = cfg.chunk_timeout;
   o.state_schema = cfg.postgres.state_schema;
   o.connector = cfg.name;
   o.auto_create = cfg.auto_create;
