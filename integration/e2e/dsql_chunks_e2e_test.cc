@@ -5,12 +5,18 @@
 // goes to the dead letters instead.
 
 #include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
+#include "tests/connector/http/http_test_client.h"
 #include "tests/schemas/dsql_records.h"
 
 namespace sluice::testing {
@@ -33,6 +39,32 @@ std::string big_image(int id, size_t filler) {
          R"(", "text": ")" + text + R"(", "big": 12345678901234567890.125, "flag": true})";
 }
 
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// sluice_pending_chunks as a live sluice exports it; -1 when it cannot be read.
+double pending_chunks(uint16_t port) {
+  try {
+    std::istringstream in(http_request(port, "GET", "/metrics").body);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("sluice_pending_chunks ", 0) == 0) {
+        return std::stod(line.substr(line.rfind(' ') + 1));
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
+
 }  // namespace
 
 TEST_CASE("DSQL chunks spread over partitions and lanes reassemble into the replica rows") {
@@ -43,20 +75,51 @@ TEST_CASE("DSQL chunks spread over partitions and lanes reassemble into the repl
   create_topic(topic, partitions);
   execute("DROP TABLE IF EXISTS public.\"" + table + "\"");
 
-  // Three chunked rows, their pieces dealt round the partitions with the fragments first, so
-  // every chunk has pieces on both lanes (lanes take alternate partitions).
+  // First, some pieces of one chunk only: they wait in PostgreSQL, counted by the gauge.
+  std::map<int, std::string> images;
+  images[5] = big_image(5, 5000);
+  const auto late = dsql_chunk("chunk-" + topic + "-late", images[5], 3, "1005", "c", table);
+  produce(topic, {{std::nullopt, late.principal, 3}, {std::nullopt, late.fragments[0], 0}});
+
+  const uint16_t port = free_port();
+  std::string config = basic_config(
+      connector, topic, "dsql",
+      "apply.lanes: 2\ntables:\n  \"public." + table + "\":\n    primary.key.fields: [id]\n", 3);
+  const std::string off = "metrics:\n  listen: \"\"\n";
+  config.replace(config.find(off), off.size(),
+                 "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
+  sluice_process sluice(config);
+  const auto committed = [&](int64_t total) {
+    return wait_until(
+        [&] {
+          if (!query("SELECT to_regclass('sluice.offsets')").at(0).at(0)) return false;
+          return number(
+                     "SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE "
+                     "connector = '" +
+                     connector + "'") == total;
+        },
+        std::chrono::seconds(90));
+  };
+  REQUIRE_MESSAGE(committed(2), sluice.log());
+  CHECK(wait_until([&] { return pending_chunks(port) == 1; }, std::chrono::seconds(10)));
+  CHECK(number("SELECT count(*) FROM sluice.pending_fragments WHERE connector = '" + connector +
+               "'") == 2);
+
+  // Then three chunked rows, their pieces dealt round the partitions with the fragments first,
+  // so every chunk has pieces on both lanes (lanes take alternate partitions); the rest of the
+  // first chunk; a full record; and a chunk whose checksum is wrong.
   std::vector<kafka_record> records;
-  std::vector<std::string> images;
   int next = 0;
   for (int id = 1; id <= 3; ++id) {
-    images.push_back(big_image(id, 40'000 * static_cast<size_t>(id)));
-    const auto c = dsql_chunk("chunk-" + topic + "-" + std::to_string(id), images.back(), 4,
+    images[id] = big_image(id, 40'000 * static_cast<size_t>(id));
+    const auto c = dsql_chunk("chunk-" + topic + "-" + std::to_string(id), images[id], 4,
                               std::to_string(1000 + id), "c", table);
     for (auto it = c.fragments.rbegin(); it != c.fragments.rend(); ++it)
       records.push_back({std::nullopt, *it, next++ % partitions});
     records.push_back({std::nullopt, c.principal, next++ % partitions});
   }
-  // A full record next to them, and a chunk whose checksum is wrong.
+  records.push_back({std::nullopt, late.fragments[2], 1});
+  records.push_back({std::nullopt, late.fragments[1], 2});
   records.push_back(
       {std::nullopt,
        R"({"type":"full","op":"c","before":null,"after":{"id":9,"note":"whole"},"source":)"
@@ -71,28 +134,16 @@ TEST_CASE("DSQL chunks spread over partitions and lanes reassemble into the repl
   records.push_back(
       {std::nullopt, dsql_principal(bad_id, 2, crc32c(bad_image) + 1, "1004", "c", table), 2});
   produce(topic, records);
+  REQUIRE_MESSAGE(committed(static_cast<int64_t>(records.size()) + 2), sluice.log());
+  CHECK(wait_until([&] { return pending_chunks(port) == 0; }, std::chrono::seconds(10)));
 
-  const std::string extra =
-      "apply.lanes: 2\ntables:\n  \"public." + table + "\":\n    primary.key.fields: [id]\n";
-  sluice_process sluice(basic_config(connector, topic, "dsql", extra, 3));
-  const bool caught_up = wait_until(
-      [&] {
-        if (query("SELECT to_regclass('sluice.offsets')").at(0).at(0) == std::nullopt) return false;
-        return number(
-                   "SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE "
-                   "connector = '" +
-                   connector + "'") == static_cast<int64_t>(records.size());
-      },
-      std::chrono::seconds(90));
-  REQUIRE_MESSAGE(caught_up, sluice.log());
-
-  // Each replica row is its image: compare column by column with the reassembled text.
-  for (int id = 1; id <= 3; ++id) {
+  // Each replica row is its image: compare column by column with the image text.
+  for (int id : {1, 2, 3, 5}) {
     CAPTURE(id);
     const auto rows = query(
-        "SELECT r.note = i->>'note', r.text = i->>'text', "
-        "r.big::text, r.flag::text FROM public.\"" +
-        table + "\" r, (SELECT '" + images[id - 1] +
+        "SELECT r.note = i->>'note', r.text = i->>'text', r.big::text, r.flag::text FROM "
+        "public.\"" +
+        table + "\" r, (SELECT '" + images[id] +
         "'::jsonb AS i) j WHERE r.id = " + std::to_string(id));
     REQUIRE(rows.size() == 1);
     CHECK(str(rows[0][0]) == "t");
@@ -100,7 +151,7 @@ TEST_CASE("DSQL chunks spread over partitions and lanes reassemble into the repl
     CHECK(str(rows[0][2]) == "12345678901234567890.125");
     CHECK(str(rows[0][3]) == "true");
   }
-  CHECK(number("SELECT count(*) FROM public.\"" + table + "\"") == 4);  // 1, 2, 3 and 9
+  CHECK(number("SELECT count(*) FROM public.\"" + table + "\"") == 5);  // 1, 2, 3, 5 and 9
   CHECK(number("SELECT count(*) FROM public.\"" + table + "\" WHERE id = 4") == 0);
   CHECK(number("SELECT count(*) FROM sluice.pending_fragments WHERE connector = '" + connector +
                "'") == 0);
