@@ -22,6 +22,9 @@ struct chunk_store::stored_piece {
 
 namespace {
 
+// The piece number of a completed chunk's marker (the principal is -1, fragments 0..n-1).
+constexpr int32_t completed_marker = -2;
+
 // Kafka timestamps travel as microseconds since the epoch.
 constexpr const char* from_us = "('epoch'::timestamptz + (%) * interval '1 microsecond')";
 
@@ -111,14 +114,21 @@ chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
   std::vector<std::string> all = batch_ids;
   all.insert(all.end(), stale.begin(), stale.end());
   lock(tx, all);
+  drop_redeliveries(tx, batch_ids, out);
   // Completion first: a chunk whose last piece arrives late but arrives is applied.
-  complete(tx, batch_ids, decoder, out);
+  complete(tx, batch_ids, stream_time, decoder, out);
   if (!stale.empty()) expire(tx, stale, before_us, out);
 
   const pqxx::row n = tx.exec_params1(
-      "SELECT count(DISTINCT chunk_id) FROM " + _table + " WHERE connector = $1", _connector);
+      "SELECT count(DISTINCT chunk_id) FILTER (WHERE piece <> $2), count(*) FILTER (WHERE piece = "
+      "$2) FROM " +
+          _table + " WHERE connector = $1",
+      _connector, completed_marker);
   out.pending = n[0].as<size_t>();
-  _maybe_pending = *out.pending > 0;
+  // Markers expire too; and while this transaction may still roll back, what it removed may
+  // come back: look again next time.
+  _maybe_pending = *out.pending > 0 || n[1].as<size_t>() > 0 || out.completed || out.expired ||
+                   out.redelivered_late;
   return out;
 }
 
@@ -200,6 +210,23 @@ void chunk_store::store(pqxx::transaction_base& tx, const std::vector<const chun
   }
 }
 
+void chunk_store::drop_redeliveries(pqxx::transaction_base& tx,
+                                    const std::vector<std::string>& chunk_ids,
+                                    chunk_outcome& out) const {
+  if (chunk_ids.empty()) return;
+  pg_array ids;
+  for (const std::string& id : chunk_ids)
+    ids.add(id);
+  // Pieces of a chunk that completed already (its marker is there): a redelivery that came
+  // late. Their originals are gone, so they cannot be compared: they are dropped.
+  const pqxx::result r = tx.exec_params(
+      "DELETE FROM " + _table + " p WHERE p.connector = $1 AND p.chunk_id = ANY($2::text[]) " +
+          "AND p.piece <> $3 AND EXISTS (SELECT 1 FROM " + _table +
+          " m WHERE m.connector = $1 AND m.chunk_id = p.chunk_id AND m.piece = $3)",
+      _connector, ids.take(), completed_marker);
+  out.redelivered_late += static_cast<size_t>(r.affected_rows());
+}
+
 std::vector<std::string> chunk_store::expiry_candidates(pqxx::transaction_base& tx,
                                                         int64_t before_us) const {
   const pqxx::result r = tx.exec_params("SELECT chunk_id FROM " + _table +
@@ -262,7 +289,8 @@ constexpr const char* returning =
 }  // namespace
 
 void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
-                           chunk_decoder* decoder, chunk_outcome& out) const {
+                           timestamp_ns stream_time, chunk_decoder* decoder,
+                           chunk_outcome& out) const {
   if (chunk_ids.empty()) return;
   pg_array ids;
   for (const std::string& id : chunk_ids)
@@ -280,6 +308,21 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
           returning,
       _connector, ids.take());
   const std::vector<stored_piece> pieces = read_deleted(r);
+  // A marker per completed chunk, so that a piece redelivered later is recognised and dropped
+  // (drop_redeliveries) rather than left waiting to expire; it expires after chunk.timeout.
+  pg_array done;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (i == 0 || pieces[i].piece.chunk_id != pieces[i - 1].piece.chunk_id) {
+      done.add(pieces[i].piece.chunk_id);
+    }
+  }
+  if (!pieces.empty()) {
+    tx.exec_params("INSERT INTO " + _table +
+                       " (connector, chunk_id, piece, payload, kafka_timestamp, first_seen) "
+                       "SELECT $1, id, $3, ''::bytea, " +
+                       at_us("$4") + ", " + at_us("$4") + " FROM unnest($2::text[]) AS id",
+                   _connector, done.take(), completed_marker, stream_time.value() / 1000);
+  }
   for (size_t begin = 0; begin < pieces.size();) {
     size_t end = begin;
     while (end < pieces.size() && pieces[end].piece.chunk_id == pieces[begin].piece.chunk_id)
@@ -345,7 +388,9 @@ void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::stri
                          "HAVING min(kafka_timestamp) < " +
                          at_us("$3") + ")" + returning,
                      _connector, ids.take(), before_us);
-  const std::vector<stored_piece> pieces = read_deleted(r);
+  std::vector<stored_piece> pieces = read_deleted(r);
+  // Markers of completed chunks just go.
+  std::erase_if(pieces, [](const stored_piece& s) { return s.piece.index == completed_marker; });
   const auto timeout_text = std::to_string(_timeout.count() / 1000) + " s";
   for (size_t begin = 0; begin < pieces.size();) {
     size_t end = begin;

@@ -19,6 +19,7 @@ struct chunk_outcome {
   std::vector<dead_letter> dead_letters;  // conflicting redeliveries, bad CRC, undecodable, expired
   size_t completed = 0;                   // chunks reassembled (decoded or dead-lettered)
   size_t expired = 0;                     // chunks given up after chunk.timeout
+  size_t redelivered_late = 0;            // pieces of chunks completed before: dropped
   std::optional<size_t> pending;          // chunks still pending, when it was looked at
 };
 
@@ -34,13 +35,16 @@ struct chunk_outcome {
 //              in ascending order and before any key lock: completion of one chunk is
 //              serialized, so two writers holding different pieces cannot both see an
 //              incomplete set (the second waits, then sees the first's committed pieces)
+//     drop     pieces of chunks that completed before (a marker row, piece -2, stays for
+//              chunk.timeout after completion): a late redelivery changes nothing
 //     complete chunks of the batch with the principal and fragments 0..n-1: read back and
-//              delete, concatenate by index, verify CRC32C, decode (chunk_decoder) → changes;
-//              a CRC mismatch or an undecodable image → its pieces to the dead letters
+//              delete (leaving the marker), concatenate by index, verify CRC32C, decode
+//              (chunk_decoder) → changes; a CRC mismatch or an undecodable image → its
+//              pieces to the dead letters
 //     expire   chunks whose first piece is more than chunk.timeout of stream time (the
 //              newest Kafka timestamp seen) behind: pieces to the dead letters, naming what
 //              is missing; wall time plays no part, so a catch-up after downtime expires
-//              nothing it is about to complete
+//              nothing it is about to complete. Markers that old just go.
 //     count    pending chunks (sluice_pending_chunks)
 //
 // Batches without pieces cost nothing once no chunk is known to be pending.
@@ -62,8 +66,10 @@ class chunk_store {
              chunk_outcome& out) const;
   std::vector<std::string> expiry_candidates(pqxx::transaction_base& tx, int64_t before_us) const;
   void lock(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids) const;
+  void drop_redeliveries(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
+                         chunk_outcome& out) const;
   void complete(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
-                chunk_decoder* decoder, chunk_outcome& out) const;
+                timestamp_ns stream_time, chunk_decoder* decoder, chunk_outcome& out) const;
   void expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
               int64_t before_us, chunk_outcome& out) const;
   std::vector<stored_piece> read_deleted(const pqxx::result& r) const;

@@ -183,6 +183,7 @@ apply_stats pg_applier::apply(const merged_batch& batch,
   bool isolate = false;
   int attempts = 0;
   int chunk_ddl_rounds = 0;
+  bool chunk_ddl = false;  // the last attempt completed chunks whose tables need DDL first
   for (int failures = 0;;) {
     apply_stats stats;
     stats.attempts = ++attempts;
@@ -192,6 +193,12 @@ apply_stats pg_applier::apply(const merged_batch& batch,
     try {
       pqxx::connection& conn = connection();
       _ddl.prepare(conn, plans, found);
+      if (chunk_ddl) {
+        std::vector<dead_letter> ignored;  // found again by the next attempt
+        std::vector<table_plan> completed = _planner.plan(_completed, ignored);
+        _ddl.prepare(conn, completed, ignored);
+        chunk_ddl = false;
+      }
       run_batch(plans, dead_letters, found, progress, metadata, isolate, stats);
       return stats;
     } catch (const stale_epoch_error&) {
@@ -202,9 +209,7 @@ apply_stats pg_applier::apply(const merged_batch& batch,
       if (++chunk_ddl_rounds > _options.max_attempts) {
         throw std::runtime_error("completed chunked records keep needing new tables or columns");
       }
-      std::vector<dead_letter> ignored;  // found again by the next attempt
-      std::vector<table_plan> completed = _planner.plan(_completed, ignored);
-      _ddl.prepare(connection(), completed, ignored);
+      chunk_ddl = true;
       continue;
     } catch (const std::exception& e) {
       _last_error = classify_pg_error(e);

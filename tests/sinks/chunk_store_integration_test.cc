@@ -102,8 +102,17 @@ struct chunk_world {
     return r[0][0].as<std::string>();
   }
   int64_t count(const std::string& sql) { return std::stoll(one(sql).value_or("0")); }
+  // Pieces waiting (not counting the markers of completed chunks, piece -2).
   int64_t pending_pieces() {
-    return count("SELECT count(*) FROM \"" + state + "\".pending_fragments");
+    return count("SELECT count(*) FROM \"" + state + "\".pending_fragments WHERE piece <> -2");
+  }
+  int64_t markers() {
+    return count("SELECT count(*) FROM \"" + state + "\".pending_fragments WHERE piece = -2");
+  }
+  void exec(const std::string& sql) {
+    pqxx::work tx(look);
+    tx.exec(sql);
+    tx.commit();
   }
   int64_t dead_letters() { return count("SELECT count(*) FROM \"" + state + "\".dead_letters"); }
   std::string reasons() {
@@ -191,6 +200,33 @@ TEST_CASE("chunks: identical redeliveries change nothing; different bytes are a 
   CHECK(s.chunks_completed == 1);
   CHECK(w.column("note") == "once");
   CHECK(w.pending_pieces() == 0);
+}
+
+TEST_CASE("chunks: pieces redelivered after their chunk completed are dropped, not dead letters") {
+  chunk_world w;
+  pg_applier applier(w.dsn, w.options());
+  const auto c = dsql_chunk("c-again", row_image(7, "first"), 2, "100", "c", w.table);
+  apply_stats s = w.apply(applier, w.batch({c.fragments[1], c.principal, c.fragments[0]}, t0));
+  CHECK(s.chunks_completed == 1);
+  CHECK(w.column("note") == "first");
+  w.exec("UPDATE public.\"" + w.table + "\" SET note = 'touched'");
+
+  // DSQL sends some of it again, in later batches: nothing waits, nothing is dead-lettered,
+  // nothing is applied twice.
+  s = w.apply(applier, w.batch({c.fragments[0]}, t0 + minute_ns));
+  s = w.apply(applier, w.batch({c.principal, c.fragments[1]}, t0 + 2 * minute_ns));
+  CHECK(s.chunks_completed == 0);
+  CHECK(s.pending_chunks == 0);
+  CHECK(w.dead_letters() == 0);
+  CHECK(w.column("note") == "touched");
+  CHECK(w.pending_pieces() == 0);
+  CHECK(w.markers() == 1);
+
+  // The marker goes chunk.timeout of stream time after completion, silently.
+  s = w.apply(applier, w.batch({}, t0 + 16 * minute_ns));
+  CHECK(s.chunks_expired == 0);
+  CHECK(w.markers() == 0);
+  CHECK(w.dead_letters() == 0);
 }
 
 TEST_CASE("chunks: a CRC32C mismatch sends the chunk's pieces to the dead letters, not the row") {
