@@ -252,6 +252,20 @@ TEST_CASE("chunks: a CRC32C mismatch sends the chunk's pieces to the dead letter
                 parts[1] + "' AND topic = 'dsql.cdc' AND kafka_offset = 2") == 1);
 }
 
+TEST_CASE("chunks: a fragment beyond total_fragments spoils its chunk: all pieces dead-lettered") {
+  chunk_world w;
+  pg_applier applier(w.dsn, w.options());
+  const auto c = dsql_chunk("c-stray", row_image(7, "stray"), 2, "100", "c", w.table);
+  apply_stats s = w.apply(applier, w.batch({dsql_fragment("c-stray", 5, "??"), c.fragments[0]}));
+  CHECK(s.chunks_completed == 0);
+  s = w.apply(applier, w.batch({c.principal, c.fragments[1]}));
+  CHECK(s.chunks_completed == 1);
+  CHECK(s.dead_lettered == 4);
+  CHECK(contains(w.reasons(), "chunk c-stray: a fragment's index is beyond total_fragments 2"));
+  CHECK_FALSE(w.column("note"));
+  CHECK(w.pending_pieces() == 0);
+}
+
 TEST_CASE("chunks: an incomplete chunk expires in stream time, never in wall time") {
   chunk_world w;
   pg_applier applier(w.dsn, w.options(1s));
