@@ -38,12 +38,17 @@ std::vector<std::pair<std::string, std::string>> consumer_properties(const confi
 }  // namespace
 
 pipeline::pipeline(const config& cfg, metrics_registry& metrics)
-    : _config(cfg), _consumer_probe(metrics), _state_probe(metrics), _apply_probe(metrics) {
+    : _config(cfg),
+      _consumer_probe(metrics),
+      _state_probe(metrics),
+      _apply_probe(metrics),
+      _chunk_probe(metrics) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
   apply_options options = make_applier_options(cfg);
   options.on_error = [this](const pg_error_class& e) { _apply_probe.postgres_error(e.sqlstate); };
+  options.chunk_decoders = chunk_decoder_factory(cfg);
   _key_lookup = std::make_unique<target_key_lookup>(cfg.postgres.dsn, options);
   _catalog.set_key_resolver([this](const table_name& source, std::string_view topic) {
     return (*_key_lookup)(source, topic);
@@ -129,6 +134,7 @@ void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, do
     }
   }
   _apply_probe.batch(rows, seconds);
+  if (stats.pending_chunks >= 0) _chunk_probe.pending(static_cast<uint64_t>(stats.pending_chunks));
   _apply_probe.end_to_end(b.message_timestamps, now_ns);
 }
 

@@ -13,6 +13,7 @@
 #include "connector/http/status_source.h"
 #include "connector/kafka/kafka_consumer.h"
 #include "connector/metrics/apply_probe.h"
+#include "connector/metrics/chunk_probe.h"
 #include "connector/metrics/consumer_probe.h"
 #include "connector/metrics/state_probe.h"
 #include "connector/runtime/apply_lane.h"
@@ -102,6 +103,7 @@ class pipeline : public assignment_listener, public status_source {
   consumer_probe _consumer_probe;
   state_probe _state_probe;
   apply_probe _apply_probe;
+  chunk_probe _chunk_probe;
   table_catalog _catalog;
   partition_table _partitions;
   std::atomic<uint64_t> _generation{1};

@@ -129,6 +129,20 @@ void append_change_json(std::string& out, const change& c) {
   out += "}}";
 }
 
+void append_chunk_piece_json(std::string& out, const chunk_piece& p) {
+  out += "{\"chunk\":{\"chunk_id\":";
+  append_json_string(out, p.chunk_id);
+  if (p.is_principal()) {
+    out += ",\"piece\":\"principal\",\"total_fragments\":" + std::to_string(p.total_fragments) +
+           ",\"crc32c\":\"" + std::to_string(p.crc32c) + "\"";
+  } else {
+    out += ",\"piece\":" + std::to_string(p.index);
+  }
+  out += ",\"bytes\":" + std::to_string(p.payload.size()) + ",\"source\":{";
+  append_origin(out, p.origin);
+  out += "}}}";
+}
+
 void append_catalog_update_json(std::string& out, const catalog_update& u) {
   out += "{\"catalog\":{\"table\":";
   append_json_string(out, u.table.qualified());

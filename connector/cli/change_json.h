@@ -24,6 +24,12 @@ void append_catalog_update_json(std::string& out, const catalog_update& u);
 //  "topic":..,"partition":..,"offset":..}}}
 void append_ddl_json(std::string& out, const ddl_record& d);
 
+// A piece of a chunked record (DSQL), as one JSON line of `sluice decode` (the sink
+// reassembles them; decode shows what they are):
+// {"chunk":{"chunk_id":..,"piece":"principal"|<index>,"total_fragments":..,"crc32c":"..",
+//  "bytes":..,"source":{"topic":..,"partition":..,"offset":..}}}   (total and crc: principal)
+void append_chunk_piece_json(std::string& out, const chunk_piece& p);
+
 // Nanoseconds since the epoch as ISO-8601 UTC with microseconds ("2026-07-13T04:01:01.123456Z").
 std::string format_timestamp(timestamp_ns ts);
 

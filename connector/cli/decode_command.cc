@@ -45,6 +45,10 @@ void print(const decode_output& decoded, std::string& out) {
     append_change_json(out, ch);
     out.push_back('\n');
   }
+  for (const chunk_piece& p : decoded.pieces) {
+    append_chunk_piece_json(out, p);
+    out.push_back('\n');
+  }
   std::cout << out;
 }
 

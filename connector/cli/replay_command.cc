@@ -110,7 +110,10 @@ int replay_command(const arguments& args) {
     in = &file;
   }
 
-  pg_applier applier(c->postgres.dsn, make_applier_options(*c));
+  // Completed chunked records are decoded by the applier.
+  apply_options options = make_applier_options(*c);
+  options.chunk_decoders = chunk_decoder_factory(*c);
+  pg_applier applier(c->postgres.dsn, options);
   try {
     applier.start();
   } catch (const std::exception& e) {

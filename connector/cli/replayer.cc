@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "connector/cli/progress_bar.h"
+#include "connector/runtime/stage_factory.h"
 #include "sinks/postgres/pg_applier.h"
 
 namespace sluice {
@@ -71,7 +72,14 @@ std::string format_replay_summary(const replay_totals& t, double elapsed_seconds
 
 replayer::replayer(const config& c, pg_applier& applier,
                    std::function<void(std::string_view)> report)
-    : _config(c), _applier(applier), _report(std::move(report)), _decoders(c) {}
+    : _config(c),
+      _applier(applier),
+      _report(std::move(report)),
+      _keys(c.postgres.dsn, make_applier_options(c)),
+      _decoders(c) {
+  _decoders.set_key_resolver(
+      [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
+}
 
 void replayer::dead_letter_or_stop(dead_letter d, std::string where) {
   std::string text = where + ": " + d.reason;
@@ -96,6 +104,7 @@ bool replayer::add_line(std::string_view line) {
     ++_totals.invalid_lines;
   } else {
     const raw_message raw = _record.view();
+    if (raw.timestamp > _newest) _newest = raw.timestamp;
     if (auto err = _decoders.for_topic(raw.topic).decode(raw, _pending)) {
       dead_letter d;
       d.reason = std::string(to_string(err->code)) + ": " + err->message;
@@ -121,7 +130,8 @@ void replayer::flush() {
   _totals.catalog_updates += _pending.catalog.size();
   _totals.ddl_records += _pending.ddl.size();
   merged_batch merged = _merge.merge(std::move(_pending.changes));
-  batch_metadata metadata{std::move(_pending.catalog), std::move(_pending.ddl)};
+  batch_metadata metadata{std::move(_pending.catalog), std::move(_pending.ddl),
+                          std::move(_pending.pieces), _newest};
   // No progress: a replay moves no offsets.
   const apply_stats stats = _applier.apply(merged, _dead, {}, metadata);
   add(_totals.merge, merged.stats);

@@ -9,6 +9,7 @@
 
 #include "connector/cli/topic_decoders.h"
 #include "connector/config/config.h"
+#include "connector/runtime/target_key_lookup.h"
 #include "core/merge/merge_engine.h"
 #include "core/model/batch_records.h"
 #include "core/model/decoded.h"
@@ -85,6 +86,7 @@ class replayer {
   const config& _config;
   pg_applier& _applier;
   std::function<void(std::string_view)> _report;
+  target_key_lookup _keys;  // declared before _decoders, whose catalog asks it
   topic_decoders _decoders;
   kcat_line_reader _reader;
   kcat_message _record;
@@ -93,6 +95,7 @@ class replayer {
   std::vector<dead_letter> _dead;  // the batch's dead letters
   size_t _batch_messages = 0;
   size_t _batch_bytes = 0;
+  timestamp_ns _newest{0};  // newest Kafka timestamp replayed: chunk.timeout's clock
   replay_totals _totals;
   std::string _failure;
 };

@@ -10,9 +10,10 @@ namespace sluice {
 
 class metrics_registry;
 
-// sluice_pending_chunks: parts of chunked records held until their siblings arrive.
-// Stage: decode (the chunk reassembly). Lifecycle: after the registry, destroyed before it.
-// Threading: any thread (the gauge is atomic).
+// sluice_pending_chunks: chunks of chunked records whose pieces wait in
+// sluice.pending_fragments for the rest. Stage: apply (reassembly runs in the batch
+// transaction; each lane reports the count it saw after its batch). Lifecycle: after the registry,
+// destroyed before it. Threading: any thread (the gauge is atomic).
 class chunk_probe {
  public:
   explicit chunk_probe(metrics_registry& registry);

@@ -43,7 +43,8 @@ void apply_lane::run() {
       const auto start = std::chrono::steady_clock::now();
       // What the batch's metadata records taught goes into the same transaction: a restart
       // past those records must still know what they said.
-      batch_metadata metadata{std::move(batch->catalog), std::move(batch->ddl)};
+      batch_metadata metadata{std::move(batch->catalog), std::move(batch->ddl),
+                              std::move(batch->pieces), batch->newest_message};
       const apply_stats stats =
           _applier->apply(batch->merged, batch->dead_letters, batch->progress, metadata);
       const double seconds =

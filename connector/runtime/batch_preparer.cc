@@ -99,6 +99,7 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     ++lb.messages;
     const raw_message r = to_raw_message(*m);
     lb.message_timestamps.push_back(r.timestamp.value());
+    if (r.timestamp > lb.newest_message) lb.newest_message = r.timestamp;
     if (auto err = decoder_for(tp.topic).decode(r, decoded[lane])) {
       std::string reason = std::string(to_string(err->code)) + ": " + err->message;
       if (_config.errors.tolerance == error_tolerance::none) {
@@ -125,6 +126,7 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     lanes[i].merged = _merges[i].merge(std::move(decoded[i].changes));
     lanes[i].catalog = std::move(decoded[i].catalog);
     lanes[i].ddl = std::move(decoded[i].ddl);
+    lanes[i].pieces = std::move(decoded[i].pieces);
     for (const table_rows& t : lanes[i].merged.tables) {
       const std::string name = t.table->name.qualified();
       if (t.collapsed) _merge_probe.collapsed(name, t.collapsed);

@@ -28,11 +28,13 @@ struct lane_batch {
   std::vector<partition_progress> progress;
   std::vector<catalog_update> catalog;
   std::vector<ddl_record> ddl;
+  std::vector<chunk_piece> pieces;  // chunked records, reassembled by the applier
   size_t messages = 0;
   // The Kafka timestamp (ns; 0 when none) of every message, for the end-to-end latency
   // histogram: one sample per message once the batch commits.
   std::vector<int64_t> message_timestamps;
-  std::string poison;  // set: apply, then fail (errors.tolerance: none)
+  timestamp_ns newest_message{0};  // Kafka timestamp: the applier's stream time
+  std::string poison;              // set: apply, then fail (errors.tolerance: none)
 };
 
 }  // namespace sluice

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "connector/runtime/target_key_lookup.h"
 #include "schemas/common/auto_decoder.h"
 #include "schemas/datastream/datastream_decoder.h"
 #include "schemas/debezium/debezium_decoder.h"
@@ -88,8 +89,43 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
   }
 }
 
+namespace {
+
+// A DSQL decoder with the catalog it reads and learns into.
+class owning_chunk_decoder : public chunk_decoder {
+ public:
+  owning_chunk_decoder(const config& cfg, const dsql_options& options)
+      : _keys(cfg.postgres.dsn, make_applier_options(cfg)), _decoder(_catalog, options) {
+    for (const auto& [source, table] : cfg.tables) {
+      if (!table.primary_key_fields.empty()) {
+        _catalog.configure_key(source, table.primary_key_fields);
+      }
+    }
+    _catalog.set_key_resolver(
+        [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
+  }
+
+  result<change> decode_chunked(const raw_message& principal, std::string_view image) override {
+    return _decoder.decode_chunked(principal, image);
+  }
+
+ private:
+  table_catalog _catalog;
+  target_key_lookup _keys;
+  dsql_decoder _decoder;
+};
+
+}  // namespace
+
+std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg) {
+  return [&cfg, options = dsql_options{limits_of(cfg)}]() -> std::unique_ptr<chunk_decoder> {
+    return std::make_unique<owning_chunk_decoder>(cfg, options);
+  };
+}
+
 apply_options make_applier_options(const config& cfg) {
   apply_options o;
+  o.chunk_timeout = cfg.chunk_timeout;
   o.state_schema = cfg.postgres.state_schema;
   o.connector = cfg.name;
   o.auto_create = cfg.auto_create;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -20,5 +21,11 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
                                       table_catalog& catalog);
 
 apply_options make_applier_options(const config& cfg);
+
+// Decoders for completed chunked records (DSQL), one per applier: for
+// apply_options::chunk_decoders. Each runs on its applier's thread, so each owns its table
+// catalog (the configured keys, and the target tables' primary keys through a key lookup
+// of its own) instead of sharing the decode stage's.
+std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg);
 
 }  // namespace sluice

@@ -5,6 +5,7 @@
 
 #include "core/catalog/table_catalog.h"
 #include "core/model/change.h"
+#include "core/model/chunk_piece.h"
 #include "core/model/csn.h"
 
 namespace sluice {
@@ -37,13 +38,15 @@ struct decode_output {
   std::vector<change> changes;
   std::vector<catalog_update> catalog;
   std::vector<ddl_record> ddl;
+  std::vector<chunk_piece> pieces;  // chunked records (DSQL): reassembled by the sink
 
   void clear() {
     changes.clear();
     catalog.clear();
     ddl.clear();
+    pieces.clear();
   }
-  bool empty() const { return changes.empty() && catalog.empty() && ddl.empty(); }
+  bool empty() const { return changes.empty() && catalog.empty() && ddl.empty() && pieces.empty(); }
 };
 
 }  // namespace sluice

@@ -13,6 +13,7 @@
 #include "integration/support/datastream_events.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
+#include "tests/schemas/dsql_records.h"
 
 namespace sluice::testing {
 namespace {
@@ -232,6 +233,37 @@ TEST_CASE("replay with errors.tolerance: none applies everything before a bad me
   CHECK(offsets_rows(connector) == 0);
   CHECK(summary_value(r.out, "messages") == "3");
   CHECK(summary_value(r.out, "rows written") == "3 (3 upserted, 0 deleted)");
+}
+
+TEST_CASE("replay reassembles DSQL chunked records whose pieces span batches") {
+  const std::string topic = unique_name("dsql_replay");
+  const std::string table = unique_name("replayed_chunks");
+  const std::string connector = unique_name("replay_chunks");
+  const std::string image = R"({"id": 3, "note": ")" + std::string(5000, 'n') + R"(", "n": 1.50})";
+  const auto chunk = dsql_chunk("chunk-" + topic, image, 3, "77", "c", table);
+  // Fragments first, the principal last, two messages per batch.
+  std::string input;
+  int64_t offset = 0;
+  for (int i : {2, 0, 1})
+    input += kcat_line(topic, i, offset++, std::nullopt, chunk.fragments[i]) + "\n";
+  input += kcat_line(topic, 0, offset++, std::nullopt, chunk.principal) + "\n";
+  std::string yaml = replay_config(connector, topic, "all", /*batch_size=*/2);
+  yaml.replace(yaml.find("format: datastream"), 18, "format: dsql");
+  yaml += "tables:\n  \"public." + table + "\":\n    primary.key.fields: [id]\n";
+  const command_result r = run_sluice(
+      {"replay", "-c", write_run_file("replay_chunks.yaml", yaml), "--file", "-"}, input);
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  CHECK(r.exit_code == 0);
+  const auto rows =
+      query("SELECT length(note), n::text FROM public.\"" + table + "\" WHERE id = 3");
+  REQUIRE(rows.size() == 1);
+  CHECK(str(rows[0][0]) == "5000");
+  CHECK(str(rows[0][1]) == "1.50");
+  CHECK(query("SELECT 1 FROM sluice.pending_fragments WHERE connector = '" + connector +
+              "' AND piece <> -2")
+            .empty());
+  CHECK(query("SELECT 1 FROM sluice.dead_letters WHERE connector = '" + connector + "'").empty());
+  CHECK(offsets_rows(connector) == 0);
 }
 
 TEST_CASE("replay refuses bad usage with exit code 2") {

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include "core/catalog/table_catalog.h"
+#include "core/model/chunk_piece.h"
 #include "schemas/common/decoder.h"
 #include "schemas/common/padded_buffer.h"
 #include "schemas/debezium/debezium_envelope.h"
@@ -17,6 +18,10 @@ struct dsql_options {
   decode_limits limits;
 };
 
+// The most fragments one chunked image may have (a bound on hostile input; DSQL splits at
+// Kinesis' 1 MiB record limit, so this is far beyond any real image).
+inline constexpr int64_t dsql_max_fragments = 1 << 16;
+
 // Decodes Aurora DSQL CDC records (SPEC §3; seed 004): one `full` record, one change.
 // DSQL's envelope is Debezium's near relative (op, before, after, source), so it is read by
 // the same debezium_envelope_reader, without the schema wrapper.
@@ -25,7 +30,14 @@ struct dsql_options {
 //     null value (tombstone)            -> nothing, no error
 //     too big                           -> too_large
 //     copy into the padded buffer, On-Demand parse, read and validate every byte
-//     type    <- "full"; "chunked" / "fragment" -> unsupported (reassembly comes later)
+//     type    <- "full", else:
+//                "chunked"  -> the header below is checked, then one chunk_piece (principal:
+//                              chunked.<image>.chunk_id, total_fragments 1..65536, crc32c as a
+//                              decimal string; payload = the record's bytes). The chunked
+//                              image must be the one the op needs (after for c/u, before for
+//                              d); both images chunked at once is refused as unsupported.
+//                "fragment" -> one chunk_piece (chunk_id, index 0..65535, data: a string)
+//                The sink reassembles them and calls decode_chunked() (core/model/chunk_piece.h).
 //     op      <- c, u -> upsert (DSQL may send updates as c); d -> delete
 //     table   <- source.db / source.schema / source.table, interned
 //     csn     <- [1, source.ts_ns, source.txId] (the top-level ts_ns is processing time
@@ -42,16 +54,31 @@ struct dsql_options {
 // Stage: decode. Lifecycle: one per decode thread, for the life of the pipeline; it keeps
 // its parser, buffer and scratch between messages. Threading: not thread-safe; the catalog
 // is shared and only intern() is called on it (entries' key_columns and columns are read).
-class dsql_decoder final : public decoder {
+class dsql_decoder final : public decoder, public chunk_decoder {
  public:
   dsql_decoder(table_catalog& catalog, dsql_options options);
 
   std::optional<error> decode(const raw_message& msg, decode_output& out) override;
+  // A principal record with its reassembled image: the change it stands for.
+  result<change> decode_chunked(const raw_message& principal, std::string_view image) override;
 
  private:
+  enum class record_kind : uint8_t { full, chunked, fragment };
+  // Where a principal's chunked image goes, and how to check it.
+  struct chunk_ref {
+    bool after = true;  // chunked.after, else chunked.before
+    std::string_view chunk_id;
+    int32_t total = 0;
+    uint32_t crc = 0;
+  };
+
+  std::optional<error> parse(const raw_message& msg);
   result<change> to_change(const raw_message& msg);
-  std::optional<error> record_type() const;
-  error unsupported_chunks() const;
+  result<change> header(const raw_message& msg);
+  result<record_kind> record_type() const;
+  result<chunk_ref> chunk_of(op_kind op);
+  result<chunk_piece> principal_piece(const raw_message& msg);
+  result<chunk_piece> fragment_piece(const raw_message& msg) const;
   result<table_entry*> table();
   result<timestamp_ns> commit_time() const;
   std::optional<error> key(change& c);
@@ -60,6 +87,12 @@ class dsql_decoder final : public decoder {
   dsql_options _options;
   simdjson::ondemand::parser _parser;
   padded_buffer _buffer;
+  // A second document next to the record: its `chunked` block, or a reassembled image
+  // (whose views must live while the record's do).
+  simdjson::ondemand::parser _side_parser;
+  padded_buffer _side_buffer;
+  std::string _side_text;
+  debezium_envelope _image;
   debezium_envelope _record;
   debezium_envelope_reader _reader;
   csn_builder _builder;

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/catalog/table_router.h"
+#include "core/model/chunk_piece.h"
 
 namespace sluice {
 
@@ -50,6 +52,12 @@ struct apply_options {
   uint32_t lock_buckets = 1024;
   // COPY by default: integration/bench/apply_bench.cc measures both on the same rows.
   apply_bulk_path bulk_path = apply_bulk_path::copy;
+  // Chunked records (chunk_store.h): a chunk still incomplete this much Kafka time after its
+  // first piece is dead-lettered (chunk.timeout; 0: never). The factory makes each applier's
+  // decoder for completed chunks (the connector's DSQL decoder); without it they are
+  // dead-lettered.
+  std::chrono::milliseconds chunk_timeout{15 * 60 * 1000};
+  std::function<std::unique_ptr<chunk_decoder>()> chunk_decoders;
 };
 
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace sluice {
 
@@ -18,6 +19,9 @@ struct apply_stats {
   size_t dead_lettered = 0;      // dead letters written, given and found while applying
   size_t rejected = 0;           // of those, changes the database or the planner refused
   int attempts = 0;              // transactions run (1 when nothing failed)
+  size_t chunks_completed = 0;   // chunked records reassembled (applied or dead-lettered)
+  size_t chunks_expired = 0;     // chunked records given up after chunk.timeout
+  int64_t pending_chunks = -1;   // chunks pending after the batch; -1: not looked at
 
   apply_stats& operator+=(const apply_stats& o) {
     upserted += o.upserted;
@@ -30,6 +34,9 @@ struct apply_stats {
     appended += o.appended;
     dead_lettered += o.dead_lettered;
     rejected += o.rejected;
+    chunks_completed += o.chunks_completed;
+    chunks_expired += o.chunks_expired;
+    if (o.pending_chunks >= 0) pending_chunks = o.pending_chunks;
     return *this;
   }
 };

@@ -12,8 +12,12 @@ namespace sluice {
 struct batch_metadata {
   std::vector<catalog_update> catalog;
   std::vector<ddl_record> ddl;
+  // Pieces of chunked records (decode_output::pieces), kept or completed (chunk_store.h).
+  std::vector<chunk_piece> pieces = {};
+  // The newest Kafka timestamp of the batch's messages: chunk.timeout is measured in it.
+  timestamp_ns stream_time = timestamp_ns{0};
 
-  bool empty() const { return catalog.empty() && ddl.empty(); }
+  bool empty() const { return catalog.empty() && ddl.empty() && pieces.empty(); }
 };
 
 }  // namespace sluice

@@ -32,6 +32,10 @@ void check_progress(const std::vector<partition_progress>& progress) {
   }
 }
 
+// A chunk completed in the batch transaction needs a table or columns that DDL must make
+// first, in a transaction of its own: roll back, make them, run the batch again.
+struct chunk_ddl_needed {};
+
 }  // namespace
 
 pg_applier::pg_applier(std::string dsn, apply_options options)
@@ -45,7 +49,8 @@ pg_applier::pg_applier(std::string dsn, apply_options options)
       _offsets(_schema, _options.connector),
       _progress(_schema, _options.connector),
       _dead_letters(_schema, _options.connector),
-      _catalog(_schema, _options.connector) {
+      _catalog(_schema, _options.connector),
+      _chunks(_schema, _options.connector, _options.chunk_timeout) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   if (_options.max_attempts < 1) _options.max_attempts = 1;
 }
@@ -187,8 +192,14 @@ apply_stats pg_applier::apply(const merged_batch& batch,
   for (size_t i = 0; i < plans.size(); ++i)
     planned[i] = plans[i].rejected;
 
+  _stream_time = std::max(_stream_time, metadata.stream_time);
+  for (const chunk_piece& p : metadata.pieces)
+    _stream_time = std::max(_stream_time, p.origin.timestamp);
+
   bool isolate = false;
   int attempts = 0;
+  int chunk_ddl_rounds = 0;
+  bool chunk_ddl = false;  // the last attempt completed chunks whose tables need DDL first
   for (int failures = 0;;) {
     apply_stats stats;
     stats.attempts = ++attempts;
@@ -198,12 +209,24 @@ apply_stats pg_applier::apply(const merged_batch& batch,
     try {
       pqxx::connection& conn = connection();
       _ddl.prepare(conn, plans, found);
+      if (chunk_ddl) {
+        std::vector<dead_letter> ignored;  // found again by the next attempt
+        std::vector<table_plan> completed = _planner.plan(_completed, ignored);
+        _ddl.prepare(conn, completed, ignored);
+        chunk_ddl = false;
+      }
       run_batch(plans, dead_letters, found, progress, metadata, isolate, stats);
       return stats;
     } catch (const stale_epoch_error&) {
       throw;
     } catch (const schema_error&) {
       throw;
+    } catch (const chunk_ddl_needed&) {
+      if (++chunk_ddl_rounds > _options.max_attempts) {
+        throw std::runtime_error("completed chunked records keep needing new tables or columns");
+      }
+      chunk_ddl = true;
+      continue;
     } catch (const std::exception& e) {
       _last_error = classify_pg_error(e);
       if (_options.on_error) _options.on_error(_last_error);
@@ -248,6 +271,10 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
                            const batch_metadata& metadata, bool isolate, apply_stats& stats) {
   pqxx::work tx(*_conn, "sluice_batch");
 
+  // Chunked records first: their locks come before the table and key locks.
+  std::vector<dead_letter> chunk_letters;
+  std::vector<table_plan> completed = complete_chunks(tx, metadata, chunk_letters, stats);
+
   _locks.clear();
   for (const table_plan& p : plans) {
     _locks.add_table(p.target, p.truncate && _options.truncate_enabled);
@@ -256,9 +283,16 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
       if (!p.rejected[i]) _locks.add_key(p.target, p.row(i).key.canonical);
     }
   }
+  for (const table_plan& p : completed) {
+    _locks.add_table(p.target, false);
+    for (size_t i = 0; i < p.item_count(); ++i) {
+      if (!p.rejected[i] && !p.keyless) _locks.add_key(p.target, p.row(i).key.canonical);
+    }
+  }
   _locks.acquire(tx);
   // Under the key locks: another lane may have created or versioned a table since we cached it.
   _ddl.refresh(tx, plans);
+  _ddl.refresh(tx, completed);
 
   // Before any write, so that a zombie fails fast.
   const std::vector<std::string> stale = _offsets.advance(tx, progress);
@@ -279,7 +313,16 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
       _writer.write(tx, p, shape, 0, p.item_count(), stats);
     }
   }
-  _progress.record(tx, plans);
+  // The completed chunks' changes: a second merged batch, after the first (apply is
+  // order-insensitive by CSN, so it does not matter that they came in earlier batches).
+  for (table_plan& p : completed) {
+    if (isolate) {
+      write_isolated(tx, p, 0, p.item_count(), found, stats);
+    } else {
+      _writer.write(tx, p, _ddl.shape(p.target), 0, p.item_count(), stats);
+    }
+  }
+  _progress.record(tx, plans, completed);
   // What the batch's metadata records taught: kept exactly when the offsets move past them.
   _catalog.write(tx, metadata.catalog);
   _catalog.record(tx, metadata.ddl);
@@ -289,6 +332,8 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
   for (const dead_letter& d : given)
     letters.push_back(&d);
   for (const dead_letter& d : found)
+    letters.push_back(&d);
+  for (const dead_letter& d : chunk_letters)
     letters.push_back(&d);
   stats.dead_lettered = _dead_letters.write(tx, letters);
   stats.rejected = found.size();
@@ -333,6 +378,24 @@ void pg_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_
   const size_t mid = begin + (end - begin) / 2;
   write_isolated(tx, plan, begin, mid, found, stats);
   write_isolated(tx, plan, mid, end, found, stats);
+}
+
+std::vector<table_plan> pg_applier::complete_chunks(pqxx::dbtransaction& tx,
+                                                    const batch_metadata& metadata,
+                                                    std::vector<dead_letter>& letters,
+                                                    apply_stats& stats) {
+  if (!_chunk_decoder && _options.chunk_decoders) _chunk_decoder = _options.chunk_decoders();
+  chunk_outcome outcome = _chunks.process(tx, metadata.pieces, _stream_time, _chunk_decoder.get());
+  stats.chunks_completed = outcome.completed;
+  stats.chunks_expired = outcome.expired;
+  if (outcome.pending) stats.pending_chunks = static_cast<int64_t>(*outcome.pending);
+  letters = std::move(outcome.dead_letters);
+  if (outcome.changes.empty()) return {};
+  _completed = _chunk_merge.merge(std::move(outcome.changes));
+  std::vector<table_plan> plans = _planner.plan(_completed, letters);
+  if (!_ddl.ready(plans)) throw chunk_ddl_needed{};
+  _ddl.prepare(*_conn, plans, letters);  // nothing to make: only the primary-key check
+  return plans;
 }
 
 commit_outcome pg_applier::resolve_in_doubt(const std::vector<partition_progress>& progress) {

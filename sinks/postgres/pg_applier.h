@@ -7,12 +7,14 @@
 
 #include <pqxx/connection>
 
+#include "core/merge/merge_engine.h"
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
 #include "sinks/postgres/apply_options.h"
 #include "sinks/postgres/apply_stats.h"
 #include "sinks/postgres/batch_metadata.h"
 #include "sinks/postgres/catalog_writer.h"
+#include "sinks/postgres/chunk_store.h"
 #include "sinks/postgres/dead_letter_writer.h"
 #include "sinks/postgres/key_locks.h"
 #include "sinks/postgres/offset_store.h"
@@ -33,6 +35,9 @@ namespace sluice {
 //   plan      route tables, map and check columns; refuse bad input as dead letters
 //   prepare   auto-create / auto-evolve targets (own short transaction, only when needed)
 //   BEGIN
+//     chunks  pieces of chunked records stored, completed ones reassembled and decoded into
+//             a second, small merged batch written after the first (chunk_store.h); a
+//             completed chunk needing DDL rolls back, runs it, and runs the batch again
 //     lock    advisory locks: tables (shared; exclusive to truncate), then key buckets
 //     CAS     offsets: moves only where (owner_epoch, next_offset) are still the expected
 //             ones, else stale_epoch_error and nothing of the batch is kept
@@ -102,6 +107,8 @@ class pg_applier {
                  const batch_metadata& metadata, bool isolate, apply_stats& stats);
   void write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_t begin, size_t end,
                       std::vector<dead_letter>& found, apply_stats& stats);
+  std::vector<table_plan> complete_chunks(pqxx::dbtransaction& tx, const batch_metadata& metadata,
+                                          std::vector<dead_letter>& letters, apply_stats& stats);
   commit_outcome resolve_in_doubt(const std::vector<partition_progress>& progress);
   void backoff(int failures) const;
   // Runs a short idempotent transaction body with the retry policy.
@@ -119,6 +126,11 @@ class pg_applier {
   table_progress_store _progress;
   dead_letter_writer _dead_letters;
   catalog_writer _catalog;
+  chunk_store _chunks;
+  std::unique_ptr<chunk_decoder> _chunk_decoder;  // made on first use
+  merge_engine _chunk_merge;
+  merged_batch _completed;       // the last attempt's completed chunks (plans point into it)
+  timestamp_ns _stream_time{0};  // newest Kafka timestamp seen: chunk.timeout's clock
   pg_error_class _last_error;
   bool _migrated = false;
   std::unique_ptr<pqxx::connection> _conn;  // last: closed first

@@ -52,7 +52,8 @@ const std::vector<std::vector<std::string>>& migrations() {
                PRIMARY KEY (target_schema, target_table, key)))",
           "CREATE INDEX IF NOT EXISTS tombstones_deleted_at ON @.tombstones (deleted_at)",
           // Pieces of chunked records (Aurora DSQL) waiting for the rest: piece -1 is the
-          // principal record, 0..n-1 the fragments. first_seen is stream time (the Kafka
+          // principal record, 0..n-1 the fragments (-2 marks a completed chunk for a while:
+          // sinks/postgres/chunk_store.h). first_seen is stream time (the Kafka
           // timestamp of the first piece), which chunk.timeout is measured against.
           R"(CREATE TABLE IF NOT EXISTS @.pending_fragments (
                connector text NOT NULL,

@@ -218,6 +218,18 @@ void table_ddl::refresh(pqxx::transaction_base& tx, const std::vector<table_plan
   }
 }
 
+bool table_ddl::ready(const std::vector<table_plan>& plans) const {
+  for (const table_plan& p : plans) {
+    if (!has_items(p) && !p.truncate) continue;
+    auto it = _shapes.find(p.target);
+    if (it == _shapes.end()) return false;
+    if ((needs_table(p) && !it->second.exists) || !missing_columns(p, it->second).empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                         std::vector<dead_letter>& rejects) {
   // Plans by target: a table may have a keyed and a keyless plan in one batch.

@@ -54,6 +54,10 @@ class table_ddl {
   void prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                std::vector<dead_letter>& rejects);
 
+  // Whether prepare() has nothing to create or add for these plans (every target's shape is
+  // cached and takes them): it then makes no round trip and may run inside a transaction.
+  bool ready(const std::vector<table_plan>& plans) const;
+
   // Inside the batch transaction, once its key locks are held: re-reads the shapes that
   // another lane or instance changed since they were cached — a table created that this lane
   // saw missing, columns added, per-column CSNs begun — so that the writes follow the table

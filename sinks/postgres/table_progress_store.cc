@@ -20,14 +20,16 @@ std::string iso_utc(const std::string& column) {
 table_progress_store::table_progress_store(const state_schema& schema, std::string connector)
     : _table(schema.table("table_progress")), _connector(std::move(connector)) {}
 
-void table_progress_store::record(pqxx::transaction_base& tx,
-                                  const std::vector<table_plan>& plans) const {
+void table_progress_store::record(pqxx::transaction_base& tx, const std::vector<table_plan>& plans,
+                                  const std::vector<table_plan>& more) const {
   // One row per target (two source tables may route to one target; ON CONFLICT cannot
   // touch a row twice in one statement), sorted: the lock order.
   std::map<target_table, int64_t> newest;
-  for (const table_plan& p : plans) {
-    int64_t& ns = newest[p.target];
-    ns = std::max(ns, p.rows ? p.rows->newest_source_ts.value() : 0);
+  for (const auto* list : {&plans, &more}) {
+    for (const table_plan& p : *list) {
+      int64_t& ns = newest[p.target];
+      ns = std::max(ns, p.rows ? p.rows->newest_source_ts.value() : 0);
+    }
   }
   if (newest.empty()) return;
   pg_array schemas, tables, stamps;

@@ -27,9 +27,11 @@ class table_progress_store {
  public:
   table_progress_store(const state_schema& schema, std::string connector);
 
-  // The newest source timestamp of each plan's rows; a table's stored value never moves
-  // back (a late batch of older changes keeps the newer timestamp).
-  void record(pqxx::transaction_base& tx, const std::vector<table_plan>& plans) const;
+  // The newest source timestamp of each plan's rows (of both lists: one statement, so one
+  // lock order); a table's stored value never moves back (a late batch of older changes
+  // keeps the newer timestamp).
+  void record(pqxx::transaction_base& tx, const std::vector<table_plan>& plans,
+              const std::vector<table_plan>& more = {}) const;
   // Every table of the connector, in table order.
   std::vector<table_progress> read(pqxx::transaction_base& tx) const;
 

@@ -1,5 +1,8 @@
 #include "schemas/dsql/dsql_decoder.h"
 
+#include "core/model/crc32c.h"
+#include "tests/schemas/dsql_records.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -141,6 +144,20 @@ struct fixture {
     if (!c) FAIL_CHECK(c.err().message);
     REQUIRE(c.ok());
     return std::move(*c);
+  }
+
+  chunk_piece piece(std::string_view json, int64_t offset = 5) {
+    raw_message msg;
+    msg.topic = "dsql.cdc";
+    msg.partition = partition_id{1};
+    msg.offset = kafka_offset{offset};
+    msg.value = json;
+    out.clear();
+    const auto err = decoder.decode(msg, out);
+    if (err) FAIL_CHECK(err->message);
+    REQUIRE(out.pieces.size() == 1);
+    CHECK(out.changes.empty());
+    return out.pieces[0];
   }
 
   error fails(std::string_view json) {
@@ -297,15 +314,150 @@ TEST_CASE("DSQL: new columns after a schema change decode like any other") {
   CHECK(*column(after_ddl, "added") == value::boolean(true));
 }
 
-TEST_CASE("DSQL: chunked and fragment records are not supported yet, and say which chunk") {
+TEST_CASE("DSQL: the seed's principal record and fragment decode to chunk pieces") {
   fixture f;
   f.catalog.configure_key("public.order_items", {"order_id", "item_id"});
-  const error principal = f.fails(seed_chunked);
-  CHECK(principal.code == error_code::unsupported);
-  CHECK(principal.message == "DSQL chunked records are not supported yet (chunk_id chunk-id)");
-  const error fragment = f.fails(seed_fragment);
-  CHECK(fragment.code == error_code::unsupported);
-  CHECK(fragment.message == "DSQL chunked records are not supported yet (chunk_id chunk-id)");
+  const chunk_piece principal = f.piece(seed_chunked);
+  CHECK(principal.chunk_id == "chunk-id");
+  CHECK(principal.is_principal());
+  CHECK(principal.total_fragments == 3);
+  CHECK(principal.crc32c == 2073618257u);
+  CHECK(principal.payload == seed_chunked);  // decoded again once the chunk is complete
+  CHECK(principal.origin.topic == "dsql.cdc");
+  CHECK(principal.origin.offset == kafka_offset{5});
+
+  const chunk_piece fragment = f.piece(seed_fragment, 6);
+  CHECK(fragment.chunk_id == "chunk-id");
+  CHECK(fragment.index == 0);
+  CHECK(fragment.payload == "partial-JSON-text");
+  CHECK(fragment.origin.offset == kafka_offset{6});
+}
+
+TEST_CASE("DSQL: a fragment's data is kept unescaped, as the image text it is a part of") {
+  fixture f;
+  const chunk_piece p = f.piece(R"({"type":"fragment","chunk_id":"k","index":2,)"
+                                R"("data":"{\"name\":\"caf\u00e9 \\\"x\\\"\"}"})");
+  CHECK(p.index == 2);
+  CHECK(p.payload == "{\"name\":\"caf\xc3\xa9 \\\"x\\\"\"}");
+}
+
+TEST_CASE("DSQL: a reassembled image decodes to the change its principal record stands for") {
+  fixture f;
+  f.catalog.configure_key("public.t", {"id"});
+  const std::string image = R"({"id": 7, "big": "xxxxxxxxxx", "n": 12345678901234567890})";
+  const auto chunked = testing::dsql_chunk("c-7", image, 3, "500");
+  const chunk_piece p = f.piece(chunked.principal);
+  CHECK(p.total_fragments == 3);
+  CHECK(p.crc32c == crc32c(image));
+
+  raw_message msg;
+  msg.topic = "dsql.cdc";
+  msg.partition = partition_id{2};
+  msg.offset = kafka_offset{41};
+  msg.value = chunked.principal;
+  auto c = f.decoder.decode_chunked(msg, image);
+  REQUIRE(c.ok());
+  CHECK(c->op == op_kind::upsert);
+  CHECK(c->table->name.qualified() == "postgres.public.t");
+  CHECK(*column(*c, "n") == value::number("12345678901234567890"));
+  CHECK(*column(*c, "big") == value::string("xxxxxxxxxx"));
+  CHECK(c->source.origin.offset == kafka_offset{41});
+  CHECK(c->source.tx == "tx-500");
+  // The same row sent whole orders, keys and reads the same.
+  const change whole = f.ok(record("c", "null", image, "500", "1", "tx-500"));
+  CHECK(c->seq == whole.seq);
+  CHECK(c->key.canonical == whole.key.canonical);
+  CHECK(c->after.size() == whole.after.size());
+
+  // A chunked delete carries its key in the before image.
+  const auto del = testing::dsql_chunk("c-8", R"({"id": 7})", 2, "600", "d");
+  msg.value = del.principal;
+  auto d = f.decoder.decode_chunked(msg, R"({"id": 7})");
+  REQUIRE(d.ok());
+  CHECK(d->op == op_kind::remove);
+  CHECK(d->key.canonical == whole.key.canonical);
+}
+
+TEST_CASE("DSQL: a reassembled image that is not a JSON object is an error, not a change") {
+  fixture f;
+  f.catalog.configure_key("public.t", {"id"});
+  raw_message msg;
+  const std::string principal = testing::dsql_principal("k", 2, 1, "5");
+  msg.value = principal;
+  for (std::string_view bad :
+       {R"({"id": 1)", R"([1,2])", R"("text")", R"({"id":1} {"id":2})", R"({"id":1,"id":2})", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(f.decoder.decode_chunked(msg, bad).ok());
+  }
+  // And its key is still required.
+  auto no_key = f.decoder.decode_chunked(msg, R"({"other": 1})");
+  REQUIRE_FALSE(no_key.ok());
+  CHECK(no_key.err().code == error_code::missing_key);
+  // Only a principal record can be completed.
+  const std::string fragment = testing::dsql_fragment("k", 0, "{}");
+  msg.value = fragment;
+  CHECK_FALSE(f.decoder.decode_chunked(msg, R"({"id":1})").ok());
+}
+
+TEST_CASE("DSQL: hostile chunked and fragment records are errors naming what is wrong") {
+  fixture f;
+  f.catalog.configure_key("public.t", {"id"});
+  const auto fragment_error = [&](std::string_view json, std::string_view says) {
+    CAPTURE(json);
+    const error e = f.fails(json);
+    CHECK_MESSAGE(contains(e.message, says), e.message);
+  };
+  fragment_error(R"({"type":"fragment","index":0,"data":"x"})", "no chunk_id");
+  fragment_error(R"({"type":"fragment","chunk_id":"","index":0,"data":"x"})", "non-empty string");
+  fragment_error(R"({"type":"fragment","chunk_id":7,"index":0,"data":"x"})", "non-empty string");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","data":"x"})", "no index");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":-1,"data":"x"})", "index must be");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":1.5,"data":"x"})", "index must be");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":"0","data":"x"})", "index must be");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":65536,"data":"x"})", "index must be");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":99999999999999999999,"data":"x"})",
+                 "index must be");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":0})", "no data");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":0,"data":7})", "must be a string");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":0,"data":{"a":1}})",
+                 "must be a string");
+  fragment_error(R"({"type":"fragment","chunk_id":"k","index":0,"data":"x\u0000"})", "");
+
+  std::string principal = testing::dsql_principal("k", 3, 7, "5");
+  const auto with = [&](std::string_view from, std::string_view to) {
+    std::string s = principal;
+    const size_t at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+  };
+  for (std::string_view total :
+       {"0", "-3", "65537", "1e9", "3.5", "\"3\"", "null", "99999999999999999999999"}) {
+    fragment_error(with("\"total_fragments\":3", "\"total_fragments\":" + std::string(total)),
+                   "total_fragments must be");
+  }
+  for (std::string_view crc : {"7", "\"-7\"", "\"4294967296\"", "\"0x07\"", "\"\"", "\" 7\""}) {
+    fragment_error(with("\"crc32c\":\"7\"", "\"crc32c\":" + std::string(crc)), "crc32c must be");
+  }
+  fragment_error(with("\"chunk_id\":\"k\",", ""), "needs chunk_id");
+  fragment_error(with("\"chunk_id\":\"k\"", "\"chunk_id\":5"), "chunk_id must be a string");
+  fragment_error(with("\"chunk_id\":\"k\"", "\"chunk_id\":\"\""), "no usable chunk_id");
+  fragment_error(with(R"("chunked":{"after":)", R"("chunked":{"before":)"),
+                 "chunked image is before");
+  fragment_error(with(R"("chunked":{"after":{"chunk_id":"k","total_fragments":3,"crc32c":"7"}})",
+                      R"("chunked":{"after":null})"),
+                 "names no chunk");
+  fragment_error(with(R"("chunked":{"after":{"chunk_id":"k","total_fragments":3,"crc32c":"7"}})",
+                      R"("chunked":[1])"),
+                 "chunked must be an object");
+  fragment_error(with(R"("chunked":{"after":{"chunk_id":"k","total_fragments":3,"crc32c":"7"}})",
+                      R"("chunked":{"before":{"chunk_id":"a","total_fragments":1,"crc32c":"7"},)"
+                      R"("after":{"chunk_id":"k","total_fragments":3,"crc32c":"7"}})"),
+                 "both images chunked");
+  fragment_error(with("\"chunked\":{", "\"chunky\":{"), "without chunked");
+  // The header is checked when the principal arrives, not once the fragments are in.
+  fragment_error(with("\"op\":\"c\"", "\"op\":\"x\""), "unknown op");
+  fragment_error(with("\"table\":\"t\"", "\"table\":\"\""), "names no table");
+  fragment_error(with("\"ts_ns\":5", "\"ts_ns\":\"soon\""), "source.ts_ns");
 }
 
 TEST_CASE("DSQL: a Kafka tombstone decodes to nothing, without error") {

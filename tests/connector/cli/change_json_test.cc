@@ -45,4 +45,25 @@ TEST_CASE("a DDL record prints as one {\"ddl\":...} line with its statement esca
         R"("topic":"gg.orders","partition":1,"offset":42}}})");
 }
 
+TEST_CASE("chunk pieces print as {\"chunk\":...} lines: the principal with its total and CRC") {
+  chunk_piece principal;
+  principal.chunk_id = "c\"1";
+  principal.total_fragments = 3;
+  principal.crc32c = 2073618257;
+  principal.payload = "0123456789";
+  principal.origin = origin();
+  std::string out;
+  append_chunk_piece_json(out, principal);
+  CHECK(out == R"({"chunk":{"chunk_id":"c\"1","piece":"principal","total_fragments":3,)"
+               R"("crc32c":"2073618257","bytes":10,"source":{"topic":"gg.orders","partition":1,)"
+               R"("offset":42}}})");
+  chunk_piece fragment = principal;
+  fragment.index = 2;
+  fragment.payload = "abc";
+  out.clear();
+  append_chunk_piece_json(out, fragment);
+  CHECK(out == R"({"chunk":{"chunk_id":"c\"1","piece":2,"bytes":3,)"
+               R"("source":{"topic":"gg.orders","partition":1,"offset":42}}})");
+}
+
 }  // namespace sluice
