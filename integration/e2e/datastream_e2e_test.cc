@@ -12,35 +12,12 @@
 #include <vector>
 
 #include "integration/support/datastream_events.h"
+#include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 
 namespace sluice::testing {
 namespace {
-
-std::string str(const std::optional<std::string>& v) {
-  return v.value_or("<null>");
-}
-
-int64_t committed_messages(const std::string& connector) {
-  auto rows = query("SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE connector = '" +
-                    connector + "'");
-  return std::stoll(str(rows.at(0).at(0)));
-}
-
-bool offsets_table_exists() {
-  return !query(
-              "SELECT 1 FROM information_schema.tables WHERE table_schema = 'sluice' AND "
-              "table_name = 'offsets'")
-              .empty();
-}
-
-// Waits until the connector committed `total` messages across its partitions.
-bool caught_up(const std::string& connector, int64_t total, sluice_process& p, int seconds = 60) {
-  return wait_until(
-      [&] { return offsets_table_exists() && committed_messages(connector) >= total; },
-      std::chrono::seconds(seconds));
-}
 
 kafka_record keyed(int64_t id, const datastream_event& e) {
   return {std::to_string(id), e.json(), -1};
@@ -82,7 +59,7 @@ TEST_CASE(
   produce(topic, records);
 
   sluice_process p(basic_config(connector, topic));
-  REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size()), p), p.log());
+  REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size())), p.log());
 
   auto rows = query("SELECT id, name, balance, vip FROM public.\"" + table + "\" ORDER BY id");
   std::map<std::string, std::string> by_id;
@@ -121,7 +98,7 @@ TEST_CASE("offsets are read back from PostgreSQL on restart: nothing is applied 
   produce(topic, first);
   {
     sluice_process p(basic_config(connector, topic));
-    REQUIRE_MESSAGE(caught_up(connector, 10, p), p.log());
+    REQUIRE_MESSAGE(caught_up(connector, 10), p.log());
     CHECK(p.stop() == 0);
   }
   // While sluice is down: updates. The restarted instance must start after the first ten.
@@ -130,7 +107,7 @@ TEST_CASE("offsets are read back from PostgreSQL on restart: nothing is applied 
     second.push_back(keyed(id, customer(table, "UPDATE", 100 + id, id, "v2")));
   produce(topic, second);
   sluice_process p(basic_config(connector, topic));
-  REQUIRE_MESSAGE(caught_up(connector, 20, p), p.log());
+  REQUIRE_MESSAGE(caught_up(connector, 20), p.log());
   CHECK(p.stop() == 0);
 
   auto rows =
@@ -236,7 +213,7 @@ TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies an
   producer.join();
 
   sluice_process p(basic_config(connector, topic, "datastream", "", batch_size));
-  REQUIRE_MESSAGE(caught_up(connector, total, p, 120), p.log());
+  REQUIRE_MESSAGE(caught_up(connector, total, std::chrono::seconds(120)), p.log());
   CHECK(p.stop() == 0);
 
   auto rows = query("SELECT count(*), count(*) FILTER (WHERE name = 'v" + std::to_string(versions) +
@@ -280,7 +257,7 @@ TEST_CASE("a PostgreSQL stall longer than max.poll.interval.ms neither rebalance
   const std::string anchor = "  heartbeat.interval.ms: 500\n";
   yaml.replace(yaml.find(anchor), anchor.size(), anchor + "  max.poll.interval.ms: 7000\n");
   sluice_process p(yaml);
-  REQUIRE_MESSAGE(caught_up(connector, 10, p), p.log());
+  REQUIRE_MESSAGE(caught_up(connector, 10), p.log());
 
   // Another session holds the table for 15 s; meanwhile 3,000 updates arrive.
   std::thread stall([&] {
@@ -300,7 +277,7 @@ TEST_CASE("a PostgreSQL stall longer than max.poll.interval.ms neither rebalance
   stall.join();
 
   const int64_t total = 10 + int64_t{rounds} * 100;
-  REQUIRE_MESSAGE(caught_up(connector, total, p, 90), p.log());
+  REQUIRE_MESSAGE(caught_up(connector, total, std::chrono::seconds(90)), p.log());
   auto rows = query("SELECT count(*), count(*) FILTER (WHERE name = 'v" + std::to_string(rounds) +
                     "') FROM public.\"" + table + "\"");
   CHECK(str(rows[0][0]) == "10");

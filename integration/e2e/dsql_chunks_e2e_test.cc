@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 #include "tests/connector/http/http_test_client.h"
@@ -21,10 +22,6 @@
 
 namespace sluice::testing {
 namespace {
-
-std::string str(const std::optional<std::string>& v) {
-  return v.value_or("<null>");
-}
 
 int64_t number(const std::string& sql) {
   return std::stoll(str(query(sql).at(0).at(0)));
@@ -37,18 +34,6 @@ std::string big_image(int id, size_t filler) {
     text += "line " + std::to_string(i * 7919 % 1000) + " \\u00e9\\n ";
   return R"({"id": )" + std::to_string(id) + R"(, "note": "image )" + std::to_string(id) +
          R"(", "text": ")" + text + R"(", "big": 12345678901234567890.125, "flag": true})";
-}
-
-uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // sluice_pending_chunks as a live sluice exports it; -1 when it cannot be read.

@@ -10,46 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 
 namespace sluice::testing {
 namespace {
-
-std::string str(const std::optional<std::string>& v) {
-  return v.value_or("<null>");
-}
-
-int64_t committed_messages(const std::string& connector) {
-  auto rows = query("SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE connector = '" +
-                    connector + "'");
-  return std::stoll(str(rows.at(0).at(0)));
-}
-
-bool caught_up(const std::string& connector, int64_t total, int seconds = 60) {
-  return wait_until(
-      [&] {
-        return !query(
-                    "SELECT 1 FROM pg_tables WHERE schemaname = 'sluice' AND "
-                    "tablename = 'offsets'")
-                    .empty() &&
-               committed_messages(connector) >= total;
-      },
-      std::chrono::seconds(seconds));
-}
-
-int64_t dead_letters(const std::string& topic) {
-  return std::stoll(
-      str(query("SELECT count(*) FROM sluice.dead_letters WHERE topic = '" + topic + "'")[0][0]));
-}
-
-std::string dead_letter_reasons(const std::string& topic) {
-  std::string out;
-  for (const auto& r :
-       query("SELECT reason FROM sluice.dead_letters WHERE topic = '" + topic + "'"))
-    out += str(r[0]) + "\n";
-  return out;
-}
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -143,7 +109,7 @@ TEST_CASE("GoldenGate: a restart after OBJECT_METADATA was committed still knows
   REQUIRE_MESSAGE(caught_up(connector, 9), p.log());
   CHECK(p.stop() == 0);
 
-  CHECK_MESSAGE(dead_letters(topic) == 0, dead_letter_reasons(topic));
+  CHECK_MESSAGE(dead_letter_count(topic) == 0, dead_letter_reasons(topic));
   const auto rows = rows_of("SELECT order_id, status, total_amount, customer_tier FROM " + target +
                             " ORDER BY order_id");
   REQUIRE(rows.size() == 3);
@@ -214,7 +180,7 @@ TEST_CASE("Debezium: keys from the message key, c/u/d/r, tombstones skipped, lat
   REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size())), p.log());
   CHECK(p.stop() == 0);
 
-  CHECK_MESSAGE(dead_letters(topic) == 0, dead_letter_reasons(topic));
+  CHECK_MESSAGE(dead_letter_count(topic) == 0, dead_letter_reasons(topic));
   const auto rows = rows_of("SELECT id, name, qty FROM public.\"" + table + "\" ORDER BY id");
   REQUIRE(rows.size() == 3);
   CHECK(rows.at("1") == std::vector<std::string>{"n1", "1"});
@@ -264,7 +230,7 @@ TEST_CASE("DSQL: records on random partitions in any order end in source.ts_ns o
   REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size())), p.log());
   CHECK(p.stop() == 0);
 
-  CHECK_MESSAGE(dead_letters(topic) == 0, dead_letter_reasons(topic));
+  CHECK_MESSAGE(dead_letter_count(topic) == 0, dead_letter_reasons(topic));
   const auto rows = rows_of("SELECT id, v FROM public.\"" + table + "\" ORDER BY id");
   REQUIRE(rows.size() == 2);
   CHECK(rows.at("1") == std::vector<std::string>{"third"});
@@ -291,7 +257,7 @@ TEST_CASE("DSQL: without configuration, keys come from the target table's primar
   REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size())), p.log());
   CHECK(p.stop() == 0);
 
-  CHECK_MESSAGE(dead_letters(topic) == 0, dead_letter_reasons(topic));
+  CHECK_MESSAGE(dead_letter_count(topic) == 0, dead_letter_reasons(topic));
   const auto rows =
       rows_of("SELECT tenant || '/' || id, v FROM public.\"" + table + "\" ORDER BY 1");
   REQUIRE(rows.size() == 1);

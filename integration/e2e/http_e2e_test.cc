@@ -16,24 +16,13 @@
 #include <vector>
 
 #include "integration/support/datastream_events.h"
+#include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 #include "tests/connector/http/http_test_client.h"
 
 namespace sluice::testing {
 namespace {
-
-uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 std::string config_with_http(const std::string& connector, const std::string& topic, uint16_t port,
                              const std::string& extra = "") {

@@ -11,16 +11,13 @@
 #include <vector>
 
 #include "integration/support/datastream_events.h"
+#include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 #include "tests/schemas/dsql_records.h"
 
 namespace sluice::testing {
 namespace {
-
-std::string str(const std::optional<std::string>& v) {
-  return v.value_or("<null>");
-}
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";

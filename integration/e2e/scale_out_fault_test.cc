@@ -14,21 +14,12 @@
 #include <vector>
 
 #include "integration/support/datastream_events.h"
+#include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 
 namespace sluice::testing {
 namespace {
-
-std::string str(const std::optional<std::string>& v) {
-  return v.value_or("<null>");
-}
-
-int64_t committed_messages(const std::string& connector) {
-  auto rows = query("SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE connector = '" +
-                    connector + "'");
-  return std::stoll(str(rows.at(0).at(0)));
-}
 
 // Watches sluice.offsets for a connector from its own thread and remembers any offset that
 // went backwards.
