@@ -55,8 +55,10 @@ pqxx::connection& pg_applier::connection() {
     auto conn = std::make_unique<pqxx::connection>(_dsn);
     try {
       conn->set_client_encoding("UTF8");
-      // NOTICEs ("relation already exists, skipping") are not worth a line on stderr.
-      pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning");
+      // NOTICEs ("relation already exists, skipping") are not worth a line on stderr. JIT
+      // compiles a batch statement for tens of milliseconds whenever the per-row tombstone
+      // probes push its estimated cost past jit_above_cost, to save less than it costs.
+      pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning; SET jit = off");
     } catch (const pqxx::broken_connection&) {
       throw;
     } catch (const std::exception& e) {
