@@ -610,6 +610,26 @@ TEST_CASE("different images of one key at one CSN end the same in one batch or m
   }
 }
 
+TEST_CASE("a key's tombstone is added once, then only ever raised") {
+  world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("orders");
+  const std::string tomb =
+      "SELECT encode(csn, 'hex') FROM \"" + w.state + "\".tombstones WHERE key <> ''::bytea";
+  apply_batch(applier,
+              w.merger.merge({upsert(t, 1, 1, ab("1", "one")), upsert(t, 2, 1, ab("1", "two"))}));
+  CHECK(apply_batch(applier, w.merger.merge({remove(t, 1, 3)})).tombstones == 1);
+  CHECK(w.one(tomb) == seq(3).hex());
+  // Newer: raised, in the same batch as a first tombstone of another key.
+  CHECK(apply_batch(applier, w.merger.merge({remove(t, 1, 5), remove(t, 2, 4)})).tombstones == 2);
+  CHECK(w.one(tomb + " ORDER BY csn DESC LIMIT 1") == seq(5).hex());
+  // Older: left as it is.
+  CHECK(apply_batch(applier, w.merger.merge({remove(t, 1, 2)})).tombstones == 0);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".tombstones") == 2);
+  CHECK(w.one(tomb + " ORDER BY csn DESC LIMIT 1") == seq(5).hex());
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
+}
+
 TEST_CASE("a key sent many times in one batch reaches the database once, newest image") {
   world w;
   pg_applier applier(w.dsn, w.options());
