@@ -20,7 +20,7 @@ std::string upsert_versioned_sql(const target_table& table,
                                  const write_sql_context& ctx, std::string source) {
   if (source.empty()) source = unnest_source(3, upsert_versioned_lead(), key, columns);
   std::string updates, newer_any;
-  std::vector<std::pair<std::string, std::string>> rows, stamps;
+  std::vector<std::pair<std::string, std::string>> rows, stamps, helpers;
   auto add = [](std::string& list, const std::string& item) {
     if (!list.empty()) list += ", ";
     list += item;
@@ -30,8 +30,11 @@ std::string upsert_versioned_sql(const target_table& table,
   for (const column_def* c : columns) {
     const std::string in_csn =
         "decode(s._sluice_col_csn ->> " + quote_literal(c->name) + ", 'hex')";
-    const std::string excluded_csn = "decode(EXCLUDED." + quote_identifier(meta::col_csn) +
-                                     " ->> " + quote_literal(c->name) + ", 'hex')";
+    // The incoming column CSN, decoded once per row in the source: the guard, the SET list
+    // and the stamps read it up to three times.
+    const std::string helper = "_sluice_in_" + std::to_string(helpers.size());
+    helpers.emplace_back(helper, in_csn);
+    const std::string excluded_csn = "EXCLUDED." + helper;
     // Newer, or at the same CSN a value where the row holds NULL: the column was cleared by a
     // delete at that CSN, and an upsert beats a delete at equal CSN (SPEC §2) — or another
     // image of that CSN held NULL or a smaller value, and the greater value is kept, as the
@@ -66,7 +69,7 @@ std::string upsert_versioned_sql(const target_table& table,
   return merge_upsert(table, key, rows,
                       "FROM " + with_tombstone(ctx, source) +
                           " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn",
-                      updates, newer_any);
+                      updates, newer_any, helpers);
 }
 
 std::string clear_older_columns_sql(const target_table& table,

@@ -233,6 +233,11 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
                            const std::vector<partition_progress>& progress,
                            const batch_metadata& metadata, bool isolate, apply_stats& stats) {
   pqxx::work tx(*_conn, "sluice_batch");
+  // A batch's statements join a few thousand keys with tables that may hold millions of rows:
+  // one primary-key probe per key, as INSERT … ON CONFLICT did, never a hash of a whole table
+  // (the planner, short of statistics on the staged rows, may think it cheaper). Every join
+  // of the batch is on a primary key, and tombstones are probed by scalar subqueries.
+  tx.exec("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off");
 
   _locks.clear();
   for (const table_plan& p : plans) {

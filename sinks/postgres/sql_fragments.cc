@@ -108,13 +108,16 @@ std::string greater_value(const std::string& a, const std::string& b) {
 std::string merge_upsert(const target_table& table, const std::vector<const column_def*>& key,
                          const std::vector<std::pair<std::string, std::string>>& rows,
                          const std::string& from_where, const std::string& updates,
-                         const std::string& guard) {
+                         const std::string& guard,
+                         const std::vector<std::pair<std::string, std::string>>& helpers) {
   std::string select, names, values, on;
   for (const auto& [name, value] : rows) {
     select += (select.empty() ? "" : ", ") + value + " AS " + name;
     names += (names.empty() ? "" : ", ") + name;
     values += (values.empty() ? "" : ", ") + std::string("EXCLUDED.") + name;
   }
+  for (const auto& [name, value] : helpers)
+    select += ", " + value + " AS " + name;
   for (const column_def* c : key) {
     const std::string col = quote_identifier(c->name);
     on += (on.empty() ? "d." : " AND d.") + col + " = EXCLUDED." + col;

@@ -62,10 +62,12 @@ std::string greater_value(const std::string& a, const std::string& b);
 // record per row) and its updates lock no tuple first — about a third of the statement's
 // time. Safe because every writer of a key holds its key lock (key_locks.h): no other
 // transaction can insert a key between the join and the insert.
+// helpers: more (name, value) pairs of the incoming rows, for updates and guard only.
 std::string merge_upsert(const target_table& table, const std::vector<const column_def*>& key,
                          const std::vector<std::pair<std::string, std::string>>& rows,
                          const std::string& from_where, const std::string& updates,
-                         const std::string& guard);
+                         const std::string& guard,
+                         const std::vector<std::pair<std::string, std::string>>& helpers = {});
 // jsonb_build_object over (key, value) SQL pairs, in chunks joined by || because a function
 // takes at most 100 arguments.
 std::string jsonb_object(const std::vector<std::pair<std::string, std::string>>& pairs);

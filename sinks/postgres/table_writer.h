@@ -21,9 +21,9 @@ namespace sluice {
 // table (copy_stager, the default) or sent as one array parameter per column for unnest()
 // (apply_options::bulk_path), and read by one statement. For a range of a plan's items:
 //   keyed:   one DELETE (+ tombstones) for the rows that carry a delete, then one guarded
-//            INSERT … ON CONFLICT … DO UPDATE … WHERE per column group (usually one) —
-//            guarded by the row's CSN, or column by column where the table keeps per-column
-//            CSNs (_sluice_col_csn, from its first partial image on);
+//            upsert (a MERGE: sql::merge_upsert) per column group (usually one) — guarded by
+//            the row's CSN, or column by column where the table keeps per-column CSNs
+//            (_sluice_col_csn, from its first partial image on);
 //   keyless: one INSERT per column group.
 // Deletes go first: a row both deleted and re-inserted in the batch loses the columns that
 // were set before the delete (SPEC §4: they read NULL), then takes its new image.
