@@ -97,7 +97,12 @@ std::string delete_sql(const target_table& table, const std::vector<const column
                        bool table_exists, const write_sql_context& ctx,
                        const std::vector<const column_def*>* versioned, std::string source) {
   if (source.empty()) source = unnest_source(3, delete_lead(), key);
-  std::string out = "WITH s AS (SELECT * FROM " + source + ")";
+  // Whether each key already has a tombstone: a primary-key probe per row, made once (a join
+  // would hash every tombstone of the table).
+  std::string out = "WITH s AS (SELECT *, EXISTS (SELECT 1 FROM " + ctx.tombstones +
+                    " t WHERE t.target_schema = $1 AND t.target_table = $2 AND t.key = "
+                    "s._sluice_key) AS _sluice_tombstoned FROM " +
+                    source + ")";
   if (table_exists) {
     out += ", deleted AS (" +
            remove_rows(table, ctx, "s", key_match(key) + " AND " + older_than("s._sluice_row_csn"),
@@ -111,20 +116,16 @@ std::string delete_sql(const target_table& table, const std::vector<const column
   }
   // The tombstones: added where the key has none, by a plain INSERT — INSERT … ON CONFLICT's
   // speculative insertion costs three times as much — and raised where it has an older one.
-  // Whether it has one is a primary-key probe per row (a join would hash every tombstone of
-  // the table); both read the statement's snapshot, so no key is in both, and no other
-  // transaction writes the key's tombstone meanwhile: it would need the key's lock.
-  const std::string has_tombstone = "(SELECT 1 FROM " + ctx.tombstones +
-                                    " t WHERE t.target_schema = $1 AND t.target_table = $2 AND "
-                                    "t.key = s._sluice_key)";
+  // Both read the statement's snapshot, so no key is in both, and no other transaction writes
+  // the key's tombstone meanwhile: it would need the key's lock.
   const std::string rows =
       "SELECT $1, $2, s._sluice_key, CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, "
-      "now() FROM s WHERE " +
-      has_tombstone;
+      "now() FROM s WHERE ";
   out += ", added AS (INSERT INTO " + ctx.tombstones +
          " (target_schema, target_table, key, key_json, csn, deleted_at) " + rows +
-         " IS NULL RETURNING 1), raised AS (" + tombstone_insert(ctx, rows + " IS NOT NULL") +
-         ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         "NOT s._sluice_tombstoned RETURNING 1), raised AS (" +
+         tombstone_insert(ctx, rows + "s._sluice_tombstoned") + ") SELECT " +
+         (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
          ", (SELECT count(*) FROM added) + (SELECT count(*) FROM raised)";
   return out;
 }

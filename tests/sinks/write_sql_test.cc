@@ -50,7 +50,8 @@ TEST_CASE("a staged source replaces the unnest arrays; the statement is otherwis
   CHECK(sql.find("unnest") == std::string::npos);
   CHECK(sql.find("AS _sluice_tomb FROM " + staged + ") AS s WHERE") != std::string::npos);
   const std::string del = delete_sql({"s", "t"}, {&id}, true, ctx, nullptr, staged);
-  CHECK(del.rfind("WITH s AS (SELECT * FROM " + staged + ")", 0) == 0);
+  CHECK(del.rfind("WITH s AS (SELECT *, EXISTS (", 0) == 0);
+  CHECK(del.find("AS _sluice_tombstoned FROM " + staged + "), deleted AS") != std::string::npos);
   CHECK(unnest_source(3, delete_lead(), {&id}) ==
         R"(unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
         R"(AS s(_sluice_key, _sluice_row_csn, _sluice_key_json, "id"))");
@@ -72,7 +73,9 @@ TEST_CASE("the delete removes only rows older than the delete and raises the tom
   const column_def a{"a", "text"}, b{"b", "bigint"};
   const std::string sql = delete_sql({"s", "t"}, {&a, &b}, true, ctx);
   CHECK(sql ==
-        R"(WITH s AS (SELECT * FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[], )"
+        R"(WITH s AS (SELECT *, EXISTS (SELECT 1 FROM "sluice"."tombstones" t WHERE )"
+        R"(t.target_schema = $1 AND t.target_table = $2 AND t.key = s._sluice_key) )"
+        R"(AS _sluice_tombstoned FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[], )"
         R"($7::text[]) AS s(_sluice_key, _sluice_row_csn, _sluice_key_json, "a", "b")), )"
         R"(deleted AS (DELETE FROM "s"."t" AS d USING s WHERE d."a" = CAST(s."a" AS text) )"
         R"(AND d."b" = CAST(s."b" AS bigint) AND (d."_sluice_csn" IS NULL OR )"
@@ -80,13 +83,11 @@ TEST_CASE("the delete removes only rows older than the delete and raises the tom
         R"(added AS (INSERT INTO "sluice"."tombstones" (target_schema, target_table, key, )"
         R"(key_json, csn, deleted_at) SELECT $1, $2, s._sluice_key, )"
         R"(CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, now() FROM s )"
-        R"(WHERE (SELECT 1 FROM "sluice"."tombstones" t WHERE t.target_schema = $1 AND )"
-        R"(t.target_table = $2 AND t.key = s._sluice_key) IS NULL RETURNING 1), )"
+        R"(WHERE NOT s._sluice_tombstoned RETURNING 1), )"
         R"(raised AS (INSERT INTO "sluice"."tombstones" AS t (target_schema, target_table, )"
         R"(key, key_json, csn, deleted_at) SELECT $1, $2, s._sluice_key, )"
         R"(CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, now() FROM s )"
-        R"(WHERE (SELECT 1 FROM "sluice"."tombstones" t WHERE t.target_schema = $1 AND )"
-        R"(t.target_table = $2 AND t.key = s._sluice_key) IS NOT NULL )"
+        R"(WHERE s._sluice_tombstoned )"
         R"(ON CONFLICT (target_schema, target_table, key) DO UPDATE SET csn = EXCLUDED.csn, )"
         R"(key_json = EXCLUDED.key_json, deleted_at = EXCLUDED.deleted_at )"
         R"(WHERE t.csn < EXCLUDED.csn RETURNING 1) )"
