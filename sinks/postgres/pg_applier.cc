@@ -58,7 +58,14 @@ pqxx::connection& pg_applier::connection() {
       // NOTICEs ("relation already exists, skipping") are not worth a line on stderr. JIT
       // compiles a batch statement for tens of milliseconds whenever the per-row tombstone
       // probes push its estimated cost past jit_above_cost, to save less than it costs.
-      pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning; SET jit = off");
+      // A batch joins a few thousand keys with tables that may hold millions of rows: one
+      // primary-key probe per key, as INSERT … ON CONFLICT did, never a hash of a whole table
+      // (which the planner, without statistics on the staged rows and counting cached index
+      // pages as disk reads, may find cheaper). Every join sluice makes is on a primary key;
+      // tombstones are probed by scalar subqueries.
+      pqxx::nontransaction(*conn).exec(
+          "SET client_min_messages TO warning; SET jit = off; SET enable_hashjoin = off; "
+          "SET enable_mergejoin = off");
     } catch (const pqxx::broken_connection&) {
       throw;
     } catch (const std::exception& e) {
@@ -78,6 +85,7 @@ pqxx::connection& pg_applier::connection() {
 
 void pg_applier::drop_connection() {
   _conn.reset();
+  _writer.session_lost();
 }
 
 void pg_applier::backoff(int failures) const {
@@ -233,11 +241,7 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
                            const std::vector<partition_progress>& progress,
                            const batch_metadata& metadata, bool isolate, apply_stats& stats) {
   pqxx::work tx(*_conn, "sluice_batch");
-  // A batch's statements join a few thousand keys with tables that may hold millions of rows:
-  // one primary-key probe per key, as INSERT … ON CONFLICT did, never a hash of a whole table
-  // (the planner, short of statistics on the staged rows, may think it cheaper). Every join
-  // of the batch is on a primary key, and tombstones are probed by scalar subqueries.
-  tx.exec("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off");
+  _writer.transaction_begun();
 
   _locks.clear();
   for (const table_plan& p : plans) {
@@ -283,6 +287,7 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
   stats.dead_lettered = _dead_letters.write(tx, letters);
   stats.rejected = found.size();
   tx.commit();
+  _writer.transaction_committed();
 }
 
 void pg_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_t begin, size_t end,
@@ -312,6 +317,7 @@ void pg_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_
     reason = c.message;
   }
   tx.exec("ROLLBACK TO SAVEPOINT sluice_isolate");
+  _writer.savepoint_rolled_back();
   tx.exec("RELEASE SAVEPOINT sluice_isolate");
   if (live == 1) {
     plan.rejected[last] = 1;

@@ -42,6 +42,12 @@ class table_writer {
   void write(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
              size_t begin, size_t end, apply_stats& stats);
 
+  // The life of the transaction and session the writes go to (copy_stager.h).
+  void transaction_begun() { _stager.transaction_begun(); }
+  void transaction_committed() { _stager.transaction_committed(); }
+  void savepoint_rolled_back() { _stager.savepoint_rolled_back(); }
+  void session_lost() { _stager.session_lost(); }
+
  private:
   // One field of the row being built: NULL, text, bytes (bytea) or an integer.
   struct field {
