@@ -74,6 +74,11 @@ pqxx::connection& pg_applier::connection() {
       if (!conn->is_open()) throw pqxx::broken_connection(e.what());
       throw;
     }
+    // The upserts are MERGE statements (sql::merge_upsert), which PostgreSQL has since 15.
+    if (conn->server_version() < 150000) {
+      throw std::runtime_error("PostgreSQL " + std::to_string(conn->server_version()) +
+                               " is too old: sluice's apply path needs PostgreSQL 15 or later");
+    }
     _conn = std::move(conn);
   }
   if (!_migrated) {
