@@ -14,8 +14,15 @@ uint64_t key_prefix(const std::string& k) {
   return v;
 }
 
+// The order two values of one column at one CSN are kept by: a value beats NULL, then the
+// greater text, byte by byte. The applier applies the same rule in the database, across
+// batches (sinks/postgres/write_sql.h), over the stored text; the kinds are not compared
+// because the database does not keep them (a text column may hold numbers and strings).
 bool value_greater(const value& a, const value& b) {
-  return std::tie(a.kind, a.text) > std::tie(b.kind, b.text);
+  const bool a_set = !a.is_null() && !a.is_absent();
+  const bool b_set = !b.is_null() && !b.is_absent();
+  if (a_set != b_set) return a_set;
+  return a_set && a.text > b.text;
 }
 
 // Folds one upsert image into the row's columns: a column takes the value of the highest CSN

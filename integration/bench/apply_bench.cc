@@ -2,9 +2,10 @@
 // for each workload, batches of --rows rows (default 10,000; five columns of ~200 bytes in
 // all) go through apply() — one transaction each, with offsets, key locks, tombstones and
 // guards — and then, as the same-run reference, through a plain libpq COPY into a fresh table
-// created LIKE the target (same columns, types and primary key), one transaction per batch.
-// Prints rows/s of both and their ratio. merge() runs before the timed apply() and is not
-// counted (merge_bench measures it).
+// created LIKE the target (same columns, types and primary key), one transaction per batch,
+// right after the apply() of that batch (so that both meet the same load on a shared
+// machine). Prints rows/s of both and their ratio. merge() runs before the timed apply() and
+// is not counted (merge_bench measures it).
 //
 //   integration/bench/run_apply_bench.sh [--rows N] [--batches N] [--only NAME]
 //                                        [--path copy|unnest|both]
@@ -340,15 +341,10 @@ class bench {
     result out;
     out.name = name;
     out.path = path_name;
-    const auto t0 = clock_type::now();
-    for (const sluice::merged_batch& m : merged) {
-      applier.apply(m, {}, progress(m.stats.rows));
-      out.rows += m.stats.rows;
-    }
-    out.apply_seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-
     // The reference: the same rows, each batch COPYed into a fresh table like the target
-    // (created untimed: the update workloads repeat keys from batch to batch).
+    // (created untimed: the update workloads repeat keys from batch to batch). Each apply()
+    // is followed by the COPY of the same batch, so that both see the same load on a shared
+    // machine and their ratio stays meaningful when other work comes and goes.
     const std::string target = "\"" + _schema + "\".\"" + src.table->name.table + "\"";
     auto ref = [&](size_t b) {
       return "\"" + _schema + "\".\"" + src.table->name.table + "_ref" + std::to_string(b) + "\"";
@@ -359,10 +355,17 @@ class bench {
     const std::vector<std::string> columns =
         partial ? std::vector<std::string>{"id", "amount", "status"}
                 : std::vector<std::string>{"id", "amount", "customer", "status", "note", "payload"};
-    const auto t1 = clock_type::now();
-    for (size_t b = 0; b < merged.size(); ++b)
-      copier.copy(ref(b), columns, merged[b].tables.at(0));
-    out.copy_seconds = std::chrono::duration<double>(clock_type::now() - t1).count();
+    for (size_t b = 0; b < merged.size(); ++b) {
+      const sluice::merged_batch& m = merged[b];
+      const auto t0 = clock_type::now();
+      applier.apply(m, {}, progress(m.stats.rows));
+      const auto t1 = clock_type::now();
+      copier.copy(ref(b), columns, m.tables.at(0));
+      const auto t2 = clock_type::now();
+      out.rows += m.stats.rows;
+      out.apply_seconds += std::chrono::duration<double>(t1 - t0).count();
+      out.copy_seconds += std::chrono::duration<double>(t2 - t1).count();
+    }
     return out;
   }
 

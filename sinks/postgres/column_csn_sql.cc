@@ -6,6 +6,7 @@ namespace sluice {
 
 using sql::cast;
 using sql::jsonb_object;
+using sql::merge_upsert;
 using sql::older_than;
 using sql::quote_literal;
 using sql::stored_csn;
@@ -18,33 +19,36 @@ std::string upsert_versioned_sql(const target_table& table,
                                  const std::vector<const column_def*>& all_columns,
                                  const write_sql_context& ctx, std::string source) {
   if (source.empty()) source = unnest_source(3, upsert_versioned_lead(), key, columns);
-  std::string names, values, updates, newer_any;
-  std::vector<std::pair<std::string, std::string>> stamps;
+  std::string updates, newer_any;
+  std::vector<std::pair<std::string, std::string>> rows, stamps, helpers;
   auto add = [](std::string& list, const std::string& item) {
     if (!list.empty()) list += ", ";
     list += item;
   };
-  for (const column_def* c : key) {
-    add(names, quote_identifier(c->name));
-    add(values, cast(*c));
-  }
+  for (const column_def* c : key)
+    rows.emplace_back(quote_identifier(c->name), cast(*c));
   for (const column_def* c : columns) {
     const std::string in_csn =
         "decode(s._sluice_col_csn ->> " + quote_literal(c->name) + ", 'hex')";
-    const std::string excluded_csn = "decode(EXCLUDED." + quote_identifier(meta::col_csn) +
-                                     " ->> " + quote_literal(c->name) + ", 'hex')";
+    // The incoming column CSN, decoded once per row in the source: the guard, the SET list
+    // and the stamps read it up to three times.
+    const std::string helper = "_sluice_in_" + std::to_string(helpers.size());
+    helpers.emplace_back(helper, in_csn);
+    const std::string excluded_csn = "EXCLUDED." + helper;
     // Newer, or at the same CSN a value where the row holds NULL: the column was cleared by a
     // delete at that CSN, and an upsert beats a delete at equal CSN (SPEC §2) — or another
-    // image of that CSN held NULL, and the greater value is kept, as the merge keeps it. One
-    // row comparison, so that each side is computed once.
+    // image of that CSN held NULL or a smaller value, and the greater value is kept, as the
+    // merge keeps it (sql::greater_value). One row comparison, evaluated left to right until
+    // one side wins, so that the texts are only made at equal CSN.
     const std::string col = quote_identifier(c->name);
     const std::string newer = "(ROW(" + excluded_csn + ", EXCLUDED." + col +
-                              " IS NOT NULL) > ROW(" + stored_csn(*c) + ", d." + col +
-                              " IS NOT NULL))";
-    add(names, quote_identifier(c->name));
+                              " IS NOT NULL, EXCLUDED." + col + "::text COLLATE \"C\") > ROW(" +
+                              stored_csn(*c) + ", d." + col + " IS NOT NULL, d." + col +
+                              "::text COLLATE \"C\"))";
     // A column older than the key's tombstone was deleted after it was set: NULL.
-    add(values, "CASE WHEN s._sluice_tomb IS NULL OR " + in_csn + " >= s._sluice_tomb THEN " +
-                    cast(*c) + " END");
+    rows.emplace_back(quote_identifier(c->name), "CASE WHEN s._sluice_tomb IS NULL OR " + in_csn +
+                                                     " >= s._sluice_tomb THEN " + cast(*c) +
+                                                     " END");
     add(updates, quote_identifier(c->name) + " = CASE WHEN " + newer + " THEN EXCLUDED." +
                      quote_identifier(c->name) + " ELSE d." + quote_identifier(c->name) + " END");
     stamps.emplace_back(quote_literal(c->name), "CASE WHEN " + newer + " THEN EXCLUDED." +
@@ -52,27 +56,20 @@ std::string upsert_versioned_sql(const target_table& table,
                                                     quote_literal(c->name) + " END");
     newer_any += (newer_any.empty() ? "" : " OR ") + newer;
   }
-  add(names, quote_identifier(meta::csn));
-  add(values, "s._sluice_row_csn");
+  rows.emplace_back(quote_identifier(meta::csn), "s._sluice_row_csn");
   add(updates, quote_identifier(meta::csn) + " = GREATEST(d." + quote_identifier(meta::csn) +
                    ", EXCLUDED." + quote_identifier(meta::csn) + ")");
-  add(names, quote_identifier(meta::col_csn));
-  add(values, "s._sluice_col_csn");
+  rows.emplace_back(quote_identifier(meta::col_csn), "s._sluice_col_csn");
   add(updates, quote_identifier(meta::col_csn) + " = " + stored_map(all_columns) +
                    " || jsonb_strip_nulls(" + jsonb_object(stamps) + ")");
-  add(names, quote_identifier(meta::updated_at));
-  add(values, "now()");
+  rows.emplace_back(quote_identifier(meta::updated_at), "now()");
   add(updates,
       quote_identifier(meta::updated_at) + " = EXCLUDED." + quote_identifier(meta::updated_at));
   if (newer_any.empty()) newer_any = older_than("EXCLUDED." + quote_identifier(meta::csn));
-  std::string conflict;
-  for (const column_def* c : key)
-    add(conflict, quote_identifier(c->name));
-  return "INSERT INTO " + qualified_name(table) + " AS d (" + names + ") SELECT " + values +
-         " FROM " + with_tombstone(ctx, source) +
-         " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn"
-         " ON CONFLICT (" +
-         conflict + ") DO UPDATE SET " + updates + " WHERE " + newer_any;
+  return merge_upsert(table, key, rows,
+                      "FROM " + with_tombstone(ctx, source) +
+                          " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn",
+                      updates, newer_any, helpers);
 }
 
 std::string clear_older_columns_sql(const target_table& table,

@@ -96,10 +96,17 @@ void copy_stager::end_row() {
 std::string copy_stager::flush(pqxx::transaction_base& tx,
                                const std::vector<std::string>& aliases) {
   const std::string name = "pg_temp." + _table;
-  // One round trip: the table for this session (kept), emptied of an earlier statement's rows
-  // of this transaction.
-  tx.exec("CREATE TEMP TABLE IF NOT EXISTS " + _table + " (" + _columns +
-          ") ON COMMIT DELETE ROWS; TRUNCATE " + name);
+  // One round trip, when needed at all: the table for this session (kept), emptied of an
+  // earlier statement's rows of this transaction.
+  std::string prepare;
+  if (_unsure || (!_known.count(_table) && !_created.count(_table))) {
+    prepare =
+        "CREATE TEMP TABLE IF NOT EXISTS " + _table + " (" + _columns + ") ON COMMIT DELETE ROWS; ";
+    _created.insert(_table);
+  }
+  if (_unsure || _filled.count(_table)) prepare += "TRUNCATE " + name;
+  if (!prepare.empty()) tx.exec(prepare);
+  _filled.insert(_table);
   if (_rows > 0) {
     _data.pop_back();  // write_raw_line() ends the last line itself
 #pragma GCC diagnostic push
@@ -113,6 +120,28 @@ std::string copy_stager::flush(pqxx::transaction_base& tx,
   for (size_t i = 0; i < aliases.size(); ++i)
     out += (i ? ", " : "") + aliases[i];
   return out + ")";
+}
+
+void copy_stager::transaction_begun() {
+  _created.clear();
+  _filled.clear();
+  _unsure = false;
+}
+
+void copy_stager::transaction_committed() {
+  _known.insert(_created.begin(), _created.end());
+  transaction_begun();
+}
+
+void copy_stager::savepoint_rolled_back() {
+  // A table created after the savepoint is gone again; one filled before it still holds rows.
+  _created.clear();
+  _unsure = true;
+}
+
+void copy_stager::session_lost() {
+  _known.clear();
+  transaction_begun();
 }
 
 }  // namespace sluice

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,10 +19,17 @@ namespace sluice {
 // Per statement: begin(types), then per row each field in column order and end_row(), then
 // flush(tx, aliases), which — in the caller's transaction — creates the staging table for
 // these column types if the session lacks it (CREATE TEMP TABLE IF NOT EXISTS … ON COMMIT
-// DELETE ROWS), empties it, COPYs the rows in, and returns the FROM item that names it. One
-// staging table per list of column types, kept for the life of the session; whatever a
-// transaction staged is gone when it ends, committed or not (a rolled-back creation is
-// simply redone by the next flush).
+// DELETE ROWS), empties it if this transaction staged rows in it before, COPYs the rows in,
+// and returns the FROM item that names it. One staging table per list of column types, kept
+// for the life of the session; whatever a transaction staged is gone when it ends, committed
+// or not.
+//
+// The stager remembers which tables the session has and which this transaction filled, so
+// that a statement whose table exists and is empty costs the COPY alone, not a round trip of
+// DDL before it. Its owner reports the transaction's life: transaction_begun() before the
+// first flush, transaction_committed() after COMMIT, savepoint_rolled_back() after a ROLLBACK
+// TO SAVEPOINT (from then on every flush creates and empties: what the savepoint undid is
+// unknown), session_lost() when the connection goes (a new session has no temporary tables).
 //
 // Threading: one per apply lane (connection), owned by its table_writer. Keeps its buffer
 // between statements.
@@ -40,8 +48,18 @@ class copy_stager {
   // Sends the rows to the staging table and returns "pg_temp.<table> AS s(<aliases>)".
   std::string flush(pqxx::transaction_base& tx, const std::vector<std::string>& aliases);
 
+  void transaction_begun();
+  void transaction_committed();
+  void savepoint_rolled_back();
+  void session_lost();
+
  private:
   void separate();
+
+  std::set<std::string> _known;    // tables whose creation the session committed
+  std::set<std::string> _created;  // tables created (if not there) by this transaction
+  std::set<std::string> _filled;   // tables this transaction staged rows in
+  bool _unsure = false;            // a savepoint was rolled back in this transaction
 
   std::string _table;    // staging table name, from the column types ("sluice_stage_b2t6")
   std::string _columns;  // its column definitions

@@ -62,8 +62,17 @@ pqxx::connection& pg_applier::connection() {
     auto conn = std::make_unique<pqxx::connection>(_dsn);
     try {
       conn->set_client_encoding("UTF8");
-      // NOTICEs ("relation already exists, skipping") are not worth a line on stderr.
-      pqxx::nontransaction(*conn).exec("SET client_min_messages TO warning");
+      // NOTICEs ("relation already exists, skipping") are not worth a line on stderr. JIT
+      // compiles a batch statement for tens of milliseconds whenever the per-row tombstone
+      // probes push its estimated cost past jit_above_cost, to save less than it costs.
+      // A batch joins a few thousand keys with tables that may hold millions of rows: one
+      // primary-key probe per key, as INSERT … ON CONFLICT did, never a hash of a whole table
+      // (which the planner, without statistics on the staged rows and counting cached index
+      // pages as disk reads, may find cheaper). Every join sluice makes is on a primary key;
+      // tombstones are probed by scalar subqueries.
+      pqxx::nontransaction(*conn).exec(
+          "SET client_min_messages TO warning; SET jit = off; SET enable_hashjoin = off; "
+          "SET enable_mergejoin = off");
     } catch (const pqxx::broken_connection&) {
       throw;
     } catch (const std::exception& e) {
@@ -71,6 +80,11 @@ pqxx::connection& pg_applier::connection() {
       // failed."): it is a lost connection all the same, to be retried.
       if (!conn->is_open()) throw pqxx::broken_connection(e.what());
       throw;
+    }
+    // The upserts are MERGE statements (sql::merge_upsert), which PostgreSQL has since 15.
+    if (conn->server_version() < 150000) {
+      throw std::runtime_error("PostgreSQL " + std::to_string(conn->server_version()) +
+                               " is too old: sluice's apply path needs PostgreSQL 15 or later");
     }
     _conn = std::move(conn);
   }
@@ -83,6 +97,7 @@ pqxx::connection& pg_applier::connection() {
 
 void pg_applier::drop_connection() {
   _conn.reset();
+  _writer.session_lost();
 }
 
 void pg_applier::backoff(int failures) const {
@@ -270,6 +285,7 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
                            const std::vector<partition_progress>& progress,
                            const batch_metadata& metadata, bool isolate, apply_stats& stats) {
   pqxx::work tx(*_conn, "sluice_batch");
+  _writer.transaction_begun();
 
   // Chunked records first: their locks come before the table and key locks.
   std::vector<dead_letter> chunk_letters;
@@ -338,6 +354,7 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
   stats.dead_lettered = _dead_letters.write(tx, letters);
   stats.rejected = found.size();
   tx.commit();
+  _writer.transaction_committed();
 }
 
 void pg_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_t begin, size_t end,
@@ -367,6 +384,7 @@ void pg_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_
     reason = c.message;
   }
   tx.exec("ROLLBACK TO SAVEPOINT sluice_isolate");
+  _writer.savepoint_rolled_back();
   tx.exec("RELEASE SAVEPOINT sluice_isolate");
   if (live == 1) {
     plan.rejected[last] = 1;

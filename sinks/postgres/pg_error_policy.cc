@@ -48,7 +48,7 @@ pg_error_action classify_sqlstate(std::string_view s) {
   if (s == "53300") return pg_error_action::retry;  // too_many_connections
   if (s == "55P03") return pg_error_action::retry;  // lock_not_available
   if (cls == "22" || cls == "23") return pg_error_action::reject;
-  // cardinality_violation: "ON CONFLICT DO UPDATE command cannot affect row a second time",
+  // cardinality_violation: "MERGE command cannot affect row a second time" (or ON CONFLICT's),
   // two keys of one statement that the target's types make equal ("1" and 1 in a text key).
   // Isolation writes them in separate statements, where both apply.
   if (s == "21000") return pg_error_action::reject;

@@ -45,11 +45,14 @@ std::string unnest(size_t first, const std::vector<std::pair<std::string, std::s
 }
 
 std::string with_tombstone(const write_sql_context& ctx, const std::string& source) {
-  return "(SELECT s.*, GREATEST(tk.csn, (SELECT tt.csn FROM " + ctx.tombstones +
-         " tt WHERE tt.target_schema = $1 AND tt.target_table = $2 AND tt.key = ''::bytea))"
-         " AS _sluice_tomb FROM " +
-         source + " LEFT JOIN " + ctx.tombstones +
-         " tk ON tk.target_schema = $1 AND tk.target_table = $2 AND tk.key = s._sluice_key) AS s";
+  auto where = [](const char* alias) {
+    return std::string(" WHERE ") + alias + ".target_schema = $1 AND " + alias +
+           ".target_table = $2";
+  };
+  return "(SELECT s.*, GREATEST(CASE WHEN EXISTS (SELECT 1 FROM " + ctx.tombstones + " te" +
+         where("te") + ") THEN (SELECT tk.csn FROM " + ctx.tombstones + " tk" + where("tk") +
+         " AND tk.key = s._sluice_key) END, (SELECT tt.csn FROM " + ctx.tombstones + " tt" +
+         where("tt") + " AND tt.key = ''::bytea)) AS _sluice_tomb FROM " + source + ") AS s";
 }
 
 std::string key_match(const std::vector<const column_def*>& key) {
@@ -95,6 +98,34 @@ std::string stored_csn(const column_def& c) {
   return "(CASE WHEN " + map + " IS NULL THEN coalesce(d." + quote_identifier(meta::csn) +
          ", ''::bytea) ELSE coalesce(decode(" + map + " ->> " + quote_literal(c.name) +
          ", 'hex'), ''::bytea) END)";
+}
+
+std::string greater_value(const std::string& a, const std::string& b) {
+  return "(ROW(" + a + " IS NOT NULL, " + a + "::text COLLATE \"C\") > ROW(" + b +
+         " IS NOT NULL, " + b + "::text COLLATE \"C\"))";
+}
+
+std::string merge_upsert(const target_table& table, const std::vector<const column_def*>& key,
+                         const std::vector<std::pair<std::string, std::string>>& rows,
+                         const std::string& from_where, const std::string& updates,
+                         const std::string& guard,
+                         const std::vector<std::pair<std::string, std::string>>& helpers) {
+  std::string select, names, values, on;
+  for (const auto& [name, value] : rows) {
+    select += (select.empty() ? "" : ", ") + value + " AS " + name;
+    names += (names.empty() ? "" : ", ") + name;
+    values += (values.empty() ? "" : ", ") + std::string("EXCLUDED.") + name;
+  }
+  for (const auto& [name, value] : helpers)
+    select += ", " + value + " AS " + name;
+  for (const column_def* c : key) {
+    const std::string col = quote_identifier(c->name);
+    on += (on.empty() ? "d." : " AND d.") + col + " = EXCLUDED." + col;
+  }
+  return "MERGE INTO " + qualified_name(table) + " AS d USING (SELECT " + select + " " +
+         from_where + ") AS excluded ON " + on + " WHEN MATCHED AND (" + guard +
+         ") THEN UPDATE SET " + updates + " WHEN NOT MATCHED THEN INSERT (" + names + ") VALUES (" +
+         values + ")";
 }
 
 std::string jsonb_object(const std::vector<std::pair<std::string, std::string>>& pairs) {

@@ -28,9 +28,13 @@ std::string unnest(size_t first, const std::vector<std::pair<std::string, std::s
                    const std::vector<const column_def*>& a,
                    const std::vector<const column_def*>& b = {});
 // The rows of source (a FROM item aliased s, with an _sluice_key column) with one more column,
-// _sluice_tomb: the newer of the key's tombstone and the table's (NULL: neither). An equality
-// join on the tombstones' primary key and one lookup of the table's, so that the cost stays
-// one index probe (or a hash) per row whatever the number of tombstones.
+// _sluice_tomb: the newer of the key's tombstone and the table's (NULL: neither). The key's is
+// a scalar subquery, not a join: one primary-key probe per row, always — a join let the
+// planner, misled by stale statistics of the tombstones, hash or scan every tombstone of the
+// table, a cost that grows with tombstone.retention instead of with the batch. And only when
+// the table has tombstones at all (one EXISTS per statement): a table that never saw a delete
+// pays nothing per row. Consistent, because a tombstone of a key in the batch can only be
+// written by a holder of that key's lock.
 std::string with_tombstone(const write_sql_context& ctx, const std::string& source);
 // d."k" = CAST(s."k" AS type) AND …
 std::string key_match(const std::vector<const column_def*>& key);
@@ -45,6 +49,25 @@ std::string remove_rows(const target_table& table, const write_sql_context& ctx,
                         const std::string& csn);
 // The CSN a stored row's column was last set at (column_csn_sql.h).
 std::string stored_csn(const column_def& c);
+// Whether value a is kept over value b (SQL expressions of one column's type) when both come
+// from one CSN — the merge engine's rule (merge_engine.cc), so that two images of a key at one
+// CSN end the same whether they meet in one batch or in two: a value beats NULL, then the
+// greater text form, byte by byte. NULL when both are NULL (neither is kept over the other).
+std::string greater_value(const std::string& a, const std::string& b);
+// The guarded upsert as one MERGE. rows: a SELECT list of (target column, SQL value) pairs
+// over from_where (the FROM … WHERE … of the incoming rows); they join the target d on its
+// key and are visible to updates and guard as EXCLUDED, as in INSERT … ON CONFLICT. A matched
+// row is updated when guard holds, a missing one inserted. MERGE rather than ON CONFLICT:
+// its inserts are plain, without speculative insertion (an index probe, then a confirmation
+// record per row) and its updates lock no tuple first — about a third of the statement's
+// time. Safe because every writer of a key holds its key lock (key_locks.h): no other
+// transaction can insert a key between the join and the insert.
+// helpers: more (name, value) pairs of the incoming rows, for updates and guard only.
+std::string merge_upsert(const target_table& table, const std::vector<const column_def*>& key,
+                         const std::vector<std::pair<std::string, std::string>>& rows,
+                         const std::string& from_where, const std::string& updates,
+                         const std::string& guard,
+                         const std::vector<std::pair<std::string, std::string>>& helpers = {});
 // jsonb_build_object over (key, value) SQL pairs, in chunks joined by || because a function
 // takes at most 100 arguments.
 std::string jsonb_object(const std::vector<std::pair<std::string, std::string>>& pairs);

@@ -21,9 +21,9 @@ namespace sluice {
 // table (copy_stager, the default) or sent as one array parameter per column for unnest()
 // (apply_options::bulk_path), and read by one statement. For a range of a plan's items:
 //   keyed:   one DELETE (+ tombstones) for the rows that carry a delete, then one guarded
-//            INSERT … ON CONFLICT … DO UPDATE … WHERE per column group (usually one) —
-//            guarded by the row's CSN, or column by column where the table keeps per-column
-//            CSNs (_sluice_col_csn, from its first partial image on);
+//            upsert (a MERGE: sql::merge_upsert) per column group (usually one) — guarded by
+//            the row's CSN, or column by column where the table keeps per-column CSNs
+//            (_sluice_col_csn, from its first partial image on);
 //   keyless: one INSERT per column group.
 // Deletes go first: a row both deleted and re-inserted in the batch loses the columns that
 // were set before the delete (SPEC §4: they read NULL), then takes its new image.
@@ -41,6 +41,12 @@ class table_writer {
   // Writes items [begin, end) of the plan.
   void write(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
              size_t begin, size_t end, apply_stats& stats);
+
+  // The life of the transaction and session the writes go to (copy_stager.h).
+  void transaction_begun() { _stager.transaction_begun(); }
+  void transaction_committed() { _stager.transaction_committed(); }
+  void savepoint_rolled_back() { _stager.savepoint_rolled_back(); }
+  void session_lost() { _stager.session_lost(); }
 
  private:
   // One field of the row being built: NULL, text, bytes (bytea) or an integer.

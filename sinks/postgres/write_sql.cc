@@ -6,7 +6,9 @@
 namespace sluice {
 
 using sql::cast;
+using sql::greater_value;
 using sql::key_match;
+using sql::merge_upsert;
 using sql::older_than;
 using sql::remove_rows;
 using sql::tombstone_insert;
@@ -50,50 +52,57 @@ std::string upsert_sql(const target_table& table, const std::vector<const column
                        const std::vector<const column_def*>& columns, const write_sql_context& ctx,
                        std::string source) {
   if (source.empty()) source = unnest_source(3, upsert_lead(), key, columns);
-  std::string names, values, updates;
-  auto add = [](std::string& list, const std::string& item) {
-    if (!list.empty()) list += ", ";
-    list += item;
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::string updates;
+  auto set = [&](const std::string& name, const std::string& value) {
+    if (!updates.empty()) updates += ", ";
+    updates += name + " = " + value;
   };
-  for (const column_def* c : key) {
-    add(names, quote_identifier(c->name));
-    add(values, cast(*c));
-  }
-  for (const column_def* c : columns) {
-    add(names, quote_identifier(c->name));
-    add(values, cast(*c));
-    add(updates, quote_identifier(c->name) + " = EXCLUDED." + quote_identifier(c->name));
-  }
-  add(names, quote_identifier(meta::csn));
-  add(values, "s._sluice_row_csn");
-  add(updates, quote_identifier(meta::csn) + " = EXCLUDED." + quote_identifier(meta::csn));
-  add(names, quote_identifier(meta::updated_at));
-  add(values, "now()");
-  add(updates,
-      quote_identifier(meta::updated_at) + " = EXCLUDED." + quote_identifier(meta::updated_at));
-  std::string guard = older_than("EXCLUDED." + quote_identifier(meta::csn));
-  if (ctx.soft_delete) {
-    add(names, quote_identifier(meta::deleted));
-    add(values, "false");
-    add(updates, quote_identifier(meta::deleted) + " = false");
-    // An upsert beats a delete at equal CSN (SPEC §2).
-    guard += " OR (d." + quote_identifier(meta::csn) + " = EXCLUDED." +
-             quote_identifier(meta::csn) + " AND d." + quote_identifier(meta::deleted) + ")";
-  }
-  std::string conflict;
   for (const column_def* c : key)
-    add(conflict, quote_identifier(c->name));
-  return "INSERT INTO " + qualified_name(table) + " AS d (" + names + ") SELECT " + values +
-         " FROM " + with_tombstone(ctx, source) +
-         " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn ON CONFLICT (" +
-         conflict + ") DO UPDATE SET " + updates + " WHERE " + guard;
+    rows.emplace_back(quote_identifier(c->name), cast(*c));
+  const std::string csn = quote_identifier(meta::csn);
+  const std::string tie = "d." + csn + " = EXCLUDED." + csn;
+  // At equal CSN (another image of the key at that CSN, met in another batch) each column
+  // keeps the greater value, as the merge does within a batch; a soft-deleted row takes the
+  // whole image (an upsert beats a delete at equal CSN, SPEC §2).
+  const std::string keep_stored =
+      tie + (ctx.soft_delete ? " AND NOT d." + quote_identifier(meta::deleted) : "");
+  std::string any_greater;
+  for (const column_def* c : columns) {
+    const std::string col = quote_identifier(c->name);
+    const std::string greater = greater_value("EXCLUDED." + col, "d." + col);
+    rows.emplace_back(col, cast(*c));
+    set(col, "CASE WHEN " + keep_stored + " AND NOT coalesce(" + greater + ", false) THEN d." +
+                 col + " ELSE EXCLUDED." + col + " END");
+    any_greater += (any_greater.empty() ? "" : " OR ") + greater;
+  }
+  rows.emplace_back(csn, "s._sluice_row_csn");
+  set(csn, "EXCLUDED." + csn);
+  rows.emplace_back(quote_identifier(meta::updated_at), "now()");
+  set(quote_identifier(meta::updated_at), "EXCLUDED." + quote_identifier(meta::updated_at));
+  std::string guard = older_than("EXCLUDED." + csn);
+  if (!any_greater.empty()) guard += " OR (" + tie + " AND (" + any_greater + "))";
+  if (ctx.soft_delete) {
+    rows.emplace_back(quote_identifier(meta::deleted), "false");
+    set(quote_identifier(meta::deleted), "false");
+    guard += " OR (" + tie + " AND d." + quote_identifier(meta::deleted) + ")";
+  }
+  return merge_upsert(table, key, rows,
+                      "FROM " + with_tombstone(ctx, source) +
+                          " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn",
+                      updates, guard);
 }
 
 std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
                        bool table_exists, const write_sql_context& ctx,
                        const std::vector<const column_def*>* versioned, std::string source) {
   if (source.empty()) source = unnest_source(3, delete_lead(), key);
-  std::string out = "WITH s AS (SELECT * FROM " + source + ")";
+  // Whether each key already has a tombstone: a primary-key probe per row, made once (a join
+  // would hash every tombstone of the table).
+  std::string out = "WITH s AS (SELECT *, EXISTS (SELECT 1 FROM " + ctx.tombstones +
+                    " t WHERE t.target_schema = $1 AND t.target_table = $2 AND t.key = "
+                    "s._sluice_key) AS _sluice_tombstoned FROM " +
+                    source + ")";
   if (table_exists) {
     out += ", deleted AS (" +
            remove_rows(table, ctx, "s", key_match(key) + " AND " + older_than("s._sluice_row_csn"),
@@ -105,12 +114,19 @@ std::string delete_sql(const target_table& table, const std::vector<const column
              ")";
     }
   }
-  out += ", tombstoned AS (" +
-         tombstone_insert(ctx,
-                          "SELECT $1, $2, s._sluice_key, CAST(s._sluice_key_json AS jsonb), "
-                          "s._sluice_row_csn, now() FROM s") +
-         ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
-         ", (SELECT count(*) FROM tombstoned)";
+  // The tombstones: added where the key has none, by a plain INSERT — INSERT … ON CONFLICT's
+  // speculative insertion costs three times as much — and raised where it has an older one.
+  // Both read the statement's snapshot, so no key is in both, and no other transaction writes
+  // the key's tombstone meanwhile: it would need the key's lock.
+  const std::string rows =
+      "SELECT $1, $2, s._sluice_key, CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, "
+      "now() FROM s WHERE ";
+  out += ", added AS (INSERT INTO " + ctx.tombstones +
+         " (target_schema, target_table, key, key_json, csn, deleted_at) " + rows +
+         "NOT s._sluice_tombstoned RETURNING 1), raised AS (" +
+         tombstone_insert(ctx, rows + "s._sluice_tombstoned") + ") SELECT " +
+         (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         ", (SELECT count(*) FROM added) + (SELECT count(*) FROM raised)";
   return out;
 }
 

@@ -43,10 +43,11 @@ std::string unnest_source(size_t first_param, const lead_columns& lead,
                           const std::vector<const column_def*>& a,
                           const std::vector<const column_def*>& b = {});
 
-// Upserts the rows of one column group, guarded by the CSN and by tombstones: a row older
-// than the key's (or the table's) tombstone is not inserted; an existing row is updated
-// only by a strictly newer CSN (equal CSN: no change — the same image, or the one the merge
-// already chose). Parameters: $1 target schema, $2 target table; the rows come from source
+// Upserts the rows of one column group in one MERGE, guarded by the CSN and by tombstones: a
+// row older than the key's (or the table's) tombstone is not inserted; an existing row is
+// updated by a newer CSN, or at equal CSN (another image of that CSN, met in another batch)
+// in the columns where the incoming value is kept over the stored one by the merge's rule
+// (sql::greater_value). Parameters: $1 target schema, $2 target table; the rows come from source
 // (upsert_lead(), then the key columns in key order, then the columns), by default unnest()
 // over $3 canonical keys bytea[], $4 upsert CSNs bytea[], then one text[] per key column, then
 // one text[] per column. Returns no rows; the affected count is the rows written.

@@ -119,6 +119,8 @@ std::string describe(const source_event& e) {
     case source_event::kind::key_change:
       out += "key " + std::to_string(e.old_key) + "->" + std::to_string(e.key);
       break;
+    case source_event::kind::truncate:
+      return out + "truncate";
   }
   if (e.what != source_event::kind::remove) {
     out += e.partial ? " partial {" : " full {";
@@ -138,8 +140,8 @@ std::string describe(const row_texts& row) {
   return out + "}";
 }
 
-void generate_history(std::mt19937_64& rng, const history_options& o, int64_t base,
-                      std::vector<source_event>& out) {
+int64_t generate_history(std::mt19937_64& rng, const history_options& o, int64_t base,
+                         std::vector<source_event>& out) {
   std::vector<bool> live(static_cast<size_t>(o.keys), false);
   std::set<std::pair<int64_t, int64_t>> upserted;  // (key, seq): one image per key and CSN
   int64_t seq = 0;
@@ -220,6 +222,12 @@ void generate_history(std::mt19937_64& rng, const history_options& o, int64_t ba
       case source_event::kind::upsert:
         live[idx(e.key)] = true;
         upserted.insert({e.key, at});
+        if (o.conflicts && chance(rng, 0.2)) {
+          // Another image of the key at this CSN: the source sent two (a conflict).
+          source_event twin = e;
+          twin.img = e.partial ? partial_image(rng) : full_image(rng);
+          out.push_back(std::move(twin));
+        }
         break;
       case source_event::kind::remove:
         live[idx(e.key)] = false;
@@ -229,13 +237,29 @@ void generate_history(std::mt19937_64& rng, const history_options& o, int64_t ba
         live[idx(e.key)] = true;
         upserted.insert({e.key, at});
         break;
+      case source_event::kind::truncate:
+        break;
     }
     seq = at;
     out.push_back(std::move(e));
   }
+  return seq;
 }
 
-std::map<int64_t, row_texts> expected_state(const std::vector<source_event>& events) {
+namespace {
+
+// The merge's order of two values at one CSN (merge_engine.cc): a value over NULL, then the
+// greater text.
+bool kept_over(const value& a, const value& b) {
+  const std::optional<std::string> x = printed(a), y = printed(b);
+  if (x.has_value() != y.has_value()) return x.has_value();
+  return x && *x > *y;
+}
+
+}  // namespace
+
+std::map<int64_t, row_texts> expected_state(const std::vector<source_event>& events,
+                                            bool truncates_applied) {
   struct key_facts {
     std::optional<int64_t> upsert, remove;
     std::array<std::optional<std::pair<int64_t, value>>, 4> columns;  // newest image per column
@@ -244,7 +268,12 @@ std::map<int64_t, row_texts> expected_state(const std::vector<source_event>& eve
   auto raise = [](std::optional<int64_t>& at, int64_t seq) {
     if (!at || *at < seq) at = seq;
   };
+  std::optional<int64_t> truncated;
   for (const source_event& e : events) {
+    if (e.what == source_event::kind::truncate) {
+      if (truncates_applied) raise(truncated, e.seq);
+      continue;
+    }
     if (e.what == source_event::kind::remove) {
       raise(keys[e.key].remove, e.seq);
       continue;
@@ -255,12 +284,15 @@ std::map<int64_t, row_texts> expected_state(const std::vector<source_event>& eve
     for (const column_value& cv : e.img) {
       const auto at = std::find(history_columns.begin(), history_columns.end(), cv.name);
       auto& slot = k.columns[static_cast<size_t>(at - history_columns.begin())];
-      // The generator never gives one key two images at one CSN: equal is a duplicate.
-      if (!slot || slot->first < e.seq) slot = std::make_pair(e.seq, cv.v);
+      if (!slot || slot->first < e.seq || (slot->first == e.seq && kept_over(cv.v, slot->second))) {
+        slot = std::make_pair(e.seq, cv.v);
+      }
     }
   }
   std::map<int64_t, row_texts> out;
-  for (const auto& [key, k] : keys) {
+  for (auto& [key, k] : keys) {
+    // A truncate deletes every row at its CSN.
+    if (truncated) raise(k.remove, *truncated);
     if (!k.upsert || (k.remove && *k.upsert < *k.remove)) continue;
     row_texts row;
     for (size_t c = 0; c < row.size(); ++c) {
@@ -277,6 +309,11 @@ void append_changes(const source_event& e, table_entry* table, bool split_key_ch
   change c;
   c.table = table;
   c.seq = seq_of(e.seq);
+  if (e.what == source_event::kind::truncate) {
+    c.op = op_kind::truncate;
+    out.push_back(std::move(c));
+    return;
+  }
   c.key = key_of(e.key);
   if (e.what == source_event::kind::remove) {
     c.op = op_kind::remove;

@@ -9,23 +9,37 @@ namespace {
 
 const write_sql_context ctx{R"("sluice"."tombstones")", false};
 
-TEST_CASE("the upsert is one guarded INSERT over unnest arrays, values only as parameters") {
+TEST_CASE("the upsert is one guarded MERGE over unnest arrays, values only as parameters") {
   const column_def id{"id", "numeric"}, name{"name", "text"};
   const std::string sql = upsert_sql({"shop", "orders"}, {&id}, {&name}, ctx);
-  CHECK(sql ==
-        R"(INSERT INTO "shop"."orders" AS d ("id", "name", "_sluice_csn", "_sluice_updated_at") )"
-        R"(SELECT CAST(s."id" AS numeric), CAST(s."name" AS text), s._sluice_row_csn, now() )"
-        R"(FROM (SELECT s.*, GREATEST(tk.csn, (SELECT tt.csn FROM "sluice"."tombstones" tt )"
-        R"(WHERE tt.target_schema = $1 AND tt.target_table = $2 AND tt.key = ''::bytea)) )"
-        R"(AS _sluice_tomb FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
-        R"(AS s(_sluice_key, _sluice_row_csn, "id", "name") )"
-        R"(LEFT JOIN "sluice"."tombstones" tk ON tk.target_schema = $1 AND tk.target_table = $2 )"
-        R"(AND tk.key = s._sluice_key) AS s )"
-        R"(WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn )"
-        R"(ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", )"
-        R"("_sluice_csn" = EXCLUDED."_sluice_csn", )"
-        R"("_sluice_updated_at" = EXCLUDED."_sluice_updated_at" )"
-        R"(WHERE (d."_sluice_csn" IS NULL OR d."_sluice_csn" < EXCLUDED."_sluice_csn"))");
+  auto has = [&](const std::string& part) {
+    CAPTURE(part);
+    CHECK(sql.find(part) != std::string::npos);
+  };
+  CHECK(
+      sql.rfind(R"(MERGE INTO "shop"."orders" AS d USING (SELECT CAST(s."id" AS numeric) AS "id", )"
+                R"(CAST(s."name" AS text) AS "name", s._sluice_row_csn AS "_sluice_csn", )"
+                R"(now() AS "_sluice_updated_at" FROM (SELECT s.*, GREATEST()",
+                0) == 0);
+  // The key's tombstone: one probe per row, only when the table has tombstones at all.
+  has(R"(CASE WHEN EXISTS (SELECT 1 FROM "sluice"."tombstones" te WHERE te.target_schema = $1 )"
+      R"(AND te.target_table = $2) THEN (SELECT tk.csn FROM "sluice"."tombstones" tk WHERE )"
+      R"(tk.target_schema = $1 AND tk.target_table = $2 AND tk.key = s._sluice_key) END, )"
+      R"((SELECT tt.csn FROM "sluice"."tombstones" tt WHERE tt.target_schema = $1 AND )"
+      R"(tt.target_table = $2 AND tt.key = ''::bytea)) AS _sluice_tomb )");
+  has(R"(FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
+      R"(AS s(_sluice_key, _sluice_row_csn, "id", "name")) AS s )"
+      R"(WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn) AS excluded )");
+  has(R"(ON d."id" = EXCLUDED."id" WHEN MATCHED AND ((d."_sluice_csn" IS NULL OR )"
+      R"(d."_sluice_csn" < EXCLUDED."_sluice_csn") OR (d."_sluice_csn" = EXCLUDED."_sluice_csn" )");
+  // At equal CSN each column keeps the greater value, as the merge does.
+  has(R"((ROW(EXCLUDED."name" IS NOT NULL, EXCLUDED."name"::text COLLATE "C") > )"
+      R"(ROW(d."name" IS NOT NULL, d."name"::text COLLATE "C")))");
+  has(R"(THEN UPDATE SET "name" = CASE WHEN d."_sluice_csn" = EXCLUDED."_sluice_csn" AND NOT )");
+  has(R"(WHEN NOT MATCHED THEN INSERT ("id", "name", "_sluice_csn", "_sluice_updated_at") )"
+      R"(VALUES (EXCLUDED."id", EXCLUDED."name", EXCLUDED."_sluice_csn", )"
+      R"(EXCLUDED."_sluice_updated_at"))");
+  CHECK(sql.find("ON CONFLICT") == std::string::npos);
 }
 
 TEST_CASE("a staged source replaces the unnest arrays; the statement is otherwise the same") {
@@ -34,9 +48,10 @@ TEST_CASE("a staged source replaces the unnest arrays; the statement is otherwis
       R"(pg_temp.sluice_stage_b2t2 AS s(_sluice_key, _sluice_row_csn, "id", "name"))";
   const std::string sql = upsert_sql({"shop", "orders"}, {&id}, {&name}, ctx, staged);
   CHECK(sql.find("unnest") == std::string::npos);
-  CHECK(sql.find("AS _sluice_tomb FROM " + staged + " LEFT JOIN") != std::string::npos);
+  CHECK(sql.find("AS _sluice_tomb FROM " + staged + ") AS s WHERE") != std::string::npos);
   const std::string del = delete_sql({"s", "t"}, {&id}, true, ctx, nullptr, staged);
-  CHECK(del.rfind("WITH s AS (SELECT * FROM " + staged + ")", 0) == 0);
+  CHECK(del.rfind("WITH s AS (SELECT *, EXISTS (", 0) == 0);
+  CHECK(del.find("AS _sluice_tombstoned FROM " + staged + "), deleted AS") != std::string::npos);
   CHECK(unnest_source(3, delete_lead(), {&id}) ==
         R"(unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) )"
         R"(AS s(_sluice_key, _sluice_row_csn, _sluice_key_json, "id"))");
@@ -58,22 +73,31 @@ TEST_CASE("the delete removes only rows older than the delete and raises the tom
   const column_def a{"a", "text"}, b{"b", "bigint"};
   const std::string sql = delete_sql({"s", "t"}, {&a, &b}, true, ctx);
   CHECK(sql ==
-        R"(WITH s AS (SELECT * FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[], )"
+        R"(WITH s AS (SELECT *, EXISTS (SELECT 1 FROM "sluice"."tombstones" t WHERE )"
+        R"(t.target_schema = $1 AND t.target_table = $2 AND t.key = s._sluice_key) )"
+        R"(AS _sluice_tombstoned FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[], )"
         R"($7::text[]) AS s(_sluice_key, _sluice_row_csn, _sluice_key_json, "a", "b")), )"
         R"(deleted AS (DELETE FROM "s"."t" AS d USING s WHERE d."a" = CAST(s."a" AS text) )"
         R"(AND d."b" = CAST(s."b" AS bigint) AND (d."_sluice_csn" IS NULL OR )"
         R"(d."_sluice_csn" < s._sluice_row_csn) RETURNING 1), )"
-        R"(tombstoned AS (INSERT INTO "sluice"."tombstones" AS t (target_schema, target_table, )"
+        R"(added AS (INSERT INTO "sluice"."tombstones" (target_schema, target_table, key, )"
+        R"(key_json, csn, deleted_at) SELECT $1, $2, s._sluice_key, )"
+        R"(CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, now() FROM s )"
+        R"(WHERE NOT s._sluice_tombstoned RETURNING 1), )"
+        R"(raised AS (INSERT INTO "sluice"."tombstones" AS t (target_schema, target_table, )"
         R"(key, key_json, csn, deleted_at) SELECT $1, $2, s._sluice_key, )"
         R"(CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, now() FROM s )"
+        R"(WHERE s._sluice_tombstoned )"
         R"(ON CONFLICT (target_schema, target_table, key) DO UPDATE SET csn = EXCLUDED.csn, )"
         R"(key_json = EXCLUDED.key_json, deleted_at = EXCLUDED.deleted_at )"
         R"(WHERE t.csn < EXCLUDED.csn RETURNING 1) )"
-        R"(SELECT (SELECT count(*) FROM deleted), (SELECT count(*) FROM tombstoned))");
+        R"(SELECT (SELECT count(*) FROM deleted), )"
+        R"((SELECT count(*) FROM added) + (SELECT count(*) FROM raised))");
   // Deleting from a table that does not exist yet only records the tombstones.
   const std::string tomb_only = delete_sql({"s", "t"}, {&a, &b}, false, ctx);
   CHECK(tomb_only.find("DELETE") == std::string::npos);
-  CHECK(tomb_only.find("tombstoned AS (INSERT") != std::string::npos);
+  CHECK(tomb_only.find("added AS (INSERT") != std::string::npos);
+  CHECK(tomb_only.find("raised AS (INSERT") != std::string::npos);
 }
 
 TEST_CASE("a truncate removes older rows and leaves a table-wide tombstone") {
@@ -86,9 +110,9 @@ TEST_CASE("a truncate removes older rows and leaves a table-wide tombstone") {
 TEST_CASE("identifiers are quoted whatever they contain") {
   const column_def id{"i\"d; --", "numeric"}, col{"ü\"; DROP TABLE x; --", "text"};
   const std::string sql = upsert_sql({"sch\"ema", "ta;ble"}, {&id}, {&col}, ctx);
-  CHECK(sql.find(R"(INSERT INTO "sch""ema"."ta;ble" AS d ("i""d; --", "ü""; DROP TABLE x; --")") !=
-        std::string::npos);
-  CHECK(sql.find(R"(ON CONFLICT ("i""d; --"))") != std::string::npos);
+  CHECK(sql.find(R"(MERGE INTO "sch""ema"."ta;ble" AS d )") != std::string::npos);
+  CHECK(sql.find(R"(INSERT ("i""d; --", "ü""; DROP TABLE x; --", )") != std::string::npos);
+  CHECK(sql.find(R"(ON d."i""d; --" = EXCLUDED."i""d; --" WHEN)") != std::string::npos);
   const std::string append = append_sql({"s", "t\"x"}, {&col});
   CHECK(append.find(R"(INSERT INTO "s"."t""x" ("ü""; DROP TABLE x; --", "_sluice_op")") !=
         std::string::npos);
