@@ -1,0 +1,539 @@
+// Fault tests (label `fault`) at the Kafka protocol level, with librdkafka's in-process mock
+// cluster (three brokers, a six-partition topic) instead of the real broker: OffsetCommit
+// errors, coordinator moves, lost assignments (ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID on
+// Heartbeat, with JoinGroup and SyncGroup failing on the way back), and brokers down and back.
+// `sluice run` runs as a child process against the mock brokers, which this process hosts.
+//
+// Whatever the fault, once the stream is caught up: the replica equals the state the produced
+// history implies, sluice.offsets holds every partition's high watermark, and every message
+// was committed exactly once (the offset ranges of the committed batches chain without gap or
+// overlap; see offset_audit.h). This complements the real-broker tests; it does not replace
+// them (the mock implements the protocol, not Kafka's storage or replication).
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/support/datastream_events.h"
+#include "integration/support/mock_kafka_cluster.h"
+#include "integration/support/offset_audit.h"
+#include "integration/support/services.h"
+#include "integration/support/sluice_process.h"
+
+namespace sluice::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int partitions = 6;
+constexpr int accounts = 120;  // keys updated over and over (and sometimes deleted)
+
+std::string str(const std::optional<std::string>& v) {
+  return v.value_or("<null>");
+}
+
+// The replica state a change history implies, built while producing it.
+struct expected_state {
+  std::map<int64_t, int64_t> accounts;  // id → version (absent: deleted or never inserted)
+  std::vector<int64_t> ledger;          // ids of the insert-only table, one per message
+};
+
+// Produces a CDC history into the mock cluster from its own thread, in waves with a pause
+// between them, so that the stream is still running while a scenario injects its faults.
+// Two tables on one topic: `accounts` rows are inserted, updated and deleted again and again
+// (ordering; the final state hides lost intermediate versions), `ledger` gets a new row for
+// every third message (a lost message is a missing row). Idempotent and acks=all: every
+// message is delivered exactly once, whatever the brokers do.
+class stream_producer {
+ public:
+  stream_producer(const std::string& bootstraps, std::string topic, std::string accounts_table,
+                  std::string ledger_table)
+      : _topic(std::move(topic)),
+        _accounts_table(std::move(accounts_table)),
+        _ledger_table(std::move(ledger_table)) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    for (const auto& [k, v] :
+         std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", bootstraps},
+                                                          {"acks", "all"},
+                                                          {"enable.idempotence", "true"},
+                                                          {"linger.ms", "5"},
+                                                          {"message.timeout.ms", "120000"},
+                                                          {"log_level", "2"}}) {
+      if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+        throw std::runtime_error(k + ": " + err);
+      }
+    }
+    rd_kafka_conf_set_dr_msg_cb(conf, &stream_producer::delivered);
+    rd_kafka_conf_set_opaque(conf, this);
+    _rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (!_rk) throw std::runtime_error(std::string("producer: ") + err);
+  }
+  ~stream_producer() {
+    finish(0);
+    rd_kafka_destroy(_rk);
+  }
+
+  // Produces waves until finish() and then `more` waves.
+  void start(int per_wave, std::chrono::milliseconds pause) {
+    _thread = std::thread([=, this] {
+      while (_waves_left-- > 0) {
+        for (int i = 0; i < per_wave; ++i)
+          produce_next();
+        rd_kafka_poll(_rk, 0);
+        std::this_thread::sleep_for(pause);
+      }
+      rd_kafka_flush(_rk, 120000);
+      _done = true;
+    });
+  }
+  void finish(int more) {
+    _waves_left = more;
+    join();
+  }
+  void join() {
+    if (_thread.joinable()) _thread.join();
+  }
+  int64_t produced() const { return _produced; }
+  bool done() const { return _done; }
+  int64_t failures() const { return _failures; }
+  const expected_state& expected() const { return _expected; }
+  std::map<int32_t, int64_t> delivered_per_partition() const {
+    std::lock_guard lock(_mutex);
+    return _delivered;
+  }
+  // What the brokers say, not what the producer thinks.
+  std::map<int32_t, int64_t> high_watermarks() const {
+    std::map<int32_t, int64_t> out;
+    for (int32_t p = 0; p < partitions; ++p) {
+      int64_t low = -1, high = -1;
+      if (auto e = rd_kafka_query_watermark_offsets(_rk, _topic.c_str(), p, &low, &high, 10000)) {
+        throw std::runtime_error(std::string("watermarks: ") + rd_kafka_err2str(e));
+      }
+      out[p] = high;
+    }
+    return out;
+  }
+
+ private:
+  static void delivered(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    auto* self = static_cast<stream_producer*>(opaque);
+    if (m->err) {
+      ++self->_failures;
+      return;
+    }
+    std::lock_guard lock(self->_mutex);
+    ++self->_delivered[m->partition];
+  }
+
+  void produce_next() {
+    const int64_t n = ++_sequence;
+    datastream_event e;
+    e.lsn = 100000 + static_cast<uint64_t>(n);
+    std::string key;
+    if (n % 3 == 0) {
+      e.table = _ledger_table;
+      e.payload_json = "\"id\":" + std::to_string(n) + ",\"amount\":" + std::to_string(n * 7);
+      _expected.ledger.push_back(n);
+      key = "l" + std::to_string(n);
+    } else {
+      const int64_t id = (n * 7) % accounts + 1;
+      auto it = _expected.accounts.find(id);
+      if (it == _expected.accounts.end()) {
+        e.change_type = "INSERT";
+        _expected.accounts[id] = n;
+      } else if (n % 17 == 1) {
+        e.change_type = "DELETE";
+        _expected.accounts.erase(it);
+      } else {
+        e.change_type = "UPDATE";
+        it->second = n;
+      }
+      e.table = _accounts_table;
+      e.payload_json = "\"id\":" + std::to_string(id) + ",\"version\":" + std::to_string(n) +
+                       ",\"note\":\"v" + std::to_string(n) + "\"";
+      key = "a" + std::to_string(id);
+    }
+    const std::string value = e.json();
+    for (;;) {
+      const auto err = rd_kafka_producev(
+          _rk, RD_KAFKA_V_TOPIC(_topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+          RD_KAFKA_V_KEY(key.data(), key.size()),
+          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
+      if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        rd_kafka_poll(_rk, 50);
+        continue;
+      }
+      if (err) throw std::runtime_error(std::string("produce: ") + rd_kafka_err2str(err));
+      break;
+    }
+    ++_produced;
+  }
+
+  std::string _topic, _accounts_table, _ledger_table;
+  rd_kafka_t* _rk = nullptr;
+  int64_t _sequence = 0;
+  expected_state _expected;  // written by the producer thread; read after join()
+  std::atomic<int64_t> _produced{0};
+  std::atomic<int64_t> _failures{0};
+  std::atomic<bool> _done{false};
+  std::atomic<int> _waves_left{1 << 30};
+  mutable std::mutex _mutex;
+  std::map<int32_t, int64_t> _delivered;  // partition → messages delivered
+  std::thread _thread;                    // last: joined before the members it uses go
+};
+
+std::string mock_config(const std::string& connector, const std::string& bootstraps,
+                        const std::string& topic) {
+  std::ostringstream y;
+  y << "name: " << connector << "\n"
+    << "kafka:\n"
+    << "  bootstrap.servers: \"" << bootstraps << "\"\n"
+    << "  group.id: " << connector << "\n"
+    << "  auto.offset.reset: earliest\n"
+    << "  session.timeout.ms: 4000\n"
+    << "  heartbeat.interval.ms: 500\n"
+    << "  reconnect.backoff.max.ms: 1000\n"
+    << "topics: [" << topic << "]\n"
+    << "format: datastream\n"
+    << "postgres:\n"
+    << "  dsn: \"" << postgres_dsn() << "\"\n"
+    << "batch.size: 200\n"
+    << "batch.max.ms: 100\n"
+    << "apply.lanes: 2\n"
+    << "metrics:\n"
+    << "  listen: \"\"\n";
+  return y.str();
+}
+
+int64_t sum(const std::map<int32_t, int64_t>& m) {
+  int64_t s = 0;
+  for (const auto& [_, v] : m)
+    s += v;
+  return s;
+}
+
+std::map<int32_t, int64_t> stored_offsets(const std::string& connector, const std::string& topic) {
+  std::map<int32_t, int64_t> out;
+  for (auto& r : query("SELECT partition, coalesce(next_offset, 0) FROM sluice.offsets WHERE "
+                       "connector = '" +
+                       connector + "' AND topic = '" + topic + "'")) {
+    out[std::stoi(str(r[0]))] = std::stoll(str(r[1]));
+  }
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// One scenario: a fresh mock cluster and topic, `members` sluice processes in one group, a
+// stream produced while `inject` does its damage, then the checks every scenario shares.
+class mock_scenario {
+ public:
+  explicit mock_scenario(const std::string& name, int members = 1)
+      : _kafka(3),
+        _topic(unique_name("cdc_" + name)),
+        _connector(unique_name("mock_" + name)),
+        _accounts_table(unique_name(name + "_accounts")),
+        _ledger_table(unique_name(name + "_ledger")) {
+    _kafka.create_topic(_topic, partitions);
+    _kafka.set_coordinator(_connector, 1);
+    const std::string cfg = mock_config(_connector, _kafka.bootstraps(), _topic);
+    for (int i = 0; i < members; ++i)
+      _members.push_back(std::make_unique<sluice_process>(cfg, "sluice_mock"));
+    // Every partition claimed (and every member in the group) before the first message, so
+    // that the audit trigger sees every commit.
+    const bool claimed = wait_until(
+        [&] {
+          for (auto& m : _members)
+            if (m->log().find("claimed") == std::string::npos) return false;
+          try {
+            return stored_offsets(_connector, _topic).size() == partitions;
+          } catch (const std::exception&) {
+            return false;  // no state schema yet
+          }
+        },
+        60s);
+    REQUIRE_MESSAGE(claimed, logs());
+    _audit = std::make_unique<offset_audit>(_connector);
+    _watch = std::make_unique<offset_watch>(_connector);
+    _producer = std::make_unique<stream_producer>(_kafka.bootstraps(), _topic, _accounts_table,
+                                                  _ledger_table);
+  }
+
+  mock_kafka_cluster& kafka() { return _kafka; }
+  const std::string& group() const { return _connector; }
+  const std::string& topic() const { return _topic; }
+  stream_producer& producer() { return *_producer; }
+
+  // The group's offsets committed to Kafka (sluice's asynchronous copy, for lag tools).
+  std::map<int32_t, int64_t> kafka_committed() {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", _kafka.bootstraps().c_str(), err, sizeof err);
+    rd_kafka_conf_set(conf, "group.id", _connector.c_str(), err, sizeof err);
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    REQUIRE(rk);
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+    for (int32_t p = 0; p < partitions; ++p)
+      rd_kafka_topic_partition_list_add(list, _topic.c_str(), p);
+    std::map<int32_t, int64_t> out;
+    if (rd_kafka_committed(rk, list, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      for (int i = 0; i < list->cnt; ++i)
+        out[list->elems[i].partition] = list->elems[i].offset;
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    rd_kafka_destroy(rk);
+    return out;
+  }
+
+  // Blocks until the producer enqueued at least n messages.
+  void after_produced(int64_t n) {
+    REQUIRE(wait_until([&] { return _producer->produced() >= n; }, 120s));
+  }
+
+  // How often the members logged `what` so far, and waiting until they did it `n` times: the
+  // faults injected before took effect.
+  size_t logged(const std::string& what) const { return count(logs(), what); }
+  void wait_logged(const std::string& what, size_t n) {
+    REQUIRE_MESSAGE(wait_until([&] { return logged(what) >= n; }, 60s),
+                    "waiting for " << n << " x '" << what << "'\n"
+                                   << logs());
+  }
+
+  std::string logs() const {
+    std::string out;
+    for (size_t i = 0; i < _members.size(); ++i)
+      out += "--- member " + std::to_string(i) + " ---\n" + _members[i]->log();
+    return out;
+  }
+
+  // Produces waves of 30 messages every 100 ms while inject runs and for two seconds more,
+  // waits until sluice caught up, stops the members, and checks the replica, the offsets and
+  // the audit.
+  void run(const std::function<void()>& inject) {
+    _producer->start(30, 100ms);
+    inject();
+    _producer->finish(20);
+    REQUIRE(_producer->failures() == 0);
+    const std::map<int32_t, int64_t> hw = _producer->high_watermarks();
+    const int64_t total = _producer->produced();
+    // Idempotent producer: the log holds each message once, so the expected state below is
+    // exactly what the partitions hold.
+    REQUIRE(sum(hw) == total);
+    REQUIRE(_producer->delivered_per_partition() == hw);
+
+    const bool caught_up =
+        wait_until([&] { return stored_offsets(_connector, _topic) == hw; }, 90s);
+    const std::string log_text = logs();
+    CHECK_MESSAGE(caught_up, "stored offsets never reached the high watermarks\n" << log_text);
+    for (auto& m : _members)
+      CHECK_MESSAGE(m->stop() == 0, log_text);
+    _watch->stop();
+    CHECK_MESSAGE(count(log_text, "FAILED:") == 0, log_text);
+
+    // (2) sluice.offsets holds every partition's high watermark.
+    CHECK(stored_offsets(_connector, _topic) == hw);
+    // (3) offsets never moved backwards, and every message was committed exactly once.
+    const std::vector<std::string> backwards = _watch->backwards();
+    CHECK_MESSAGE(backwards.empty(), (backwards.empty() ? "" : backwards.front()));
+    CHECK(_watch->polls() > 10);
+    const std::vector<std::string> violations = _audit->violations(_topic, hw);
+    std::string all;
+    for (const std::string& v : violations)
+      all += v + "\n";
+    CHECK_MESSAGE(violations.empty(), all << log_text);
+    CHECK(_audit->commits() >= partitions);
+    // (1) the replica equals the state the history implies.
+    check_replica();
+  }
+
+ private:
+  void check_replica() {
+    const expected_state& want = _producer->expected();
+    std::map<int64_t, int64_t> got;
+    for (auto& r : query("SELECT id, version, note FROM public.\"" + _accounts_table + "\"")) {
+      const int64_t id = std::stoll(str(r[0]));
+      got[id] = std::stoll(str(r[1]));
+      CHECK(str(r[2]) == "v" + str(r[1]));
+    }
+    CHECK(got.size() == want.accounts.size());
+    int wrong = 0;
+    std::string first_wrong;
+    for (const auto& [id, version] : want.accounts) {
+      auto it = got.find(id);
+      if (it == got.end() || it->second != version) {
+        if (!wrong++) {
+          first_wrong = "account " + std::to_string(id) + ": want version " +
+                        std::to_string(version) + ", got " +
+                        (it == got.end() ? "no row" : std::to_string(it->second));
+        }
+      }
+    }
+    for (const auto& [id, version] : got) {
+      if (!want.accounts.contains(id) && !wrong++) {
+        first_wrong = "account " + std::to_string(id) + " should be deleted";
+      }
+    }
+    CHECK_MESSAGE(wrong == 0, wrong << " wrong account row(s); first: " << first_wrong);
+
+    auto ledger = query(
+        "SELECT count(*), count(DISTINCT id), coalesce(sum(id), 0), "
+        "coalesce(sum(amount), 0) FROM public.\"" +
+        _ledger_table + "\"");
+    int64_t ids = 0;
+    for (int64_t id : want.ledger)
+      ids += id;
+    CHECK(str(ledger[0][0]) == std::to_string(want.ledger.size()));
+    CHECK(str(ledger[0][1]) == std::to_string(want.ledger.size()));
+    CHECK(str(ledger[0][2]) == std::to_string(ids));
+    CHECK(str(ledger[0][3]) == std::to_string(ids * 7));
+  }
+
+  mock_kafka_cluster _kafka;  // first: outlives the members and the producer that use it
+  std::string _topic, _connector, _accounts_table, _ledger_table;
+  std::vector<std::unique_ptr<sluice_process>> _members;
+  std::unique_ptr<offset_audit> _audit;
+  std::unique_ptr<offset_watch> _watch;
+  std::unique_ptr<stream_producer> _producer;
+};
+
+}  // namespace
+
+TEST_CASE("OffsetCommit errors to Kafka change nothing: PostgreSQL holds the offsets") {
+  mock_scenario s("commit", /*members=*/1);
+  const int32_t coordinator = s.kafka().coordinator_of(s.group());
+  auto all_answered = [&] {
+    return wait_until(
+        [&] { return s.kafka().pending_broker_errors(coordinator, kafka_api::offset_commit) == 0; },
+        30s);
+  };
+  s.run([&] {
+    // Retriable and coordinator-moving errors: librdkafka retries or gives up on the commit.
+    s.after_produced(500);
+    s.kafka().push_broker_errors(
+        coordinator, kafka_api::offset_commit,
+        {RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT, RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+         RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS, RD_KAFKA_RESP_ERR_NOT_COORDINATOR});
+    CHECK(all_answered());
+    // Membership-ending errors: librdkafka drops the assignment as lost and rejoins.
+    for (rd_kafka_resp_err_t e :
+         {RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID}) {
+      const size_t lost = s.logged("lost "), claimed = s.logged("claimed");
+      s.kafka().push_broker_errors(coordinator, kafka_api::offset_commit, {e});
+      CHECK(all_answered());
+      s.wait_logged("lost ", lost + 1);
+      s.wait_logged("claimed", claimed + partitions);
+    }
+  });
+}
+
+TEST_CASE("the group coordinator moves to another broker mid-stream, and fails over") {
+  mock_scenario s("coordinator", /*members=*/2);
+  s.run([&] {
+    s.after_produced(500);
+    s.kafka().set_coordinator(s.group(), 2);
+    std::this_thread::sleep_for(2s);
+    // Failover: the coordinator's broker dies and another one takes the group over.
+    s.kafka().broker_down(2);
+    s.kafka().set_coordinator(s.group(), 3);
+    std::this_thread::sleep_for(3s);
+    s.kafka().broker_up(2);
+    std::this_thread::sleep_for(2s);
+    s.kafka().set_coordinator(s.group(), 1);
+    std::this_thread::sleep_for(2s);
+  });
+  // The asynchronous commits to Kafka (for lag tools) found the coordinator where it went.
+  CHECK(wait_until([&] { return s.kafka_committed() == s.producer().high_watermarks(); }, 20s));
+}
+
+TEST_CASE("a lost assignment is abandoned, not committed, and resumed from PostgreSQL") {
+  mock_scenario s("lost", /*members=*/2);
+  const int32_t coordinator = s.kafka().coordinator_of(s.group());
+  auto all_answered = [&] {
+    return wait_until(
+        [&] {
+          for (kafka_api api : {kafka_api::heartbeat, kafka_api::join_group, kafka_api::sync_group})
+            if (s.kafka().pending_broker_errors(coordinator, api) != 0) return false;
+          return true;
+        },
+        60s);
+  };
+  s.run([&] {
+    s.after_produced(500);
+    // The member that heartbeats next loses its assignment (generation fenced), and its
+    // rejoin fails once at JoinGroup and once at SyncGroup before it gets through.
+    size_t lost = s.logged("lost "), claimed = s.logged("claimed");
+    s.kafka().push_broker_errors(coordinator, kafka_api::heartbeat,
+                                 {RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION});
+    s.kafka().push_broker_errors(coordinator, kafka_api::join_group,
+                                 {RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS});
+    s.kafka().push_broker_errors(coordinator, kafka_api::sync_group,
+                                 {RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION});
+    CHECK(all_answered());
+    s.wait_logged("lost ", lost + 1);
+    s.wait_logged("claimed", claimed + 1);
+    std::this_thread::sleep_for(2s);
+
+    // Its member id forgotten: it rejoins as a new member while the old one still counts.
+    lost = s.logged("lost ");
+    claimed = s.logged("claimed");
+    s.kafka().push_broker_errors(coordinator, kafka_api::heartbeat,
+                                 {RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID});
+    CHECK(all_answered());
+    s.wait_logged("lost ", lost + 1);
+    s.wait_logged("claimed", claimed + 1);
+    std::this_thread::sleep_for(2s);
+
+    // A heartbeat answered only after the session timeout: the member times itself out while
+    // the group expels it, and the other member may take its partitions over.
+    lost = s.logged("lost ");
+    claimed = s.logged("claimed");
+    s.kafka().push_broker_errors(coordinator, kafka_api::heartbeat,
+                                 {RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID}, /*rtt_ms=*/10000);
+    CHECK(all_answered());
+    s.wait_logged("lost ", lost + 1);
+    s.wait_logged("claimed", claimed + 1);
+    std::this_thread::sleep_for(2s);
+  });
+}
+
+TEST_CASE("the leaders' brokers go down and come back while the producer keeps writing") {
+  mock_scenario s("down", /*members=*/1);
+  const int32_t coordinator = s.kafka().coordinator_of(s.group());
+  s.run([&] {
+    s.after_produced(500);
+    // Partitions stay with their leader (the mock moves none): producer and consumer wait
+    // for the broker to come back.
+    for (int32_t broker = 1; broker <= s.kafka().brokers(); ++broker) {
+      if (broker == coordinator) continue;
+      s.kafka().broker_down(broker);
+      std::this_thread::sleep_for(3s);
+      s.kafka().broker_up(broker);
+      std::this_thread::sleep_for(2s);
+    }
+    // The coordinator (a leader too), longer than the session timeout: the member times
+    // itself out, the group expels it, and it rejoins when the broker is back.
+    const size_t lost = s.logged("lost "), claimed = s.logged("claimed");
+    s.kafka().broker_down(coordinator);
+    std::this_thread::sleep_for(7s);
+    s.kafka().broker_up(coordinator);
+    s.wait_logged("lost ", lost + 1);
+    s.wait_logged("claimed", claimed + partitions);
+  });
+}
+
+}  // namespace sluice::testing
