@@ -1,16 +1,19 @@
 // Fault tests (label `fault`) at the Kafka protocol level, with librdkafka's in-process mock
 // cluster (three brokers, a six-partition topic) instead of the real broker: OffsetCommit
 // errors, coordinator moves, lost assignments (ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID on
-// Heartbeat, with JoinGroup and SyncGroup failing on the way back), and brokers down and back.
-// `sluice run` runs as a child process against the mock brokers, which this process hosts.
+// Heartbeat, with JoinGroup and SyncGroup failing on the way back, and a heartbeat answered
+// after the session timeout), a member frozen mid-batch that comes back as a stale owner, and
+// brokers down and back. `sluice run` runs as a child process against the mock brokers, which
+// this process hosts.
 //
 // Whatever the fault, once the stream is caught up: the replica equals the state the produced
-// history implies, sluice.offsets holds every partition's high watermark, and every message
-// was committed exactly once (the offset ranges of the committed batches chain without gap or
-// overlap; see offset_audit.h). This complements the real-broker tests; it does not replace
-// them (the mock implements the protocol, not Kafka's storage or replication).
+// history implies, sluice.offsets holds every partition's high watermark, the committed offset
+// ranges chain without gap or overlap (offset_audit.h), and no row version was applied by two
+// committed transactions (apply_audit.h). This complements the real-broker tests; it does not
+// replace them (the mock implements the protocol, not Kafka's storage or replication).
 
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include <atomic>
 #include <functional>
@@ -18,16 +21,20 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <pqxx/pqxx>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "integration/support/apply_audit.h"
 #include "integration/support/datastream_events.h"
 #include "integration/support/mock_kafka_cluster.h"
 #include "integration/support/offset_audit.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
+#include "sinks/postgres/advisory_lock_space.h"
+#include "sinks/postgres/key_locks.h"
 
 namespace sluice::testing {
 namespace {
@@ -41,6 +48,20 @@ std::string str(const std::optional<std::string>& v) {
   return v.value_or("<null>");
 }
 
+std::string table_of(const std::string& base, int32_t partition) {
+  return base + "_p" + std::to_string(partition);
+}
+
+// SELECT columns FROM every partition's table of `base`.
+std::string select_all(const std::string& columns, const std::string& base) {
+  std::string sql;
+  for (int32_t p = 0; p < partitions; ++p) {
+    sql += (sql.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + columns +
+           " FROM public.\"" + table_of(base, p) + "\"";
+  }
+  return sql;
+}
+
 // The replica state a change history implies, built while producing it.
 struct expected_state {
   std::map<int64_t, int64_t> accounts;  // id → version (absent: deleted or never inserted)
@@ -49,9 +70,11 @@ struct expected_state {
 
 // Produces a CDC history into the mock cluster from its own thread, in waves with a pause
 // between them, so that the stream is still running while a scenario injects its faults.
-// Two tables on one topic: `accounts` rows are inserted, updated and deleted again and again
+// Two kinds of table: `accounts` rows are inserted, updated and deleted again and again
 // (ordering; the final state hides lost intermediate versions), `ledger` gets a new row for
-// every third message (a lost message is a missing row). Idempotent and acks=all: every
+// every third message (a lost message is a missing row). Each partition has its own pair of
+// tables (<name>_p<partition>), so that no two partitions' batches ever share a table lock
+// (the stale-owner scenario blocks one member's tables only). Idempotent and acks=all: every
 // message is delivered exactly once, whatever the brokers do.
 class stream_producer {
  public:
@@ -87,6 +110,8 @@ class stream_producer {
   void start(int per_wave, std::chrono::milliseconds pause) {
     _thread = std::thread([=, this] {
       while (_waves_left-- > 0) {
+        while (_paused && _waves_left > 0)
+          std::this_thread::sleep_for(20ms);
         for (int i = 0; i < per_wave; ++i)
           produce_next();
         rd_kafka_poll(_rk, 0);
@@ -96,7 +121,11 @@ class stream_producer {
       _done = true;
     });
   }
+  // Holds the waves back until resume() (or finish()).
+  void pause() { _paused = true; }
+  void resume() { _paused = false; }
   void finish(int more) {
+    _paused = false;
     _waves_left = more;
     join();
   }
@@ -108,8 +137,13 @@ class stream_producer {
   int64_t failures() const { return _failures; }
   const expected_state& expected() const { return _expected; }
   std::map<int32_t, int64_t> delivered_per_partition() const {
+    std::map<int32_t, int64_t> out;
+    for (int32_t p = 0; p < partitions; ++p)
+      out[p] = 0;
     std::lock_guard lock(_mutex);
-    return _delivered;
+    for (const auto& [p, n] : _delivered)
+      out[p] = n;
+    return out;
   }
   // What the brokers say, not what the producer thinks.
   std::map<int32_t, int64_t> high_watermarks() const {
@@ -140,8 +174,10 @@ class stream_producer {
     datastream_event e;
     e.lsn = 100000 + static_cast<uint64_t>(n);
     std::string key;
+    int32_t partition = 0;
     if (n % 3 == 0) {
-      e.table = _ledger_table;
+      partition = static_cast<int32_t>(n / 3 % partitions);
+      e.table = table_of(_ledger_table, partition);
       e.payload_json = "\"id\":" + std::to_string(n) + ",\"amount\":" + std::to_string(n * 7);
       _expected.ledger.push_back(n);
       key = "l" + std::to_string(n);
@@ -158,7 +194,8 @@ class stream_producer {
         e.change_type = "UPDATE";
         it->second = n;
       }
-      e.table = _accounts_table;
+      partition = static_cast<int32_t>((id * 2654435761u >> 8) % partitions);
+      e.table = table_of(_accounts_table, partition);
       e.payload_json = "\"id\":" + std::to_string(id) + ",\"version\":" + std::to_string(n) +
                        ",\"note\":\"v" + std::to_string(n) + "\"";
       key = "a" + std::to_string(id);
@@ -166,8 +203,8 @@ class stream_producer {
     const std::string value = e.json();
     for (;;) {
       const auto err = rd_kafka_producev(
-          _rk, RD_KAFKA_V_TOPIC(_topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_KEY(key.data(), key.size()),
+          _rk, RD_KAFKA_V_TOPIC(_topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key.data(), key.size()),
           RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(_rk, 50);
@@ -187,13 +224,15 @@ class stream_producer {
   std::atomic<int64_t> _failures{0};
   std::atomic<bool> _done{false};
   std::atomic<int> _waves_left{1 << 30};
+  std::atomic<bool> _paused{false};
   mutable std::mutex _mutex;
   std::map<int32_t, int64_t> _delivered;  // partition → messages delivered
   std::thread _thread;                    // last: joined before the members it uses go
 };
 
+// application_name tells the members' PostgreSQL sessions apart.
 std::string mock_config(const std::string& connector, const std::string& bootstraps,
-                        const std::string& topic) {
+                        const std::string& topic, const std::string& application_name) {
   std::ostringstream y;
   y << "name: " << connector << "\n"
     << "kafka:\n"
@@ -206,7 +245,8 @@ std::string mock_config(const std::string& connector, const std::string& bootstr
     << "topics: [" << topic << "]\n"
     << "format: datastream\n"
     << "postgres:\n"
-    << "  dsn: \"" << postgres_dsn() << "\"\n"
+    << "  dsn: \"" << postgres_dsn() << (postgres_dsn().find('?') == std::string::npos ? "?" : "&")
+    << "application_name=" << application_name << "\"\n"
     << "batch.size: 200\n"
     << "batch.max.ms: 100\n"
     << "apply.lanes: 2\n"
@@ -251,9 +291,11 @@ class mock_scenario {
         _ledger_table(unique_name(name + "_ledger")) {
     _kafka.create_topic(_topic, partitions);
     _kafka.set_coordinator(_connector, 1);
-    const std::string cfg = mock_config(_connector, _kafka.bootstraps(), _topic);
-    for (int i = 0; i < members; ++i)
-      _members.push_back(std::make_unique<sluice_process>(cfg, "sluice_mock"));
+    for (int i = 0; i < members; ++i) {
+      _members.push_back(std::make_unique<sluice_process>(
+          mock_config(_connector, _kafka.bootstraps(), _topic, application_name(i)),
+          "sluice_mock"));
+    }
     // Every partition claimed (and every member in the group) before the first message, so
     // that the audit trigger sees every commit.
     const bool claimed = wait_until(
@@ -278,6 +320,26 @@ class mock_scenario {
   const std::string& group() const { return _connector; }
   const std::string& topic() const { return _topic; }
   stream_producer& producer() { return *_producer; }
+  sluice_process& member(size_t i) { return *_members.at(i); }
+  std::string application_name(size_t member) const {
+    return _connector + "_m" + std::to_string(member);
+  }
+  const std::string& accounts_table() const { return _accounts_table; }
+  const std::string& ledger_table() const { return _ledger_table; }
+
+  // The partitions a member owns according to its log: claimed since it last lost any.
+  std::vector<int32_t> claimed_by(size_t member) const {
+    std::map<int32_t, size_t> at;  // partition → position of its last claim
+    const std::string text = _members.at(member)->log();
+    const std::string what = "claimed " + _topic + "[";
+    for (size_t i = text.find(what); i != std::string::npos; i = text.find(what, i + 1))
+      at[std::stoi(text.substr(i + what.size()))] = i;
+    const size_t lost = text.rfind("lost ");
+    std::vector<int32_t> out;
+    for (const auto& [p, i] : at)
+      if (lost == std::string::npos || i > lost) out.push_back(p);
+    return out;
+  }
 
   // The group's offsets committed to Kafka (sluice's asynchronous copy, for lag tools).
   std::map<int32_t, int64_t> kafka_committed() {
@@ -326,6 +388,25 @@ class mock_scenario {
   // the audit.
   void run(const std::function<void()>& inject) {
     _producer->start(30, 100ms);
+    // Every row version proposed from here on is recorded: before the first fault.
+    std::vector<std::string> tables;
+    std::string names;
+    for (int32_t p = 0; p < partitions; ++p) {
+      for (const std::string& base : {_accounts_table, _ledger_table}) {
+        tables.push_back(table_of(base, p));
+        names += (names.empty() ? "'" : ", '") + tables.back() + "'";
+      }
+    }
+    REQUIRE(wait_until(
+        [&] {
+          return str(query("SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+                           "'public' AND table_name IN (" +
+                           names + ")")
+                         .at(0)
+                         .at(0)) == std::to_string(tables.size());
+        },
+        30s));
+    apply_audit applies(_connector, tables);
     inject();
     _producer->finish(20);
     REQUIRE(_producer->failures() == 0);
@@ -357,6 +438,10 @@ class mock_scenario {
       all += v + "\n";
     CHECK_MESSAGE(violations.empty(), all << log_text);
     CHECK(_audit->commits() >= partitions);
+    const std::vector<std::string> twice = applies.applied_twice();
+    CHECK_MESSAGE(twice.empty(), twice.size() << " row version(s) applied twice, first: "
+                                              << (twice.empty() ? "" : twice.front()));
+    CHECK(applies.proposals() > 0);
     // (1) the replica equals the state the history implies.
     check_replica();
   }
@@ -365,7 +450,7 @@ class mock_scenario {
   void check_replica() {
     const expected_state& want = _producer->expected();
     std::map<int64_t, int64_t> got;
-    for (auto& r : query("SELECT id, version, note FROM public.\"" + _accounts_table + "\"")) {
+    for (auto& r : query(select_all("id, version, note", _accounts_table))) {
       const int64_t id = std::stoll(str(r[0]));
       got[id] = std::stoll(str(r[1]));
       CHECK(str(r[2]) == "v" + str(r[1]));
@@ -391,9 +476,9 @@ class mock_scenario {
     CHECK_MESSAGE(wrong == 0, wrong << " wrong account row(s); first: " << first_wrong);
 
     auto ledger = query(
-        "SELECT count(*), count(DISTINCT id), coalesce(sum(id), 0), "
-        "coalesce(sum(amount), 0) FROM public.\"" +
-        _ledger_table + "\"");
+        "SELECT count(*), count(DISTINCT id), coalesce(sum(id), 0), coalesce(sum(amount), 0) "
+        "FROM (" +
+        select_all("id, amount", _ledger_table) + ") AS l");
     int64_t ids = 0;
     for (int64_t id : want.ledger)
       ids += id;
@@ -405,10 +490,12 @@ class mock_scenario {
 
   mock_kafka_cluster _kafka;  // first: outlives the members and the producer that use it
   std::string _topic, _connector, _accounts_table, _ledger_table;
-  std::vector<std::unique_ptr<sluice_process>> _members;
   std::unique_ptr<offset_audit> _audit;
   std::unique_ptr<offset_watch> _watch;
   std::unique_ptr<stream_producer> _producer;
+  // Last: killed first when a check throws, so that a member stopped mid-transaction does not
+  // hold the locks the audit's DROP TRIGGER waits for.
+  std::vector<std::unique_ptr<sluice_process>> _members;
 };
 
 }  // namespace
@@ -507,6 +594,77 @@ TEST_CASE("a lost assignment is abandoned, not committed, and resumed from Postg
     CHECK(all_answered());
     s.wait_logged("lost ", lost + 1);
     s.wait_logged("claimed", claimed + 1);
+    std::this_thread::sleep_for(2s);
+  });
+}
+
+TEST_CASE("a member frozen past its session timeout comes back as a stale owner, fenced") {
+  mock_scenario s("zombie", /*members=*/2);
+  s.run([&] {
+    s.after_produced(600);
+    // Hold member 0's batches inside their transactions, after their generation check and
+    // before their offsets compare-and-set: an exclusive lock on the table advisory locks its
+    // lanes take first (its partitions' tables only; member 1 goes on).
+    const std::vector<int32_t> owned = s.claimed_by(0);
+    REQUIRE(!owned.empty());
+    pqxx::connection locker(postgres_dsn());
+    pqxx::nontransaction lock(locker);
+    for (int32_t p : owned) {
+      for (const std::string& base : {s.accounts_table(), s.ledger_table()}) {
+        lock.exec("SELECT pg_advisory_lock(" + std::to_string(advisory_lock_space::table) + ", " +
+                  std::to_string(table_lock_key({"public", table_of(base, p)})) + ")");
+      }
+    }
+    // Frozen while a batch of it held offsets rows locked, it would only make member 1's claim
+    // wait: freeze it when each of its sessions is idle or waiting for that lock.
+    const std::string sessions =
+        "SELECT count(*) FILTER (WHERE waiting), count(*) FILTER (WHERE NOT waiting AND state "
+        "<> 'idle') FROM (SELECT a.state, EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid "
+        "AND NOT l.granted AND l.locktype = 'advisory') AS waiting FROM pg_stat_activity a "
+        "WHERE a.application_name = '" +
+        s.application_name(0) + "') AS x";
+    auto held_at_lock = [&] {
+      const row r = query(sessions).at(0);
+      return str(r[0]) != "0" && str(r[1]) == "0";
+    };
+    const size_t claimed = s.logged("claimed"), lost = s.logged("lost ");
+    bool frozen = false;
+    for (int attempt = 0; attempt < 100 && !frozen; ++attempt) {
+      if (!held_at_lock()) {
+        std::this_thread::sleep_for(100ms);
+        continue;
+      }
+      // A stop-the-world pause, mid-batch.
+      ::kill(s.member(0).pid(), SIGSTOP);
+      std::this_thread::sleep_for(200ms);
+      frozen = held_at_lock();
+      if (!frozen) ::kill(s.member(0).pid(), SIGCONT);
+    }
+    REQUIRE(frozen);
+    // Its frozen batch holds key-bucket locks that batches of member 1 may share (buckets are
+    // not per table): with the stream paused, member 1 has too few batches for them to block
+    // its consumer, which must take part in the rebalance.
+    s.producer().pause();
+    lock.exec("SELECT pg_advisory_unlock_all()");
+    // The group expels the frozen member, and member 1 claims its partitions from the offsets
+    // in PostgreSQL.
+    const bool taken_over =
+        wait_until([&] { return s.logged("claimed") >= claimed + owned.size(); }, 60s);
+    std::string activity;
+    for (const row& r : query("SELECT application_name, state, wait_event_type, "
+                              "left(query, 120) FROM pg_stat_activity WHERE application_name "
+                              "LIKE 'mock_%'")) {
+      activity += str(r[0]) + " " + str(r[1]) + " " + str(r[2]) + " " + str(r[3]) + "\n";
+    }
+    ::kill(s.member(0).pid(), SIGCONT);
+    s.producer().resume();
+    REQUIRE_MESSAGE(taken_over, activity << s.logs());
+    // Awake, its lane carries on with the batch: the owner epoch must refuse it.
+    CHECK_MESSAGE(wait_until([&] { return s.logged("batch abandoned") >= 1; }, 20s),
+                  "the stale owner's batch was not refused\n"
+                      << s.logs());
+    s.wait_logged("lost ", lost + 1);
+    s.wait_logged("claimed", claimed + partitions);
     std::this_thread::sleep_for(2s);
   });
 }
