@@ -197,6 +197,7 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
     }
   }
   _consumer_probe.rebalance();
+  if (_paused) _consumer->pause(parts);  // PAUSED: new partitions wait for the resume too
   std::vector<int64_t> starts;
   starts.reserve(parts.size());
   for (const topic_partition& tp : parts)
