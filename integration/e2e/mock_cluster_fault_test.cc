@@ -15,11 +15,9 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <pqxx/pqxx>
 #include <sstream>
@@ -28,7 +26,7 @@
 #include <vector>
 
 #include "integration/support/apply_audit.h"
-#include "integration/support/datastream_events.h"
+#include "integration/support/cdc_stream_producer.h"
 #include "integration/support/mock_kafka_cluster.h"
 #include "integration/support/offset_audit.h"
 #include "integration/support/services.h"
@@ -42,14 +40,9 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr int partitions = 6;
-constexpr int accounts = 120;  // keys updated over and over (and sometimes deleted)
 
 std::string str(const std::optional<std::string>& v) {
   return v.value_or("<null>");
-}
-
-std::string table_of(const std::string& base, int32_t partition) {
-  return base + "_p" + std::to_string(partition);
 }
 
 // SELECT columns FROM every partition's table of `base`.
@@ -61,174 +54,6 @@ std::string select_all(const std::string& columns, const std::string& base) {
   }
   return sql;
 }
-
-// The replica state a change history implies, built while producing it.
-struct expected_state {
-  std::map<int64_t, int64_t> accounts;  // id → version (absent: deleted or never inserted)
-  std::vector<int64_t> ledger;          // ids of the insert-only table, one per message
-};
-
-// Produces a CDC history into the mock cluster from its own thread, in waves with a pause
-// between them, so that the stream is still running while a scenario injects its faults.
-// Two kinds of table: `accounts` rows are inserted, updated and deleted again and again
-// (ordering; the final state hides lost intermediate versions), `ledger` gets a new row for
-// every third message (a lost message is a missing row). Each partition has its own pair of
-// tables (<name>_p<partition>), so that no two partitions' batches ever share a table lock
-// (the stale-owner scenario blocks one member's tables only). Idempotent and acks=all: every
-// message is delivered exactly once, whatever the brokers do.
-class stream_producer {
- public:
-  stream_producer(const std::string& bootstraps, std::string topic, std::string accounts_table,
-                  std::string ledger_table)
-      : _topic(std::move(topic)),
-        _accounts_table(std::move(accounts_table)),
-        _ledger_table(std::move(ledger_table)) {
-    char err[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    for (const auto& [k, v] :
-         std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", bootstraps},
-                                                          {"acks", "all"},
-                                                          {"enable.idempotence", "true"},
-                                                          {"linger.ms", "5"},
-                                                          {"message.timeout.ms", "120000"},
-                                                          {"log_level", "2"}}) {
-      if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-        throw std::runtime_error(k + ": " + err);
-      }
-    }
-    rd_kafka_conf_set_dr_msg_cb(conf, &stream_producer::delivered);
-    rd_kafka_conf_set_opaque(conf, this);
-    _rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    if (!_rk) throw std::runtime_error(std::string("producer: ") + err);
-  }
-  ~stream_producer() {
-    finish(0);
-    rd_kafka_destroy(_rk);
-  }
-
-  // Produces waves until finish() and then `more` waves.
-  void start(int per_wave, std::chrono::milliseconds pause) {
-    _thread = std::thread([=, this] {
-      while (_waves_left-- > 0) {
-        while (_paused && _waves_left > 0)
-          std::this_thread::sleep_for(20ms);
-        for (int i = 0; i < per_wave; ++i)
-          produce_next();
-        rd_kafka_poll(_rk, 0);
-        std::this_thread::sleep_for(pause);
-      }
-      rd_kafka_flush(_rk, 120000);
-      _done = true;
-    });
-  }
-  // Holds the waves back until resume() (or finish()).
-  void pause() { _paused = true; }
-  void resume() { _paused = false; }
-  void finish(int more) {
-    _paused = false;
-    _waves_left = more;
-    join();
-  }
-  void join() {
-    if (_thread.joinable()) _thread.join();
-  }
-  int64_t produced() const { return _produced; }
-  bool done() const { return _done; }
-  int64_t failures() const { return _failures; }
-  const expected_state& expected() const { return _expected; }
-  std::map<int32_t, int64_t> delivered_per_partition() const {
-    std::map<int32_t, int64_t> out;
-    for (int32_t p = 0; p < partitions; ++p)
-      out[p] = 0;
-    std::lock_guard lock(_mutex);
-    for (const auto& [p, n] : _delivered)
-      out[p] = n;
-    return out;
-  }
-  // What the brokers say, not what the producer thinks.
-  std::map<int32_t, int64_t> high_watermarks() const {
-    std::map<int32_t, int64_t> out;
-    for (int32_t p = 0; p < partitions; ++p) {
-      int64_t low = -1, high = -1;
-      if (auto e = rd_kafka_query_watermark_offsets(_rk, _topic.c_str(), p, &low, &high, 10000)) {
-        throw std::runtime_error(std::string("watermarks: ") + rd_kafka_err2str(e));
-      }
-      out[p] = high;
-    }
-    return out;
-  }
-
- private:
-  static void delivered(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-    auto* self = static_cast<stream_producer*>(opaque);
-    if (m->err) {
-      ++self->_failures;
-      return;
-    }
-    std::lock_guard lock(self->_mutex);
-    ++self->_delivered[m->partition];
-  }
-
-  void produce_next() {
-    const int64_t n = ++_sequence;
-    datastream_event e;
-    e.lsn = 100000 + static_cast<uint64_t>(n);
-    std::string key;
-    int32_t partition = 0;
-    if (n % 3 == 0) {
-      partition = static_cast<int32_t>(n / 3 % partitions);
-      e.table = table_of(_ledger_table, partition);
-      e.payload_json = "\"id\":" + std::to_string(n) + ",\"amount\":" + std::to_string(n * 7);
-      _expected.ledger.push_back(n);
-      key = "l" + std::to_string(n);
-    } else {
-      const int64_t id = (n * 7) % accounts + 1;
-      auto it = _expected.accounts.find(id);
-      if (it == _expected.accounts.end()) {
-        e.change_type = "INSERT";
-        _expected.accounts[id] = n;
-      } else if (n % 17 == 1) {
-        e.change_type = "DELETE";
-        _expected.accounts.erase(it);
-      } else {
-        e.change_type = "UPDATE";
-        it->second = n;
-      }
-      partition = static_cast<int32_t>((id * 2654435761u >> 8) % partitions);
-      e.table = table_of(_accounts_table, partition);
-      e.payload_json = "\"id\":" + std::to_string(id) + ",\"version\":" + std::to_string(n) +
-                       ",\"note\":\"v" + std::to_string(n) + "\"";
-      key = "a" + std::to_string(id);
-    }
-    const std::string value = e.json();
-    for (;;) {
-      const auto err = rd_kafka_producev(
-          _rk, RD_KAFKA_V_TOPIC(_topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key.data(), key.size()),
-          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
-      if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
-        rd_kafka_poll(_rk, 50);
-        continue;
-      }
-      if (err) throw std::runtime_error(std::string("produce: ") + rd_kafka_err2str(err));
-      break;
-    }
-    ++_produced;
-  }
-
-  std::string _topic, _accounts_table, _ledger_table;
-  rd_kafka_t* _rk = nullptr;
-  int64_t _sequence = 0;
-  expected_state _expected;  // written by the producer thread; read after join()
-  std::atomic<int64_t> _produced{0};
-  std::atomic<int64_t> _failures{0};
-  std::atomic<bool> _done{false};
-  std::atomic<int> _waves_left{1 << 30};
-  std::atomic<bool> _paused{false};
-  mutable std::mutex _mutex;
-  std::map<int32_t, int64_t> _delivered;  // partition → messages delivered
-  std::thread _thread;                    // last: joined before the members it uses go
-};
 
 // application_name tells the members' PostgreSQL sessions apart.
 std::string mock_config(const std::string& connector, const std::string& bootstraps,
@@ -312,8 +137,8 @@ class mock_scenario {
     REQUIRE_MESSAGE(claimed, logs());
     _audit = std::make_unique<offset_audit>(_connector);
     _watch = std::make_unique<offset_watch>(_connector);
-    _producer = std::make_unique<stream_producer>(_kafka.bootstraps(), _topic, _accounts_table,
-                                                  _ledger_table);
+    _producer = std::make_unique<stream_producer>(_kafka.bootstraps(), _topic, partitions,
+                                                  _accounts_table, _ledger_table);
   }
 
   mock_kafka_cluster& kafka() { return _kafka; }
