@@ -250,10 +250,11 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
     }
   }
   _consumer_probe.rebalance();
+  if (_paused) _consumer->pause(parts);  // PAUSED: new partitions wait for the resume too
   if (!_held_back.empty()) {
     // Under backpressure: these wait with the others (resumed when the held batch goes).
     _held_back.insert(_held_back.end(), parts.begin(), parts.end());
-    _consumer->pause(parts);
+    if (!_paused) _consumer->pause(parts);
   }
   std::vector<int64_t> starts;
   starts.reserve(parts.size());

@@ -98,6 +98,10 @@ void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partit
   const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     const std::vector<topic_partition> tps = to_vector(parts);
+    // librdkafka keeps an application pause across unassign and assign: a partition paused
+    // before its assignment was lost (fenced by the pipeline) would never be fetched again
+    // once assigned back. Assigned partitions start resumed; the listener may pause them.
+    rd_kafka_resume_partitions(rk, parts);
     const std::vector<int64_t> starts = _listener.on_assigned(tps);
     for (int i = 0; i < parts->cnt; ++i)
       parts->elems[i].offset = starts.at(static_cast<size_t>(i));

@@ -27,7 +27,8 @@ struct topic_partition {
 
 // Receives partition assignment changes. on_assigned runs inside poll(), before any message
 // of those partitions is returned, and says where each partition starts (PostgreSQL is the
-// truth for offsets, SPEC §4); on_revoked runs before the partitions are given up.
+// truth for offsets, SPEC §4); the partitions start resumed, whatever paused them before, and
+// on_assigned may pause them. on_revoked runs before the partitions are given up.
 class assignment_listener {
  public:
   virtual ~assignment_listener() = default;
