@@ -117,20 +117,19 @@ void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, do
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  for (const table_rows& t : b.merged.tables) {
+  // What the database did, per source table: rows written, deleted, refused as stale.
+  for (const table_apply_stats& t : stats.tables) {
+    if (!t.table) continue;
     const std::string name = t.table->name.qualified();
-    uint64_t upserts = 0, deletes = 0;
-    for (const merged_row& r : t.rows)
-      ++(r.exists() ? upserts : deletes);
-    upserts += t.keyless.size();
+    if (t.written) _apply_probe.applied(name, t.written);
+    if (t.deleted) _apply_probe.deleted(name, t.deleted);
+    if (t.stale) _apply_probe.stale(name, t.stale);
+  }
+  for (const table_rows& t : b.merged.tables) {
     rows += t.rows.size() + t.keyless.size();
-    // apply_stats are per batch: refused rows are attributed when the batch has one table.
-    if (b.merged.tables.size() == 1) upserts -= std::min<uint64_t>(upserts, stats.rejected);
-    if (upserts) _apply_probe.applied(name, upserts);
-    if (deletes) _apply_probe.deleted(name, deletes);
-    if (b.merged.tables.size() == 1 && stats.stale) _apply_probe.stale(name, stats.stale);
     if (t.newest_source_ts.value() > 0) {
-      _apply_probe.replication_lag(name, (now_ns - t.newest_source_ts.value()) / 1e9);
+      _apply_probe.replication_lag(t.table->name.qualified(),
+                                   (now_ns - t.newest_source_ts.value()) / 1e9);
     }
   }
   _apply_probe.batch(rows, seconds);

@@ -76,6 +76,10 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   bad.lsn = 1000;
   bad.payload_json = "\"id\":999,\"v\":\"not a number\"";
   records.push_back({"999", bad.json(), 0});
+  // A second table in the same batches, for the per-table counts.
+  const std::string other = unique_name("other_rows");
+  for (kafka_record& r : events(other, 1, 5))
+    records.push_back(std::move(r));
   produce(topic, records);
   const uint16_t port = free_port();
   sluice_process p(
@@ -104,10 +108,12 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
                                       << metrics);
   }
   CHECK(sample(metrics, "sluice_messages_total{outcome=\"decoded\",topic=\"" + topic + "\"}") ==
-        51);
+        56);
   CHECK(sample(metrics, "sluice_postgres_errors_total{sqlstate=\"22P02\"}") >= 1);
   CHECK(sample(metrics,
                "sluice_changes_total{outcome=\"applied\",table=\"public." + table + "\"}") == 50);
+  CHECK(sample(metrics,
+               "sluice_changes_total{outcome=\"applied\",table=\"public." + other + "\"}") == 5);
   CHECK(sample(metrics, "sluice_rebalances_total") >= 1);
   CHECK(sample(metrics, "sluice_end_to_end_latency_seconds_count") >= 1);
   // Nothing pending: replication lag reads 0 even though the table is idle.
@@ -118,6 +124,36 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
                0;
       },
       std::chrono::seconds(10)));
+
+  // Later: three updates older than what the other table holds (refused by the database's
+  // CSN guard: stale) and two deletes. Counted for that table only.
+  std::vector<kafka_record> later;
+  for (int id = 1; id <= 5; ++id) {
+    datastream_event e;
+    e.table = other;
+    e.change_type = id <= 3 ? "UPDATE" : "DELETE";
+    e.lsn = id <= 3 ? 50 : 300;
+    e.payload_json = "\"id\":" + std::to_string(id) + ",\"v\":0";
+    later.push_back({std::to_string(id), e.json(), 0});
+  }
+  produce(topic, later);
+  const auto other_count = [&](const std::string& outcome) {
+    return sample(metrics, "sluice_changes_total{outcome=\"" + outcome + "\",table=\"public." +
+                               other + "\"}");
+  };
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        metrics = http_request(port, "GET", "/metrics").body;
+                        return other_count("deleted") == 2;
+                      },
+                      std::chrono::seconds(30)),
+                  metrics);
+  CHECK(other_count("stale") == 3);
+  CHECK(other_count("applied") == 5);
+  CHECK(sample(metrics, "sluice_changes_total{outcome=\"stale\",table=\"public." + table + "\"}") ==
+        0);
+  CHECK(sample(metrics,
+               "sluice_changes_total{outcome=\"applied\",table=\"public." + table + "\"}") == 50);
 
   // Every metric the Grafana dashboard queries is exported.
   std::ifstream dashboard(std::string(std::getenv("SLUICE_SOURCE_DIR")) +

@@ -2,8 +2,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace sluice {
+
+struct table_entry;
+
+// One source table's share of an applied batch (for per-table metrics).
+struct table_apply_stats {
+  const table_entry* table = nullptr;  // the source table (core/catalog)
+  size_t written = 0;                  // rows inserted, updated or appended
+  size_t deleted = 0;
+  size_t stale = 0;
+  size_t rejected = 0;  // refused by the planner or the database (dead-lettered)
+};
 
 // What one applied batch did to the replica. "stale" rows reached the database and were
 // refused by the CSN or tombstone guard: the replica already held something newer.
@@ -14,14 +26,15 @@ struct apply_stats {
   size_t tombstones = 0;       // tombstones written or raised
   size_t deletes_ignored = 0;  // deletes counted only (delete.enabled: false)
   size_t truncates_applied = 0;
-  size_t truncates_ignored = 0;  // truncates counted only (truncate.enabled: false)
-  size_t appended = 0;           // keyless changes appended
-  size_t dead_lettered = 0;      // dead letters written, given and found while applying
-  size_t rejected = 0;           // of those, changes the database or the planner refused
-  int attempts = 0;              // transactions run (1 when nothing failed)
-  size_t chunks_completed = 0;   // chunked records reassembled (applied or dead-lettered)
-  size_t chunks_expired = 0;     // chunked records given up after chunk.timeout
-  int64_t pending_chunks = -1;   // chunks pending after the batch; -1: not looked at
+  size_t truncates_ignored = 0;           // truncates counted only (truncate.enabled: false)
+  size_t appended = 0;                    // keyless changes appended
+  size_t dead_lettered = 0;               // dead letters written, given and found while applying
+  size_t rejected = 0;                    // of those, changes the database or the planner refused
+  int attempts = 0;                       // transactions run (1 when nothing failed)
+  size_t chunks_completed = 0;            // chunked records reassembled (applied or dead-lettered)
+  size_t chunks_expired = 0;              // chunked records given up after chunk.timeout
+  int64_t pending_chunks = -1;            // chunks pending after the batch; -1: not looked at
+  std::vector<table_apply_stats> tables;  // per plan written, in write order
 
   apply_stats& operator+=(const apply_stats& o) {
     upserted += o.upserted;
@@ -37,6 +50,7 @@ struct apply_stats {
     chunks_completed += o.chunks_completed;
     chunks_expired += o.chunks_expired;
     if (o.pending_chunks >= 0) pending_chunks = o.pending_chunks;
+    tables.insert(tables.end(), o.tables.begin(), o.tables.end());
     return *this;
   }
 };

@@ -320,7 +320,26 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
                             ": another owner holds the partition or the offset moved");
   }
 
+  // What one plan's write added to the batch's figures, kept per source table.
+  struct counters {
+    size_t written, deleted, stale;
+  };
+  const auto snapshot = [&stats] {
+    return counters{stats.upserted + stats.appended, stats.deleted, stats.stale};
+  };
+  const auto account = [&stats, &snapshot](const table_plan& p, const counters& before) {
+    const counters after = snapshot();
+    table_apply_stats t;
+    t.table = p.rows ? p.rows->table : nullptr;
+    t.written = after.written - before.written;
+    t.deleted = after.deleted - before.deleted;
+    t.stale = after.stale - before.stale;
+    for (uint8_t r : p.rejected)
+      t.rejected += r ? 1 : 0;
+    stats.tables.push_back(t);
+  };
   for (table_plan& p : plans) {
+    const counters before = snapshot();
     const table_shape& shape = _ddl.shape(p.target);
     _writer.truncate(tx, p, shape, stats);
     if (isolate) {
@@ -328,15 +347,18 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
     } else {
       _writer.write(tx, p, shape, 0, p.item_count(), stats);
     }
+    account(p, before);
   }
   // The completed chunks' changes: a second merged batch, after the first (apply is
   // order-insensitive by CSN, so it does not matter that they came in earlier batches).
   for (table_plan& p : completed) {
+    const counters before = snapshot();
     if (isolate) {
       write_isolated(tx, p, 0, p.item_count(), found, stats);
     } else {
       _writer.write(tx, p, _ddl.shape(p.target), 0, p.item_count(), stats);
     }
+    account(p, before);
   }
   _progress.record(tx, plans, completed);
   // What the batch's metadata records taught: kept exactly when the offsets move past them.
