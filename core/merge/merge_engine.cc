@@ -33,9 +33,9 @@ void fold_image(std::vector<merged_column>& columns, image& img, const csn& seq,
                                  [&](const merged_column& m) { return m.name == cv.name; });
     if (it == columns.end()) {
       if (move_values) {
-        columns.push_back({std::move(cv.name), std::move(cv.v), seq});
+        columns.emplace_back(std::move(cv.name), std::move(cv.v), seq);
       } else {
-        columns.push_back({cv.name, cv.v, seq});
+        columns.emplace_back(cv.name, cv.v, seq);
       }
       continue;
     }
@@ -105,7 +105,8 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
       last_rows->rows.reserve(_entries.size());
     }
     table_rows& tr = *last_rows;
-    merged_row row;
+    // Built in place: rows were reserved for every entry, so the reference stays valid.
+    merged_row& row = tr.rows.emplace_back();
     // The changes are consumed: the key moves out of the group's first change.
     row.key = std::move(const_cast<row_key&>(*_entries[begin].key));
 
@@ -167,7 +168,6 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     out.stats.duplicates += duplicates;
     out.stats.collapsed += (end - begin - 1) - duplicates;
     tr.collapsed += (end - begin - 1) - duplicates;
-    tr.rows.push_back(std::move(row));
     ++out.stats.rows;
     begin = end;
   }
