@@ -27,17 +27,22 @@ bool value_greater(const value& a, const value& b) {
 
 // Folds one upsert image into the row's columns: a column takes the value of the highest CSN
 // that carried it; at equal CSN the greater value wins, so the outcome is order-free.
+// move_values: the image is not looked at again, so its names and values may be taken.
 void fold_image(std::vector<merged_column>& columns, image& img, const csn& seq, bool move_values) {
   if (columns.empty()) columns.reserve(img.size());
-  for (column_value& cv : img) {
+  for (size_t i = 0; i < img.size(); ++i) {
+    column_value& cv = img[i];
     if (cv.v.is_absent()) continue;
-    auto it = std::find_if(columns.begin(), columns.end(),
-                           [&](const merged_column& m) { return m.name == cv.name; });
+    // Images of one table mostly list their columns in one order: try the same position first.
+    auto it = i < columns.size() && columns[i].name == cv.name
+                  ? columns.begin() + static_cast<std::ptrdiff_t>(i)
+                  : std::find_if(columns.begin(), columns.end(),
+                                 [&](const merged_column& m) { return m.name == cv.name; });
     if (it == columns.end()) {
       if (move_values) {
-        columns.push_back({std::move(cv.name), std::move(cv.v), seq});
+        columns.emplace_back(std::move(cv.name), std::move(cv.v), seq);
       } else {
-        columns.push_back({cv.name, cv.v, seq});
+        columns.emplace_back(cv.name, cv.v, seq);
       }
       continue;
     }
@@ -107,7 +112,8 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
       last_rows->rows.reserve(_entries.size());
     }
     table_rows& tr = *last_rows;
-    merged_row row;
+    // Built in place: rows were reserved for every entry, so the reference stays valid.
+    merged_row& row = tr.rows.emplace_back();
     // The changes are consumed: the key moves out of the group's first change.
     row.key = std::move(const_cast<row_key&>(*_entries[begin].key));
 
@@ -126,9 +132,9 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
 
     size_t duplicates = 0;
     if (row.exists()) {
-      const bool single = end - begin == 1;
       // Entries are newest first: the first upsert seen for a CSN is compared with later
-      // ones at the same CSN to tell duplicates from conflicts.
+      // ones at the same CSN to tell duplicates from conflicts, so an image may be taken
+      // (moved from) only when no later entry of the group shares its CSN.
       const change* prev = nullptr;
       for (size_t k = begin; k < end; ++k) {
         const entry& e = _entries[k];
@@ -150,7 +156,8 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
           ++tr.csn_conflicts;
         }
         row.partial = row.partial || c.partial;
-        fold_image(row.columns, c.after, c.seq, /*move_values=*/single);
+        const bool last_of_csn = k + 1 == end || changes[_entries[k + 1].index].seq != c.seq;
+        fold_image(row.columns, c.after, c.seq, /*move_values=*/last_of_csn);
         prev = &c;
       }
     } else {
@@ -168,7 +175,6 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     out.stats.duplicates += duplicates;
     out.stats.collapsed += (end - begin - 1) - duplicates;
     tr.collapsed += (end - begin - 1) - duplicates;
-    tr.rows.push_back(std::move(row));
     ++out.stats.rows;
     begin = end;
   }

@@ -1,29 +1,15 @@
 #include "core/model/csn.h"
 
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
 namespace sluice {
 namespace {
 
 constexpr uint8_t tag_int = 0x01;
 constexpr uint8_t tag_string = 0x02;
 constexpr uint64_t sign_bit = uint64_t{1} << 63;
-
-void append_int(std::string& out, int64_t v) {
-  const uint64_t u = static_cast<uint64_t>(v) ^ sign_bit;
-  out.push_back(static_cast<char>(tag_int));
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((u >> shift) & 0xff));
-  }
-}
-
-void append_string(std::string& out, std::string_view s) {
-  out.push_back(static_cast<char>(tag_string));
-  for (char c : s) {
-    out.push_back(c);
-    if (c == '\0') out.push_back(static_cast<char>(0xff));
-  }
-  out.push_back('\0');
-  out.push_back(static_cast<char>(0x01));
-}
 
 // Decodes parts starting after the version byte; returns false on a malformed encoding.
 bool decode_parts(std::string_view b, std::vector<csn_part>* out) {
@@ -77,21 +63,21 @@ result<csn> csn::from_bytes(std::string_view bytes) {
     return make_error(error_code::bad_csn, "malformed csn encoding");
   }
   csn c;
-  c._bytes.assign(bytes);
+  c.assign(bytes);
   return c;
 }
 
 std::vector<csn_part> csn::parts() const {
   std::vector<csn_part> out;
-  if (!_bytes.empty()) decode_parts(_bytes, &out);
+  if (!empty()) decode_parts(bytes(), &out);
   return out;
 }
 
 std::string csn::hex() const {
   static constexpr char digits[] = "0123456789abcdef";
   std::string out;
-  out.reserve(_bytes.size() * 2);
-  for (char c : _bytes) {
+  out.reserve(size_t{_size} * 2);
+  for (char c : bytes()) {
     const auto u = static_cast<uint8_t>(c);
     out.push_back(digits[u >> 4]);
     out.push_back(digits[u & 0xf]);
@@ -103,22 +89,68 @@ csn_builder::csn_builder() {
   _bytes.push_back(static_cast<char>(csn::format_version));
 }
 
+// The builder's encoders write straight into its csn (friend access), so the hot path is
+// pointer arithmetic on the inline buffer.
 csn_builder& csn_builder::add(int64_t v) {
-  append_int(_bytes, v);
+  const uint64_t u = static_cast<uint64_t>(v) ^ sign_bit;
+  char part[9];
+  part[0] = static_cast<char>(tag_int);
+  for (int k = 0; k < 8; ++k)
+    part[1 + k] = static_cast<char>((u >> (56 - 8 * k)) & 0xff);
+  _bytes.append(std::string_view(part, sizeof part));
   return *this;
 }
 
 csn_builder& csn_builder::add(std::string_view s) {
-  append_string(_bytes, s);
+  _bytes.push_back(static_cast<char>(tag_string));
+  for (char c : s) {
+    _bytes.push_back(c);
+    if (c == '\0') _bytes.push_back(static_cast<char>(0xff));
+  }
+  _bytes.push_back('\0');
+  _bytes.push_back(static_cast<char>(0x01));
   return *this;
 }
 
 csn csn_builder::build() {
-  csn c;
-  c._bytes = std::move(_bytes);
-  _bytes.clear();
-  _bytes.push_back(static_cast<char>(csn::format_version));
+  csn c(_bytes);
+  _bytes._size = 1;  // the version byte stays; the buffer is kept
   return c;
+}
+
+void csn::assign(std::string_view bytes) {
+  _size = 0;
+  append(bytes);
+}
+
+void csn::append(std::string_view bytes) {
+  if (bytes.empty()) return;
+  if (_size + bytes.size() > _capacity) grow(_size + bytes.size());
+  std::memcpy(data() + _size, bytes.data(), bytes.size());
+  _size += static_cast<uint32_t>(bytes.size());
+}
+
+void csn::grow(size_t needed) {
+  if (needed > UINT32_MAX) throw std::length_error("csn longer than 4 GiB");
+  const size_t capacity = std::max<size_t>(needed, size_t{_capacity} * 2);
+  const size_t clamped = std::min<size_t>(capacity, UINT32_MAX);
+  char* bytes = new char[clamped];
+  std::memcpy(bytes, data(), _size);
+  if (on_heap()) delete[] _storage.heap;
+  _storage.heap = bytes;
+  _capacity = static_cast<uint32_t>(clamped);
+}
+
+void csn::steal(csn& other) noexcept {
+  _size = other._size;
+  _capacity = other._capacity;
+  if (other.on_heap()) {
+    _storage.heap = other._storage.heap;
+  } else {
+    std::memcpy(_storage.local, other._storage.local, other._size);
+  }
+  other._size = 0;
+  other._capacity = inline_capacity;
 }
 
 }  // namespace sluice

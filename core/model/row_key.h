@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +32,9 @@ struct row_key {
 // errors.
 result<row_key> make_row_key(std::vector<std::string> columns, std::vector<value> values,
                              const std::vector<column_class>& classes = {});
+
+// The same, in place: key.columns and key.values are filled by the caller; the values are
+// canonicalized and key.canonical rebuilt (its capacity kept). On error the key is unusable.
+std::optional<error> canonicalize_key(row_key& key, const std::vector<column_class>& classes = {});
 
 }  // namespace sluice

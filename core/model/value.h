@@ -44,6 +44,31 @@ struct column_value {
 // listed (or listed with value_kind::absent by decoders that learn absence late).
 using image = std::vector<column_value>;
 
+// Writes an image in place over the columns it held before, reusing their strings' capacity
+// (decode_output::recycled_image()); finish() drops the columns that were not overwritten.
+// Lifecycle: one per image being written; the image must not be touched meanwhile.
+class image_writer {
+ public:
+  explicit image_writer(image& img) : _img(img) {}
+  // The next column, with its old name and value still in place: assign both.
+  column_value& next() {
+    if (_size == _img.size()) _img.emplace_back();
+    return _img[_size++];
+  }
+  void add(std::string_view name, value_kind kind, std::string_view text) {
+    column_value& c = next();
+    c.name.assign(name);
+    c.v.kind = kind;
+    c.v.text.assign(text);
+  }
+  size_t size() const { return _size; }
+  void finish() { _img.resize(_size); }
+
+ private:
+  image& _img;
+  size_t _size = 0;
+};
+
 // The canonical text of a decimal number: no sign on zero, no leading zeros, no trailing
 // fractional zeros, no exponent ("1.0" -> "1", "-0.00" -> "0", "1.5e2" -> "150",
 // "007" -> "7"). Returns nothing when the text is not a decimal number. Exponents whose

@@ -204,7 +204,7 @@ class raw_copy {
         }
         buf.push_back('\t');
       }
-      const std::string& seq = (row.exists() ? row.upsert_seq : row.delete_seq).bytes();
+      const std::string_view seq = (row.exists() ? row.upsert_seq : row.delete_seq).bytes();
       buf += "\\\\x";
       static constexpr char hex[] = "0123456789abcdef";
       for (unsigned char b : seq) {

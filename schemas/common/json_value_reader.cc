@@ -138,6 +138,32 @@ result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
   return value::json(token->text);
 }
 
+std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
+  auto token = read(v);
+  if (!token) return token.err();
+  switch (token->kind) {
+    case json_kind::null:
+      out.kind = value_kind::null;
+      out.text.clear();
+      return std::nullopt;
+    case json_kind::boolean:
+      out.kind = value_kind::boolean;
+      break;
+    case json_kind::number:
+      out.kind = value_kind::number;
+      break;
+    case json_kind::string:
+      out.kind = value_kind::string;
+      break;
+    case json_kind::object:
+    case json_kind::array:
+      out.kind = value_kind::json;
+      break;
+  }
+  out.text.assign(token->text);
+  return std::nullopt;
+}
+
 std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
   auto token = read(v);
   if (!token) return token.err();

@@ -54,6 +54,8 @@ class json_value_reader {
   result<json_token> read(simdjson::ondemand::value v, std::vector<json_leaf>* leaves = nullptr);
   // Reads one column value as a sluice::value (objects and arrays become value_kind::json).
   result<value> read_value(simdjson::ondemand::value v);
+  // The same into an existing value, reusing its text's capacity.
+  std::optional<error> read_value(simdjson::ondemand::value v, value& out);
   // Validates a value that is not needed.
   std::optional<error> skip(simdjson::ondemand::value v);
 

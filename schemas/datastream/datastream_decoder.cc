@@ -75,13 +75,19 @@ std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_o
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
   if (auto err = _reader.read(doc, padded, _event)) return err;
-  auto c = to_change(msg);
-  if (!c) return c.err();
-  out.changes.push_back(std::move(*c));
+  const size_t before = out.changes.size();
+  change& c = out.add_change();
+  if (auto err = to_change(msg, c)) {
+    out.truncate_changes(before);
+    return err;
+  }
+  // The payload became the change's image: the reader writes the next one over an image set
+  // aside by an earlier clear(), so their strings' capacity is reused.
+  _event.payload = out.recycled_image();
   return std::nullopt;
 }
 
-result<change> datastream_decoder::to_change(const raw_message& msg) {
+std::optional<error> datastream_decoder::to_change(const raw_message& msg, change& c) {
   if (!_event.has_metadata) {
     return make_error(error_code::missing_field, "event has no source_metadata");
   }
@@ -100,23 +106,22 @@ result<change> datastream_decoder::to_change(const raw_message& msg) {
   const read_method read = classify_read_method(method);
   auto source_ts = source_timestamp();
   if (!source_ts) return source_ts.err();
-  auto k = key(**entry);
-  if (!k) return k.err();
+  if (auto err = key(**entry, c.key)) return err;
   auto seq = _ordering.sequence(_event, detect_source(_event, method), read, *source_ts);
   if (!seq) return seq.err();
 
-  change c;
   c.op = *operation;
   c.table = *entry;
-  c.key = std::move(*k);
   c.after = std::move(_event.payload);
   c.seq = std::move(*seq);
-  c.source.tx = transaction();
+  c.source.tx.assign(transaction());
   c.source.source_ts = source_ts->value_or(timestamp_ns{0});
   c.source.read = read;
-  c.source.origin =
-      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
-  return c;
+  c.source.origin.topic.assign(msg.topic);
+  c.source.origin.partition = msg.partition;
+  c.source.origin.offset = msg.offset;
+  c.source.origin.timestamp = msg.timestamp;
+  return std::nullopt;
 }
 
 result<table_entry*> datastream_decoder::table() {
@@ -188,14 +193,15 @@ result<std::optional<timestamp_ns>> datastream_decoder::source_timestamp() const
   return std::optional<timestamp_ns>{*ts};
 }
 
-result<row_key> datastream_decoder::key(const table_entry& table) {
+std::optional<error> datastream_decoder::key(const table_entry& table, row_key& key) {
   // The message's own key names first, then configuration (Oracle events carry none).
   const auto names_some = [](const field* f) {
     return present(f) && (f->token.kind != json_kind::array || f->leaf_count > 0);
   };
   const field* names = _event.meta("primary_keys");
   if (!names_some(names)) names = _event.meta("replication_index");
-  std::vector<std::string> columns;
+  std::vector<std::string>& columns = key.columns;
+  columns.clear();
   if (present(names) && names->token.kind == json_kind::string) {
     columns.emplace_back(names->token.text);
   } else if (present(names)) {
@@ -212,10 +218,14 @@ result<row_key> datastream_decoder::key(const table_entry& table) {
     }
   }
   if (columns.empty()) columns = table.key_columns;
-  if (columns.empty()) return row_key{};  // keyless (SPEC §4)
+  if (columns.empty()) {  // keyless (SPEC §4)
+    key.values.clear();
+    key.canonical.clear();
+    return std::nullopt;
+  }
 
-  std::vector<value> values;
-  values.reserve(columns.size());
+  std::vector<value>& values = key.values;
+  values.clear();
   _key_classes.assign(columns.size(), column_class::unknown);
   for (size_t i = 0; i < columns.size(); ++i) {
     const column_value* found = nullptr;
@@ -235,18 +245,17 @@ result<row_key> datastream_decoder::key(const table_entry& table) {
       if (info.name == columns[i]) _key_classes[i] = info.cls;
     }
   }
-  auto k = make_row_key(std::move(columns), std::move(values), _key_classes);
-  if (!k) return in_context("table " + table.name.qualified(), k.err());
-  return k;
+  if (auto err = canonicalize_key(key, _key_classes)) {
+    return in_context("table " + table.name.qualified(), std::move(*err));
+  }
+  return std::nullopt;
 }
 
-std::string datastream_decoder::transaction() const {
+std::string_view datastream_decoder::transaction() const {
   for (std::string_view name :
        {"tx_id", "transaction_id", "xid", "server_transaction_id", "gtid"}) {
     const field* f = _event.meta(name);
-    if (present(f) && f->token.is_scalar() && !f->token.text.empty()) {
-      return std::string(f->token.text);
-    }
+    if (present(f) && f->token.is_scalar() && !f->token.text.empty()) return f->token.text;
   }
   return {};
 }

@@ -54,12 +54,12 @@ class datastream_decoder final : public decoder {
   std::optional<error> decode(const raw_message& msg, decode_output& out) override;
 
  private:
-  result<change> to_change(const raw_message& msg);
+  std::optional<error> to_change(const raw_message& msg, change& c);
   result<table_entry*> table();
   result<op_kind> op() const;
   result<std::optional<timestamp_ns>> source_timestamp() const;
-  result<row_key> key(const table_entry& table);
-  std::string transaction() const;
+  std::optional<error> key(const table_entry& table, row_key& key);
+  std::string_view transaction() const;
 
   table_catalog& _catalog;
   datastream_options _options;

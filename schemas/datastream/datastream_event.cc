@@ -20,7 +20,7 @@ void datastream_event::clear() {
   envelope.clear();
   metadata.clear();
   leaves.clear();
-  payload.clear();
+  // payload is not cleared: read_payload() overwrites it in place (see image_writer).
   has_metadata = false;
   has_payload = false;
 }
@@ -65,6 +65,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
       return err;
     }
   }
+  if (!out.has_payload) out.payload.clear();
   // A complete root object followed by anything but whitespace is not one JSON document.
   const char* rest = nullptr;
   if (doc.current_location().get(rest) == simdjson::SUCCESS) {
@@ -94,7 +95,9 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
   }
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
-  out.payload.reserve(_columns_hint);
+  // The payload is written over the columns the previous message left (their strings keep
+  // their capacity); on error it is left half-written, and the decoder does not use it.
+  image_writer columns(out.payload);
   for (auto member : object) {
     simdjson::ondemand::field field;
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
@@ -103,15 +106,17 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
     if (std::memchr(name.data(), '\0', name.size())) {
       return make_error(error_code::nul_in_text, "payload column name contains \\u0000");
     }
-    if (out.payload.size() >= _max_columns) {
+    if (columns.size() >= _max_columns) {
       return make_error(error_code::too_many_columns,
                         "payload has more than " + std::to_string(_max_columns) + " columns");
     }
-    auto value = _values.read_value(field.value());
-    if (!value) return in_context("payload column " + in_quotes(name), value.err());
-    out.payload.push_back(column_value{std::string(name), std::move(*value)});
+    column_value& column = columns.next();
+    column.name.assign(name);
+    if (auto err = _values.read_value(field.value(), column.v)) {
+      return in_context("payload column " + in_quotes(name), std::move(*err));
+    }
   }
-  _columns_hint = out.payload.size();
+  columns.finish();
   return std::nullopt;
 }
 

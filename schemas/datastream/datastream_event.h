@@ -32,7 +32,7 @@ struct datastream_event {
   std::vector<field> envelope;  // generic metadata: read_method, source_timestamp, sort_keys…
   std::vector<field> metadata;  // source_metadata
   std::vector<json_leaf> leaves;
-  image payload;  // column name -> value, as the source gave them
+  image payload;  // column name -> value, as the source gave them; written in place
   bool has_metadata = false;
   bool has_payload = false;
 
@@ -74,7 +74,6 @@ class datastream_event_reader {
   json_value_reader _values;
   size_t _max_columns;
   std::vector<std::string_view> _names;  // scratch for the duplicate check
-  size_t _columns_hint = 0;  // the previous payload's width: the image moves out each time
 };
 
 }  // namespace sluice

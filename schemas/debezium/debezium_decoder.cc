@@ -68,17 +68,19 @@ std::optional<error> debezium_decoder::decode(const raw_message& msg, decode_out
   if (auto err = parse(*msg.value, "message", doc, padded)) return err;
   if (auto err = _reader.read(doc, padded, _event)) return err;
   if (_event.null_payload) return std::nullopt;  // a tombstone written with schemas
-  auto c = to_change(msg);
-  if (!c) return c.err();
-  if (*c) out.changes.push_back(std::move(**c));
-  return std::nullopt;
+  const size_t before = out.changes.size();
+  change& c = out.add_change();
+  c.after = out.recycled_image();  // written over in place by decode_row
+  bool skip = false;
+  auto err = to_change(msg, c, skip);
+  if (err || skip) out.truncate_changes(before);
+  return err;
 }
 
-result<std::optional<change>> debezium_decoder::to_change(const raw_message& msg) {
-  bool skip = false;
+std::optional<error> debezium_decoder::to_change(const raw_message& msg, change& c, bool& skip) {
   auto operation = op(skip);
   if (!operation) return operation.err();
-  if (skip) return std::optional<change>{};
+  if (skip) return std::nullopt;
   if (!_event.has_source) return make_error(error_code::missing_field, "event has no source");
   auto entry = table();
   if (!entry) return entry.err();
@@ -89,16 +91,20 @@ result<std::optional<change>> debezium_decoder::to_change(const raw_message& msg
   auto seq = _ordering.sequence(_event, read, *source_ts);
   if (!seq) return seq.err();
 
-  change c;
   c.op = *operation;
   c.table = *entry;
   c.seq = std::move(*seq);
-  c.source.tx = transaction();
+  c.source.tx.assign(transaction());
   c.source.source_ts = source_ts->value_or(timestamp_ns{0});
   c.source.read = read;
-  c.source.origin =
-      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
-  if (c.op == op_kind::truncate) return std::optional<change>{std::move(c)};
+  c.source.origin.topic.assign(msg.topic);
+  c.source.origin.partition = msg.partition;
+  c.source.origin.offset = msg.offset;
+  c.source.origin.timestamp = msg.timestamp;
+  if (c.op == op_kind::truncate) {
+    c.after.clear();
+    return std::nullopt;
+  }
 
   // Upserts carry the row in `after`; deletes keep `before` (the deleted row or its key).
   const bool upsert = c.op == op_kind::upsert;
@@ -111,8 +117,7 @@ result<std::optional<change>> debezium_decoder::to_change(const raw_message& msg
   if (!partial) return partial.err();
   c.partial = *partial;
   // From here on the value's views are not used: the message key may take the parser.
-  if (auto err = key(msg, c)) return std::move(*err);
-  return std::optional<change>{std::move(c)};
+  return key(msg, c);
 }
 
 result<op_kind> debezium_decoder::op(bool& skip) const {
@@ -154,18 +159,16 @@ result<table_entry*> debezium_decoder::table() {
   return _last_table;
 }
 
-std::string debezium_decoder::transaction() const {
+std::string_view debezium_decoder::transaction() const {
   if (const field* f = _event.top_field("transaction");
       present(f) && f->token.kind == json_kind::object) {
     for (const json_leaf& leaf : _event.leaves_of(*f)) {
-      if (leaf.name == "id" && !leaf.token.text.empty()) return std::string(leaf.token.text);
+      if (leaf.name == "id" && !leaf.token.text.empty()) return leaf.token.text;
     }
   }
   for (std::string_view name : {"txId", "gtid", "xid"}) {
     const field* f = _event.source_field(name);
-    if (present(f) && f->token.is_scalar() && !f->token.text.empty()) {
-      return std::string(f->token.text);
-    }
+    if (present(f) && f->token.is_scalar() && !f->token.text.empty()) return f->token.text;
   }
   return {};
 }
@@ -200,8 +203,8 @@ std::optional<error> debezium_decoder::key(const raw_message& msg, change& c) {
   if (_key_columns.empty()) _key_columns = table.key_columns;  // learned by the catalog
   if (_key_columns.empty()) return std::nullopt;               // keyless (SPEC §4)
 
-  std::vector<value> values;
-  values.reserve(_key_columns.size());
+  std::vector<value>& values = c.key.values;
+  values.clear();
   _key_classes.assign(_key_columns.size(), column_class::unknown);
   for (size_t i = 0; i < _key_columns.size(); ++i) {
     const std::string& name = _key_columns[i];
@@ -221,9 +224,10 @@ std::optional<error> debezium_decoder::key(const raw_message& msg, change& c) {
       if (info.name == name) _key_classes[i] = info.cls;
     }
   }
-  auto k = make_row_key(_key_columns, std::move(values), _key_classes);
-  if (!k) return in_context("table " + table.name.qualified(), k.err());
-  c.key = std::move(*k);
+  c.key.columns = _key_columns;
+  if (auto err = canonicalize_key(c.key, _key_classes)) {
+    return in_context("table " + table.name.qualified(), std::move(*err));
+  }
   return std::nullopt;
 }
 

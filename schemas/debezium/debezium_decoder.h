@@ -58,11 +58,11 @@ class debezium_decoder final : public decoder {
   std::optional<error> decode(const raw_message& msg, decode_output& out) override;
 
  private:
-  // Nothing when the event holds no change (op "m").
-  result<std::optional<change>> to_change(const raw_message& msg);
+  // Fills c; sets skip when the event holds no change (op "m").
+  std::optional<error> to_change(const raw_message& msg, change& c, bool& skip);
   result<op_kind> op(bool& skip) const;
   result<table_entry*> table();
-  std::string transaction() const;
+  std::string_view transaction() const;
   std::optional<error> key(const raw_message& msg, change& c);
   // Parses the message key into _key / _key_image once per message.
   std::optional<error> read_message_key(const raw_message& msg);

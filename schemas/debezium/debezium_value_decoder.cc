@@ -66,6 +66,30 @@ value plain_value(const json_token& token) {
   return value::json(token.text);
 }
 
+void assign_plain_value(value& out, const json_token& token) {
+  switch (token.kind) {
+    case json_kind::null:
+      out.kind = value_kind::null;
+      out.text.clear();
+      return;
+    case json_kind::boolean:
+      out.kind = value_kind::boolean;
+      out.text.assign(token.text == "true" ? "true" : "false");
+      return;
+    case json_kind::number:
+      out.kind = value_kind::number;
+      break;
+    case json_kind::string:
+      out.kind = value_kind::string;
+      break;
+    case json_kind::object:
+    case json_kind::array:
+      out.kind = value_kind::json;
+      break;
+  }
+  out.text.assign(token.text);
+}
+
 debezium_value_decoder::debezium_value_decoder(std::string unavailable_value)
     : _unavailable(std::move(unavailable_value)),
       _unavailable_base64(encode_base64(_unavailable)) {}
@@ -74,10 +98,19 @@ result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
                                                 const debezium_envelope::row& row,
                                                 std::string_view where, image& out) {
   bool partial = false;
-  out.reserve(out.size() + row.columns.size());
+  image_writer columns(out);
   for (size_t i = 0; i < row.columns.size(); ++i) {
     const debezium_envelope::field& column = row.columns[i];
-    auto v = decode(e, column, e.schema_of(column.name, i));
+    const connect_field_schema* schema = e.schema_of(column.name, i);
+    if (!unavailable(e, column) && column.token.kind != json_kind::null &&
+        (!schema || schema->name.empty())) {
+      // A plain value (the common case): written in place, reusing the column's strings.
+      column_value& c = columns.next();
+      c.name.assign(column.name);
+      assign_plain_value(c.v, column.token);
+      continue;
+    }
+    auto v = decode(e, column, schema);
     if (!v) {
       return in_context(std::string(where) + " column \"" + std::string(column.name) + "\"",
                         v.err());
@@ -86,8 +119,11 @@ result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
       partial = true;
       continue;
     }
-    out.push_back(column_value{std::string(column.name), std::move(*v)});
+    column_value& c = columns.next();
+    c.name.assign(column.name);
+    c.v = std::move(*v);
   }
+  columns.finish();
   return partial;
 }
 

@@ -12,6 +12,8 @@ namespace sluice {
 // A JSON token as a column value: numbers keep their exact text, strings are unescaped,
 // objects and arrays stay raw JSON text (value_kind::json).
 value plain_value(const json_token& token);
+// The same into an existing value, reusing its text's capacity.
+void assign_plain_value(value& out, const json_token& token);
 
 // Turns the columns of a Debezium image (or message key) into sluice values (SPEC §3):
 //   - the unavailable-value placeholder ("__debezium_unavailable_value", its base64 form for
@@ -36,8 +38,9 @@ class debezium_value_decoder {
  public:
   explicit debezium_value_decoder(std::string unavailable_value);
 
-  // Appends the row's columns to out, leaving the unavailable ones out. Returns whether any
-  // was left out (the image is partial). where names the row in errors ("after").
+  // Writes the row's columns into out (over what it held: image_writer), leaving the
+  // unavailable ones out. Returns whether any was left out (the image is partial). where
+  // names the row in errors ("after").
   result<bool> decode_row(const debezium_envelope& e, const debezium_envelope::row& row,
                           std::string_view where, image& out);
   // One column: an absent value for the placeholder.

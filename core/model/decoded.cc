@@ -1,0 +1,57 @@
+#include "core/model/decoded.h"
+
+namespace sluice {
+
+change& decode_output::add_change() {
+  if (_spare.empty()) return changes.emplace_back();
+  change& c = changes.emplace_back(std::move(_spare.back()));
+  _spare.pop_back();
+  // Back to the default state, keeping what has capacity.
+  c.op = op_kind::upsert;
+  c.table = nullptr;
+  c.key.columns.clear();
+  c.key.values.clear();
+  c.key.canonical.clear();
+  c.old_key.reset();
+  c.after.clear();
+  c.partial = false;
+  c.seq = csn();
+  c.source.tx.clear();
+  c.source.source_ts = timestamp_ns{0};
+  c.source.read = read_method::cdc;
+  c.source.origin.topic.clear();
+  c.source.origin.partition = partition_id{0};
+  c.source.origin.offset = kafka_offset{0};
+  c.source.origin.timestamp = timestamp_ns{0};
+  return c;
+}
+
+void decode_output::truncate_changes(size_t size) {
+  while (changes.size() > size) {
+    if (_spare.size() < max_spare) _spare.push_back(std::move(changes.back()));
+    changes.pop_back();
+  }
+}
+
+image decode_output::recycled_image() {
+  if (_spare_images.empty()) return {};
+  image img = std::move(_spare_images.back());
+  _spare_images.pop_back();
+  return img;
+}
+
+void decode_output::clear() {
+  for (change& c : changes) {
+    if (_spare.size() >= max_spare) break;
+    if (!c.after.empty() && _spare_images.size() < max_spare) {
+      _spare_images.push_back(std::move(c.after));
+    }
+    _spare.push_back(std::move(c));
+  }
+  changes.clear();
+  catalog.clear();
+  ddl.clear();
+  pieces.clear();
+}
+
+}  // namespace sluice
