@@ -122,6 +122,21 @@ std::string copy_stager::flush(pqxx::transaction_base& tx,
   return out + ")";
 }
 
+void copy_stager::copy_into(pqxx::transaction_base& tx, const std::string& table,
+                            const std::vector<std::string>& columns) {
+  if (_rows == 0) return;
+  _data.pop_back();  // write_raw_line() ends the last line itself
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  // libpqxx 6.4 splices the table and column names into COPY as given: they come quoted.
+  pqxx::tablewriter copy(tx, table, columns.begin(), columns.end());
+  copy.write_raw_line(_data);
+  copy.complete();
+#pragma GCC diagnostic pop
+  _data.clear();
+  _rows = 0;
+}
+
 void copy_stager::transaction_begun() {
   _created.clear();
   _filled.clear();

@@ -47,6 +47,10 @@ class copy_stager {
 
   // Sends the rows to the staging table and returns "pg_temp.<table> AS s(<aliases>)".
   std::string flush(pqxx::transaction_base& tx, const std::vector<std::string>& aliases);
+  // Sends the rows straight into `table` (quoted and qualified), one field per column of
+  // `columns` (quoted names), without staging (begin()'s types only name nothing here).
+  void copy_into(pqxx::transaction_base& tx, const std::string& table,
+                 const std::vector<std::string>& columns);
 
   void transaction_begun();
   void transaction_committed();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <pqxx/except>
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
@@ -246,6 +247,10 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
   const std::vector<const column_def*> keys = key_columns(plan, shape);
   const std::vector<const column_def*> cols = group_columns(plan, shape, group);
   const bool per_column = versioned(shape, _ctx);
+  if (!per_column && _options.bulk_path == apply_bulk_path::copy &&
+      write_new_rows(tx, plan, keys, cols, first, last, stats)) {
+    return;
+  }
   const size_t nkeys = keys.size();
   // Fields: key, row CSN, [column CSN map], key columns, columns.
   const lead_columns& lead = per_column ? upsert_versioned_lead() : upsert_lead();
@@ -293,6 +298,95 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
   const auto written = static_cast<size_t>(r.affected_rows());
   stats.upserted += written;
   stats.stale += count - std::min(count, written);
+}
+
+// Rows whose keys the table does not hold yet (an insert-only stream, a backfill) need none
+// of the upsert's guards: there is no stored row to compare CSNs with, and no tombstone when
+// the table has none at all. They are COPYed straight into the table under a savepoint, at
+// the cost of a raw COPY. A key the table does hold fails that COPY (unique violation: the
+// key-bucket locks keep every other writer of these keys out, so nothing else can), and the
+// rows go the guarded way after all; the table is then not tried for a while, so that an
+// update-heavy stream does not pay for a failed COPY on every batch.
+bool table_writer::write_new_rows(pqxx::transaction_base& tx, const table_plan& plan,
+                                  const std::vector<const column_def*>& keys,
+                                  const std::vector<const column_def*>& cols, const uint32_t* first,
+                                  const uint32_t* last, apply_stats& stats) {
+  constexpr int skip_after_miss = 16;
+  int& skip = _direct_skip[plan.target];
+  if (skip > 0) {
+    --skip;
+    return false;
+  }
+  // now(): the value the guarded path gives _sluice_updated_at (the transaction's start).
+  const pqxx::row r =
+      tx.exec_params1("SELECT now()::text, EXISTS (SELECT 1 FROM " + _ctx.tombstones +
+                          " WHERE target_schema = $1 AND target_table = $2)",
+                      plan.target.schema, plan.target.name);
+  if (r[1].as<bool>()) {
+    skip = skip_after_miss;
+    return false;
+  }
+  const std::string now = r[0].as<std::string>();
+
+  std::vector<std::string> names;
+  names.reserve(keys.size() + cols.size() + 3);
+  for (const column_def* c : keys)
+    names.push_back(quote_identifier(c->name));
+  for (const column_def* c : cols)
+    names.push_back(quote_identifier(c->name));
+  names.push_back(quote_identifier(meta::csn));
+  names.push_back(quote_identifier(meta::updated_at));
+  if (_ctx.soft_delete) names.push_back(quote_identifier(meta::deleted));
+  _direct.begin({});
+  size_t count = 0;
+  for (const uint32_t* it = first; it != last; ++it) {
+    const size_t i = *it;
+    if (plan.rejected[i]) continue;
+    const merged_row& row = plan.row(i);
+    ++count;
+    for (size_t k = 0; k < keys.size(); ++k)
+      add_direct(&row.key.values[k], *keys[k]);
+    _values.assign(cols.size(), nullptr);
+    for (size_t k = 0; k < row.columns.size(); ++k) {
+      const int32_t slot = plan.slots[plan.slot_begin[i] + k];
+      if (slot >= 0)
+        _values[static_cast<size_t>(_position[static_cast<size_t>(slot)])] = &row.columns[k].v;
+    }
+    for (size_t k = 0; k < cols.size(); ++k)
+      add_direct(_values[k], *cols[k]);
+    _direct.add_bytea(row.upsert_seq.bytes());
+    _direct.add(now);
+    if (_ctx.soft_delete) _direct.add("f");
+    _direct.end_row();
+  }
+  if (count == 0) return false;
+
+  tx.exec("SAVEPOINT sluice_new_rows");
+  try {
+    _direct.copy_into(tx, qualified_name(plan.target), names);
+  } catch (const pqxx::sql_error& e) {
+    if (e.sqlstate() != "23505")
+      throw;  // anything else is the batch's error, as on the guarded path
+    tx.exec("ROLLBACK TO SAVEPOINT sluice_new_rows");
+    _stager.savepoint_rolled_back();
+    skip = skip_after_miss;
+    return false;
+  }
+  tx.exec("RELEASE SAVEPOINT sluice_new_rows");
+  stats.upserted += count;
+  return true;
+}
+
+void table_writer::add_direct(const value* v, const column_def& col) {
+  if (!v || v->is_null() || v->is_absent()) {
+    _direct.add_null();
+  } else if (is_json_type(col.type)) {
+    _json.clear();
+    append_json_value(_json, *v);
+    _direct.add(_json);
+  } else {
+    _direct.add(v->text);
+  }
 }
 
 void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& plan,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,13 @@ class table_writer {
                      size_t begin, size_t end, apply_stats& stats);
   void write_upserts(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
+  // The fast path of write_upserts() for keys the table does not hold yet; false when it
+  // did not write them (the guarded upsert must).
+  bool write_new_rows(pqxx::transaction_base& tx, const table_plan& plan,
+                      const std::vector<const column_def*>& keys,
+                      const std::vector<const column_def*>& cols, const uint32_t* first,
+                      const uint32_t* last, apply_stats& stats);
+  void add_direct(const value* v, const column_def& col);
   void write_appends(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
 
@@ -83,11 +91,17 @@ class table_writer {
   const apply_options& _options;
   write_sql_context _ctx;
   copy_stager _stager;
-  std::vector<pg_array> _arrays;     // the unnest() path: one array per column
-  std::vector<field> _row;           // the row being built
-  std::vector<std::string> _texts;   // per field: text made for it (JSON, the CSN map)
-  std::vector<int32_t> _position;    // plan column -> position in the group's columns
-  std::vector<std::string> _params;  // the statement's parameters
+  copy_stager _direct;  // write_new_rows(): COPY straight into the target
+  // Per target: write_upserts() calls to skip the fast path for, after it missed (a key was
+  // there) or the table had tombstones.
+  std::map<target_table, int> _direct_skip;
+  std::vector<const value*> _values;  // write_new_rows(): the row's value per group column
+  std::string _json;                  // write_new_rows(): a JSON column's text
+  std::vector<pg_array> _arrays;      // the unnest() path: one array per column
+  std::vector<field> _row;            // the row being built
+  std::vector<std::string> _texts;    // per field: text made for it (JSON, the CSN map)
+  std::vector<int32_t> _position;     // plan column -> position in the group's columns
+  std::vector<std::string> _params;   // the statement's parameters
 };
 
 }  // namespace sluice
