@@ -1,0 +1,19 @@
+#include "fuzz/fuzz_targets.h"
+
+#include <array>
+
+namespace sluice::fuzz {
+
+std::span<const fuzz_target> all_fuzz_targets() {
+  static constexpr std::array<fuzz_target, 6> targets{{
+      {"datastream", fuzz_datastream},
+      {"goldengate", fuzz_goldengate},
+      {"debezium", fuzz_debezium},
+      {"dsql", fuzz_dsql},
+      {"format_auto", fuzz_format_auto},
+      {"kcat_line", fuzz_kcat_line},
+  }};
+  return targets;
+}
+
+}  // namespace sluice::fuzz
