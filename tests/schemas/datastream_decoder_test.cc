@@ -366,7 +366,7 @@ TEST_CASE("PostgreSQL: LSNs compare as 64-bit numbers, after the source timestam
   CHECK(f.fails(postgres_event("zz/1")).code == error_code::bad_csn);
 }
 
-TEST_CASE("SQL Server: replication_index keys the row; LSNs are fixed-width hex text") {
+TEST_CASE("SQL Server: replication_index keys the row, LSNs are fixed-width hex text") {
   fixture f;
   auto event = [](std::string_view lsn, std::string_view type = "UPDATE") {
     return R"({"read_method":"sqlserver-cdc","source_timestamp":"2024-03-01T10:00:00.5Z",
@@ -409,7 +409,7 @@ TEST_CASE("Spanner orders by commit_timestamp, record_sequence and mod_number") 
   CHECK(a.table->name.qualified() == "db.Singers");
 }
 
-TEST_CASE("Salesforce orders by source_timestamp; MongoDB by ts; others by sort_keys") {
+TEST_CASE("Salesforce orders by source_timestamp, MongoDB by ts, others by sort_keys") {
   fixture f;
   const change sf = f.ok(R"({"read_method":"salesforce-cdc","source_timestamp":1709287200000,
     "source_metadata":{"object_name":"Account","domain":"acme.my.salesforce.com",

@@ -273,7 +273,7 @@ TEST_CASE("Debezium: key columns come from the Kafka message key, plain or schem
   CHECK(dated.key.values == std::vector<value>{value::string("2024-01-15")});
 }
 
-TEST_CASE("Debezium: configured key columns win over the message key; none at all is keyless") {
+TEST_CASE("Debezium: configured key columns win over the message key, none at all is keyless") {
   fixture f;
   f.catalog.configure_key("public.items", {"b"});
   const change configured = f.ok(pg_event("c", "null", R"({"a":1,"b":"x"})"), R"({"a":1})");

@@ -280,7 +280,7 @@ TEST_CASE("DSQL: an insert or update without known key columns says how to confi
   CHECK(contains(e.message, "primary key"));
 }
 
-TEST_CASE("DSQL: records order by source.ts_ns, not the top-level processing ts_ns; then by txId") {
+TEST_CASE("DSQL: records order by source.ts_ns, not the top-level processing ts_ns, then by txId") {
   fixture f;
   f.catalog.configure_key("public.t", {"id"});
   // Committed first but processed last, and the other way round.

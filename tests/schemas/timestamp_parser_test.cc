@@ -71,7 +71,7 @@ TEST_CASE("parse_timestamp takes decimal text as epoch millis and the rest as IS
   CHECK(parse_timestamp("2019-11-07T04:15:39", utc_offset{7200})->value() == 1573092939 * ns);
 }
 
-TEST_CASE("source timezones: UTC and fixed offsets; IANA names refused with the reason") {
+TEST_CASE("source timezones: UTC and fixed offsets, IANA names refused with the reason") {
   CHECK(parse_utc_offset("UTC")->seconds == 0);
   CHECK(parse_utc_offset("Z")->seconds == 0);
   CHECK(parse_utc_offset("+02:00")->seconds == 7200);

@@ -172,7 +172,7 @@ TEST_CASE("chunks: pieces out of order across batches apply once the last one ar
   CHECK(w.column("length(payload)") == "3000");
 }
 
-TEST_CASE("chunks: identical redeliveries change nothing; different bytes are a dead letter") {
+TEST_CASE("chunks: identical redeliveries change nothing, different bytes are a dead letter") {
   chunk_world w;
   pg_applier applier(w.dsn, w.options());
   const auto c = dsql_chunk("c-dup", row_image(7, "once"), 3, "100", "c", w.table);

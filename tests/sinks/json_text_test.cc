@@ -13,7 +13,7 @@ TEST_CASE("tombstone keys are readable JSON with exact numbers") {
   CHECK(out == R"("a\n\t\u0001\\")");
 }
 
-TEST_CASE("headers keep order and repeats; bytes that are not text are given in hex") {
+TEST_CASE("headers keep order and repeats, bytes that are not text are given in hex") {
   CHECK(headers_json({{"a", std::string("1")},
                       {"a", std::string("2")},
                       {"n", std::nullopt},

@@ -188,7 +188,7 @@ TEST_CASE("per table, the newest applied source timestamp is kept and never move
   CHECK(other.read_table_progress().empty());
 }
 
-TEST_CASE("new keys are copied straight in; a stored key among them falls back to the guards") {
+TEST_CASE("new keys are copied straight in, a stored key among them falls back to the guards") {
   pg_world w;
   pg_applier applier(w.dsn, w.options());
   table_entry* orders = w.table("orders");
@@ -471,7 +471,7 @@ TEST_CASE("a batch that deletes and re-inserts a key keeps only the new image") 
   CHECK(!w.one("SELECT b FROM " + w.target("orders")));
 }
 
-TEST_CASE("truncate: counted only by default; with truncate.enabled older rows go") {
+TEST_CASE("truncate: counted only by default, with truncate.enabled older rows go") {
   pg_world w;
   table_entry* t = w.table("orders");
   change trunc;
@@ -936,7 +936,7 @@ TEST_CASE("DDL history is written in the batch transaction, and not by a fenced 
 }
 
 }  // namespace
-TEST_CASE("tombstones older than the retention expire; younger ones keep guarding") {
+TEST_CASE("tombstones older than the retention expire, younger ones keep guarding") {
   pg_world w;
   pg_applier applier(w.dsn, w.options());
   table_entry* orders = w.table("orders");

@@ -42,7 +42,7 @@ TEST_CASE("the upsert is one guarded MERGE over unnest arrays, values only as pa
   CHECK(sql.find("ON CONFLICT") == std::string::npos);
 }
 
-TEST_CASE("a staged source replaces the unnest arrays; the statement is otherwise the same") {
+TEST_CASE("a staged source replaces the unnest arrays, the statement is otherwise the same") {
   const column_def id{"id", "numeric"}, name{"name", "text"};
   const std::string staged =
       R"(pg_temp.sluice_stage_b2t2 AS s(_sluice_key, _sluice_row_csn, "id", "name"))";
