@@ -40,9 +40,9 @@ void fold_image(std::vector<merged_column>& columns, image& img, const csn& seq,
                                  [&](const merged_column& m) { return m.name == cv.name; });
     if (it == columns.end()) {
       if (move_values) {
-        columns.push_back(merged_column{std::move(cv.name), std::move(cv.v), seq});
+        columns.emplace_back(std::move(cv.name), std::move(cv.v), seq);
       } else {
-        columns.push_back(merged_column{cv.name, cv.v, seq});
+        columns.emplace_back(cv.name, cv.v, seq);
       }
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/catalog/table_catalog.h"
@@ -13,6 +14,12 @@
 namespace sluice {
 
 struct merged_column {
+  // Spelled out (not an aggregate) so that emplace_back(name, v, seq) builds in place with
+  // every compiler (clang 14 lacks parenthesized aggregate initialization).
+  merged_column() = default;
+  merged_column(std::string n, value val, const csn& s)
+      : name(std::move(n)), v(std::move(val)), seq(s) {}
+
   std::string name;
   value v;
   csn seq;  // CSN of the image this value came from
