@@ -16,6 +16,9 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+// How long a closed batch may wait for the prepare stage before the partitions are paused.
+constexpr auto k_pause_after = std::chrono::seconds(1);
+
 bool starts_from_beginning(const config& c) {
   const auto reset = c.kafka_property("auto.offset.reset").value_or("latest");
   return reset == "earliest" || reset == "smallest" || reset == "beginning";
@@ -175,6 +178,7 @@ void pipeline::dispatch(bool wait) {
   if (_batch.empty()) return;
   if (_held) return;  // the caller polls on: the held batch goes first (bounded by its room)
   _held = raw_batch{_generation.load(), std::move(_batch)};
+  _held_since = clock_type::now();
   _batch.clear();
   _batch_bytes = 0;
   {
@@ -191,8 +195,10 @@ void pipeline::dispatch(bool wait) {
 bool pipeline::push_held(std::chrono::milliseconds wait) {
   if (!_held) return true;
   if (!_prepare_queue.try_push_for(*_held, wait)) {
-    if (_held_back.empty()) {
-      // The prepare stage is busy: stop fetching, keep polling.
+    if (_held_back.empty() && clock_type::now() - _held_since >= k_pause_after) {
+      // The prepare stage has been busy for a while (PostgreSQL is slow or stalled): stop
+      // fetching, keep polling. Shorter waits are not worth it: pausing drops librdkafka's
+      // prefetched messages, which must then be fetched again.
       for (const auto& [tp, e] : _partitions.snapshot())
         _held_back.push_back(tp);
       if (!_held_back.empty()) _consumer->pause(_held_back);
@@ -396,9 +402,13 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       if (st == connector_state::failed) break;
       if (_resync_requested.load()) resync();
       handle_pause_requests();
-      // Under backpressure: a short wait for room, then a poll that serves the group
-      // protocol (paused partitions deliver nothing).
-      const bool held = !push_held(std::chrono::milliseconds(10));
+      // A held batch waits for room. Briefly, without polling (nothing more is consumed;
+      // librdkafka's prefetch fills up to queued.max.messages.kbytes and stops); after
+      // k_pause_after with the partitions paused, polling again so that the group protocol
+      // and max.poll.interval.ms stay served (paused partitions deliver nothing).
+      const bool paused_back = !_held_back.empty();
+      const bool held = !push_held(std::chrono::milliseconds(paused_back ? 10 : 50));
+      if (held && _held_back.empty()) continue;
       const size_t room =
           _config.batch.size > _batch.size() ? _config.batch.size - _batch.size() : 0;
       const auto until_deadline =

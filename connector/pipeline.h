@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -42,12 +43,12 @@ class pg_applier;
 // so decode and merge of batch N+1 overlap the apply of batch N, and lanes apply in
 // parallel. A partition always maps to one lane, so its batches commit in order.
 //
-// Backpressure: when the prepare queue is full, the closed batch is held and the owned
-// partitions are paused; the consumer thread keeps polling (heartbeats, rebalances and
-// max.poll.interval.ms stay served however long PostgreSQL stalls) but fetches nothing until
-// the held batch is handed over and the partitions resumed. Memory stays bounded by the
-// queues, one held batch and librdkafka's prefetch (queued.max.messages.kbytes), whatever the
-// backlog.
+// Backpressure: when the prepare queue is full, the closed batch is held; if it still waits
+// after a second, the owned partitions are paused and the consumer thread polls again
+// (heartbeats, rebalances and max.poll.interval.ms stay served however long PostgreSQL
+// stalls) but fetches nothing until the held batch is handed over and the partitions resumed.
+// Memory stays bounded by the queues, one held batch and librdkafka's prefetch
+// (queued.max.messages.kbytes), whatever the backlog.
 //
 // Partitions are claimed on assignment (owner epoch bumped in PostgreSQL; the consumer
 // starts at the stored offset, or auto.offset.reset when there is none). On revocation the
@@ -118,8 +119,9 @@ class pipeline : public assignment_listener, public status_source {
 
   std::vector<kafka_message> _batch;  // being filled by the consumer thread
   size_t _batch_bytes = 0;
-  std::optional<raw_batch> _held;           // closed, waiting for room (backpressure)
-  std::vector<topic_partition> _held_back;  // partitions paused for backpressure
+  std::optional<raw_batch> _held;                     // closed, waiting for room (backpressure)
+  std::chrono::steady_clock::time_point _held_since;  // when _held was closed
+  std::vector<topic_partition> _held_back;            // partitions paused for backpressure
 
   std::unique_ptr<pg_applier> _control;            // claims and offset reads (consumer thread)
   std::unique_ptr<target_key_lookup> _key_lookup;  // the catalog's key resolver (prepare thread)
