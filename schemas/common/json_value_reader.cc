@@ -4,6 +4,32 @@
 #include <string>
 
 namespace sluice {
+
+value_kind value_kind_of(json_kind kind) {
+  switch (kind) {
+    case json_kind::null:
+      return value_kind::null;
+    case json_kind::boolean:
+      return value_kind::boolean;
+    case json_kind::number:
+      return value_kind::number;
+    case json_kind::string:
+      return value_kind::string;
+    case json_kind::object:
+    case json_kind::array:
+      break;
+  }
+  return value_kind::json;
+}
+
+void assign_value(value& out, value_kind kind, std::string_view text) {
+  out.kind = kind;
+  if (kind == value_kind::null) {
+    out.text.clear();
+  } else {
+    out.text.assign(text);
+  }
+}
 namespace {
 
 using simdjson::ondemand::json_type;
@@ -141,26 +167,7 @@ result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
 std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
   auto token = read(v);
   if (!token) return token.err();
-  switch (token->kind) {
-    case json_kind::null:
-      out.kind = value_kind::null;
-      out.text.clear();
-      return std::nullopt;
-    case json_kind::boolean:
-      out.kind = value_kind::boolean;
-      break;
-    case json_kind::number:
-      out.kind = value_kind::number;
-      break;
-    case json_kind::string:
-      out.kind = value_kind::string;
-      break;
-    case json_kind::object:
-    case json_kind::array:
-      out.kind = value_kind::json;
-      break;
-  }
-  out.text.assign(token->text);
+  assign_value(out, value_kind_of(token->kind), token->text);
   return std::nullopt;
 }
 

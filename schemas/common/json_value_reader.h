@@ -15,6 +15,11 @@ namespace sluice {
 
 enum class json_kind : uint8_t { null, boolean, number, string, object, array };
 
+// The value kind a JSON token becomes (objects and arrays: value_kind::json).
+value_kind value_kind_of(json_kind kind);
+// Overwrites `out` with the token as a value, reusing its text's capacity.
+void assign_value(value& out, value_kind kind, std::string_view text);
+
 // One JSON value as read from a document. Its text points into the document or into the
 // parser's string buffer: valid until that parser parses another document (STYLE.md #8).
 struct json_token {

@@ -67,27 +67,11 @@ value plain_value(const json_token& token) {
 }
 
 void assign_plain_value(value& out, const json_token& token) {
-  switch (token.kind) {
-    case json_kind::null:
-      out.kind = value_kind::null;
-      out.text.clear();
-      return;
-    case json_kind::boolean:
-      out.kind = value_kind::boolean;
-      out.text.assign(token.text == "true" ? "true" : "false");
-      return;
-    case json_kind::number:
-      out.kind = value_kind::number;
-      break;
-    case json_kind::string:
-      out.kind = value_kind::string;
-      break;
-    case json_kind::object:
-    case json_kind::array:
-      out.kind = value_kind::json;
-      break;
+  if (token.kind == json_kind::boolean) {
+    assign_value(out, value_kind::boolean, token.text == "true" ? "true" : "false");
+  } else {
+    assign_value(out, value_kind_of(token.kind), token.text);
   }
-  out.text.assign(token.text);
 }
 
 debezium_value_decoder::debezium_value_decoder(std::string unavailable_value)
