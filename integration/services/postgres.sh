@@ -19,7 +19,8 @@
 # shared_buffers=256MB.
 #
 # Environment: SLUICE_RUN_DIR, SLUICE_PG_BIN (default /usr/lib/postgresql/15/bin),
-# SLUICE_PG_USER (default sluicepg, used only as root), SLUICE_PG_START_TIMEOUT (default 60).
+# SLUICE_PG_USER (default sluicepg, used only as root), SLUICE_PG_START_TIMEOUT (default 60),
+# SLUICE_PG_EXTRA_CONF (postgresql.conf lines appended, for profiling runs).
 set -euo pipefail
 
 SERVICE_NAME=postgres.sh
@@ -117,14 +118,19 @@ shared_buffers = 256MB
 # kill -9 is still exact. synchronous_commit stays on: commit semantics are under test.
 fsync = off
 synchronous_commit = on
-# Advisory locks on key-hash buckets count against the lock table.
-max_locks_per_transaction = 256
+# sluice locks every key of a batch (an advisory lock each) when a 32nd of the lock table,
+# max_locks_per_transaction x max_connections, holds them: 1024 x 200 / 32 = 6,400 keys.
+max_locks_per_transaction = 1024
 max_wal_size = 2GB
 timezone = 'UTC'
 log_timezone = 'UTC'
 log_line_prefix = '%m [%p] %q%u@%d '
 log_min_messages = warning
 EOF
+  # Extra settings for profiling runs (e.g. pg_stat_statements), one per line.
+  if [[ -n "${SLUICE_PG_EXTRA_CONF:-}" ]]; then
+    printf '%s\n' "$SLUICE_PG_EXTRA_CONF" >>"$DATA/postgresql.conf"
+  fi
   cat >"$DATA/pg_hba.conf" <<'EOF'
 # integration/services/postgres.sh: trust, on the unix socket and 127.0.0.1 only.
 local   all   all                 trust
