@@ -466,9 +466,9 @@ TEST_CASE("a member frozen past its session timeout comes back as a stale owner,
       if (!frozen) ::kill(s.member(0).pid(), SIGCONT);
     }
     REQUIRE(frozen);
-    // Its frozen batch holds key-bucket locks that batches of member 1 may share (buckets are
-    // not per table): with the stream paused, member 1 has too few batches for them to block
-    // its consumer, which must take part in the rebalance.
+    // Its frozen batch holds locks that batches of member 1 may wait for (a table over its
+    // key-lock budget is locked exclusively): with the stream paused, member 1 has too few
+    // batches for them to block its consumer, which must take part in the rebalance.
     s.producer().pause();
     lock.exec("SELECT pg_advisory_unlock_all()");
     // The group expels the frozen member, and member 1 claims its partitions from the offsets

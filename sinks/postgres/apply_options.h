@@ -46,10 +46,11 @@ struct apply_options {
   std::function<void(const pg_error_class&)> on_error;
   std::chrono::milliseconds backoff_initial{100};
   std::chrono::milliseconds backoff_max{5000};
-  // Writers of one key serialize on an advisory lock of bucket hash(table, key) % lock_buckets.
-  // Each bucket a transaction holds takes a slot of PostgreSQL's shared lock table
-  // (max_locks_per_transaction x max_connections), so this stays well below that.
-  uint32_t lock_buckets = 1024;
+  // Writers of one key serialize on an advisory lock per key (key_locks.h). Each takes a slot
+  // of PostgreSQL's shared lock table, max_locks_per_transaction x (max_connections +
+  // max_prepared_transactions): a batch takes at most max_key_locks of them, and a batch with
+  // more keys locks its tables exclusively instead. 0: a 32nd of the server's lock table.
+  size_t max_key_locks = 0;
   // COPY by default: integration/bench/apply_bench.cc measures both on the same rows.
   apply_bulk_path bulk_path = apply_bulk_path::copy;
   // Chunked records (chunk_store.h): a chunk still incomplete this much Kafka time after its

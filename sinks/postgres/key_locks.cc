@@ -32,15 +32,15 @@ int32_t table_lock_key(const target_table& table) {
   return static_cast<int32_t>(static_cast<uint32_t>(h ^ (h >> 32)));
 }
 
-int32_t key_lock_bucket(const target_table& table, std::string_view canonical_key,
-                        uint32_t buckets) {
+int32_t key_lock_key(const target_table& table, std::string_view canonical_key) {
   uint64_t h = fnv1a(table_hash(table), std::string_view("\0", 1));
   h = fnv1a(h, canonical_key);
-  return static_cast<int32_t>(h % (buckets == 0 ? 1 : buckets));
+  return static_cast<int32_t>(static_cast<uint32_t>(h ^ (h >> 32)));
 }
 
 void key_lock_set::clear() {
   _table_requests.clear();
+  _key_tables.clear();
   _tables.clear();
   _exclusive.clear();
   _keys.clear();
@@ -51,10 +51,21 @@ void key_lock_set::add_table(const target_table& table, bool exclusive) {
 }
 
 void key_lock_set::add_key(const target_table& table, std::string_view canonical_key) {
-  _keys.push_back(key_lock_bucket(table, canonical_key, _buckets));
+  _keys.push_back(key_lock_key(table, canonical_key));
+  const int32_t t = table_lock_key(table);
+  if (_key_tables.empty() || _key_tables.back() != t) _key_tables.push_back(t);
 }
 
 void key_lock_set::finish() {
+  std::sort(_keys.begin(), _keys.end());
+  _keys.erase(std::unique(_keys.begin(), _keys.end()), _keys.end());
+  if (_keys.size() > _max_keys) {
+    // Too many key locks: the tables of those keys are locked exclusively instead.
+    for (int32_t t : _key_tables)
+      _table_requests.emplace_back(t, true);
+    _keys.clear();
+  }
+  _key_tables.clear();
   // Exclusive sorts after shared for one key, so the last of each run decides.
   std::sort(_table_requests.begin(), _table_requests.end());
   _tables.clear();
@@ -66,10 +77,7 @@ void key_lock_set::finish() {
     _tables.push_back(_table_requests[i].first);
     _exclusive.push_back(_table_requests[i].second);
   }
-  std::sort(_keys.begin(), _keys.end());
-  _keys.erase(std::unique(_keys.begin(), _keys.end()), _keys.end());
 }
-
 const char* key_lock_set::sql() {
   // unnest() yields its array in order and Append runs its branches in order: the locks are
   // taken in exactly the order of the arrays.

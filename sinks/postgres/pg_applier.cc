@@ -45,7 +45,7 @@ pg_applier::pg_applier(std::string dsn, apply_options options)
       _planner(_options),
       _ddl(_options),
       _writer(_options, _schema.table("tombstones")),
-      _locks(_options.lock_buckets),
+      _locks(_options.max_key_locks),
       _offsets(_schema, _options.connector),
       _progress(_schema, _options.connector),
       _dead_letters(_schema, _options.connector),
@@ -85,6 +85,15 @@ pqxx::connection& pg_applier::connection() {
     if (conn->server_version() < 150000) {
       throw std::runtime_error("PostgreSQL " + std::to_string(conn->server_version()) +
                                " is too old: sluice's apply path needs PostgreSQL 15 or later");
+    }
+    if (_options.max_key_locks == 0) {
+      // A 32nd of the shared lock table: room for many lanes and instances at once, and for
+      // everything else the server locks.
+      const pqxx::row r = pqxx::nontransaction(*conn).exec1(
+          "SELECT current_setting('max_locks_per_transaction')::bigint * "
+          "(current_setting('max_connections')::bigint + "
+          "current_setting('max_prepared_transactions')::bigint) / 32");
+      _locks.set_max_keys(r[0].as<size_t>());
     }
     _conn = std::move(conn);
   }

@@ -38,7 +38,7 @@ namespace sluice {
 //     chunks  pieces of chunked records stored, completed ones reassembled and decoded into
 //             a second, small merged batch written after the first (chunk_store.h); a
 //             completed chunk needing DDL rolls back, runs it, and runs the batch again
-//     lock    advisory locks: tables (shared; exclusive to truncate), then key buckets
+//     lock    advisory locks: tables (shared; exclusive to truncate), then keys
 //     CAS     offsets: moves only where (owner_epoch, next_offset) are still the expected
 //             ones, else stale_epoch_error and nothing of the batch is kept
 //     write   per table: truncate, deletes + tombstones, guarded upserts (table_writer)

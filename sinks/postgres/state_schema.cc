@@ -105,6 +105,13 @@ const std::vector<std::vector<std::string>>& migrations() {
                applied_at timestamptz NOT NULL DEFAULT now(),
                PRIMARY KEY (connector, target_schema, target_table)))",
       },
+      {
+          // Version 3 changes no table: writers now lock exact keys rather than key-hash
+          // buckets (key_locks.h), and the two would not exclude each other, so a sluice that
+          // still locks buckets must refuse this state schema rather than run beside one.
+          "COMMENT ON TABLE @.offsets IS 'sluice state; since version 3 writers lock exact "
+          "keys'",
+      },
   };
   return steps;
 }

@@ -304,7 +304,7 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
 // of the upsert's guards: there is no stored row to compare CSNs with, and no tombstone when
 // the table has none at all. They are COPYed straight into the table under a savepoint, at
 // the cost of a raw COPY. A key the table does hold fails that COPY (unique violation: the
-// key-bucket locks keep every other writer of these keys out, so nothing else can), and the
+// key locks keep every other writer of these keys out, so nothing else can), and the
 // rows go the guarded way after all; the table is then not tried for a while, so that an
 // update-heavy stream does not pay for a failed COPY on every batch.
 bool table_writer::write_new_rows(pqxx::transaction_base& tx, const table_plan& plan,

@@ -707,7 +707,14 @@ TEST_CASE("an equal-CSN key shift (pk = pk + 1) moves every row, whatever the ba
   }
 }
 
+// Run with key locks in both lanes, then with one lane over its key-lock budget (table locked
+// exclusively) beside one within it: each pairing must still serialize the writers of a key.
 TEST_CASE("two appliers writing the same keys at once neither resurrect a row nor deadlock") {
+  size_t budgets[2] = {0, 0};  // 0: the server's default
+  SUBCASE("both lanes lock keys") {}
+  SUBCASE("one lane locks keys, the other its table") {
+    budgets[0] = 50;  // each batch has 200 keys
+  }
   world w;
   table_entry* t = w.table("hot");
   {
@@ -744,7 +751,9 @@ TEST_CASE("two appliers writing the same keys at once neither resurrect a row no
   int retried[2] = {0, 0};
   auto run = [&](int l) {
     try {
-      pg_applier applier(w.dsn, w.options());
+      apply_options options = w.options();
+      options.max_key_locks = budgets[l];
+      pg_applier applier(w.dsn, options);
       merge_engine merger;
       for (std::vector<change>& batch : lanes[l]) {
         const apply_stats s = apply_batch(applier, merger.merge(std::move(batch)));
