@@ -55,6 +55,19 @@ std::string with_tombstone(const write_sql_context& ctx, const std::string& sour
          where("tt") + " AND tt.key = ''::bytea)) AS _sluice_tomb FROM " + source + ") AS s";
 }
 
+std::string no_newer_tombstone(const write_sql_context& ctx, const std::string& key,
+                               const std::string& csn) {
+  auto where = [](const char* alias) {
+    return std::string(" WHERE ") + alias + ".target_schema = $1 AND " + alias +
+           ".target_table = $2";
+  };
+  // The empty bytea sorts first: no tombstone at all allows every CSN.
+  return "coalesce(GREATEST(CASE WHEN EXISTS (SELECT 1 FROM " + ctx.tombstones + " te" +
+         where("te") + ") THEN (SELECT tk.csn FROM " + ctx.tombstones + " tk" + where("tk") +
+         " AND tk.key = " + key + ") END, (SELECT tt.csn FROM " + ctx.tombstones + " tt" +
+         where("tt") + " AND tt.key = ''::bytea)), ''::bytea) <= " + csn;
+}
+
 std::string key_match(const std::vector<const column_def*>& key) {
   std::string out;
   for (const column_def* c : key) {
@@ -109,7 +122,8 @@ std::string merge_upsert(const target_table& table, const std::vector<const colu
                          const std::vector<std::pair<std::string, std::string>>& rows,
                          const std::string& from_where, const std::string& updates,
                          const std::string& guard,
-                         const std::vector<std::pair<std::string, std::string>>& helpers) {
+                         const std::vector<std::pair<std::string, std::string>>& helpers,
+                         const std::string& insert_guard) {
   std::string select, names, values, on;
   for (const auto& [name, value] : rows) {
     select += (select.empty() ? "" : ", ") + value + " AS " + name;
@@ -124,8 +138,9 @@ std::string merge_upsert(const target_table& table, const std::vector<const colu
   }
   return "MERGE INTO " + qualified_name(table) + " AS d USING (SELECT " + select + " " +
          from_where + ") AS excluded ON " + on + " WHEN MATCHED AND (" + guard +
-         ") THEN UPDATE SET " + updates + " WHEN NOT MATCHED THEN INSERT (" + names + ") VALUES (" +
-         values + ")";
+         ") THEN UPDATE SET " + updates + " WHEN NOT MATCHED " +
+         (insert_guard.empty() ? "" : "AND (" + insert_guard + ") ") + "THEN INSERT (" + names +
+         ") VALUES (" + values + ")";
 }
 
 std::string jsonb_object(const std::vector<std::pair<std::string, std::string>>& pairs) {

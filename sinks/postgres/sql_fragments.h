@@ -36,6 +36,11 @@ std::string unnest(size_t first, const std::vector<std::pair<std::string, std::s
 // pays nothing per row. Consistent, because a tombstone of a key in the batch can only be
 // written by a holder of that key's lock.
 std::string with_tombstone(const write_sql_context& ctx, const std::string& source);
+// A condition: no tombstone of the key (the bytea expression key) nor of the table is newer
+// than csn. The same probes as with_tombstone, for one row: used as MERGE's WHEN NOT MATCHED
+// condition, so that only rows whose key the table does not hold pay for them.
+std::string no_newer_tombstone(const write_sql_context& ctx, const std::string& key,
+                               const std::string& csn);
 // d."k" = CAST(s."k" AS type) AND …
 std::string key_match(const std::vector<const column_def*>& key);
 // (d._sluice_csn IS NULL OR d._sluice_csn < csn)
@@ -62,12 +67,14 @@ std::string greater_value(const std::string& a, const std::string& b);
 // record per row) and its updates lock no tuple first — about a third of the statement's
 // time. Safe because every writer of a key holds its key lock (key_locks.h): no other
 // transaction can insert a key between the join and the insert.
-// helpers: more (name, value) pairs of the incoming rows, for updates and guard only.
+// helpers: more (name, value) pairs of the incoming rows, for updates and guards only.
+// insert_guard: when not empty, a missing row is inserted only where it holds.
 std::string merge_upsert(const target_table& table, const std::vector<const column_def*>& key,
                          const std::vector<std::pair<std::string, std::string>>& rows,
                          const std::string& from_where, const std::string& updates,
                          const std::string& guard,
-                         const std::vector<std::pair<std::string, std::string>>& helpers = {});
+                         const std::vector<std::pair<std::string, std::string>>& helpers = {},
+                         const std::string& insert_guard = {});
 // jsonb_build_object over (key, value) SQL pairs, in chunks joined by || because a function
 // takes at most 100 arguments.
 std::string jsonb_object(const std::vector<std::pair<std::string, std::string>>& pairs);

@@ -9,10 +9,10 @@ using sql::cast;
 using sql::greater_value;
 using sql::key_match;
 using sql::merge_upsert;
+using sql::no_newer_tombstone;
 using sql::older_than;
 using sql::remove_rows;
 using sql::tombstone_insert;
-using sql::with_tombstone;
 
 const lead_columns& upsert_lead() {
   static const lead_columns lead = {{"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}};
@@ -87,10 +87,13 @@ std::string upsert_sql(const target_table& table, const std::vector<const column
     set(quote_identifier(meta::deleted), "false");
     guard += " OR (" + tie + " AND d." + quote_identifier(meta::deleted) + ")";
   }
-  return merge_upsert(table, key, rows,
-                      "FROM " + with_tombstone(ctx, source) +
-                          " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn",
-                      updates, guard);
+  // Tombstones are probed for the rows whose key the table does not hold only: a stored row
+  // is never older than a tombstone of its key (a delete removes every older row, a truncate
+  // every row older than it, and an upsert older than a tombstone is never written), so for a
+  // matched row the CSN guard decides alone.
+  return merge_upsert(table, key, rows, "FROM " + source, updates, guard,
+                      {{"_sluice_key", "s._sluice_key"}},
+                      no_newer_tombstone(ctx, "EXCLUDED._sluice_key", "EXCLUDED." + csn));
 }
 
 std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
