@@ -39,6 +39,7 @@ int32_t key_lock_key(const target_table& table, std::string_view canonical_key) 
 }
 
 void key_lock_set::clear() {
+  _has_last = false;
   _table_requests.clear();
   _key_tables.clear();
   _tables.clear();
@@ -51,9 +52,15 @@ void key_lock_set::add_table(const target_table& table, bool exclusive) {
 }
 
 void key_lock_set::add_key(const target_table& table, std::string_view canonical_key) {
-  _keys.push_back(key_lock_key(table, canonical_key));
-  const int32_t t = table_lock_key(table);
-  if (_key_tables.empty() || _key_tables.back() != t) _key_tables.push_back(t);
+  // A batch adds the keys of one table after another: its hashes are made once per run.
+  if (!_has_last || table.name != _last_table.name || table.schema != _last_table.schema) {
+    _has_last = true;
+    _last_table = table;
+    _last_hash = fnv1a(table_hash(table), std::string_view("\0", 1));
+    _key_tables.push_back(table_lock_key(table));
+  }
+  const uint64_t h = fnv1a(_last_hash, canonical_key);
+  _keys.push_back(static_cast<int32_t>(static_cast<uint32_t>(h ^ (h >> 32))));
 }
 
 void key_lock_set::finish() {
@@ -66,6 +73,7 @@ void key_lock_set::finish() {
     _keys.clear();
   }
   _key_tables.clear();
+  _has_last = false;
   // Exclusive sorts after shared for one key, so the last of each run decides.
   std::sort(_table_requests.begin(), _table_requests.end());
   _tables.clear();

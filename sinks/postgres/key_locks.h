@@ -56,7 +56,10 @@ class key_lock_set {
  private:
   size_t _max_keys;
   std::vector<std::pair<int32_t, bool>> _table_requests;
-  std::vector<int32_t> _key_tables;  // the table lock of each key added
+  std::vector<int32_t> _key_tables;  // the table locks of the keys added
+  bool _has_last = false;
+  target_table _last_table;  // of the last add_key(), and its hash
+  uint64_t _last_hash = 0;
   std::vector<int32_t> _tables;
   std::vector<bool> _exclusive;
   std::vector<int32_t> _keys;

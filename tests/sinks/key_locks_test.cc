@@ -40,6 +40,7 @@ TEST_CASE(
     CHECK(locks.exclusive()[i] == (locks.tables()[i] == table_lock_key(a)));
   }
   CHECK(locks.keys().size() == 100);  // one per distinct key
+  CHECK(std::binary_search(locks.keys().begin(), locks.keys().end(), key_lock_key(a, "k7")));
   CHECK(std::is_sorted(locks.keys().begin(), locks.keys().end()));
   CHECK(std::adjacent_find(locks.keys().begin(), locks.keys().end()) == locks.keys().end());
 }
