@@ -13,7 +13,7 @@ packages=(
   # build
   build-essential cmake ninja-build pkg-config git
   librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev
-  prometheus-cpp-dev libcivetweb-dev
+  prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
   # format check, sanitizers, fuzzers
   clang-format clang libclang-rt-14-dev
   # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka on Java 17
