@@ -129,7 +129,7 @@ class pipeline : public assignment_listener, public status_source {
   std::unique_ptr<dead_letter_producer> _dlq;
   std::unique_ptr<batch_preparer> _preparer;
   std::vector<std::unique_ptr<apply_lane>> _lanes;
-  bounded_queue<raw_batch> _prepare_queue{2};
+  bounded_queue<raw_batch> _prepare_queue{1};
   std::thread _prepare_thread;
   // Last: destroyed first, so the consumer leaves the group while everything its rebalance
   // callbacks use still exists.
