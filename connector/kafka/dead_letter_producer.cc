@@ -72,9 +72,18 @@ dead_letter_producer::dead_letter_producer(
 }
 
 void dead_letter_producer::send(const std::vector<dead_letter>& letters) {
+  std::vector<const dead_letter*> all;
+  all.reserve(letters.size());
+  for (const dead_letter& d : letters)
+    all.push_back(&d);
+  send(all);
+}
+
+void dead_letter_producer::send(const std::vector<const dead_letter*>& letters) {
   if (letters.empty()) return;
   delivery_state state;
-  for (const dead_letter& d : letters) {
+  for (const dead_letter* letter : letters) {
+    const dead_letter& d = *letter;
     rd_kafka_headers_t* headers = rd_kafka_headers_new(8 + d.headers.size());
     for (const auto& [name, value] : d.headers) {
       rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()),

@@ -22,6 +22,7 @@ class dead_letter_producer {
                        std::string topic);
   // Throws std::runtime_error when a message cannot be delivered (the batch must not commit).
   void send(const std::vector<dead_letter>& letters);
+  void send(const std::vector<const dead_letter*>& letters);
 
  private:
   std::string _topic;

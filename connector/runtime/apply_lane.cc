@@ -17,7 +17,12 @@ apply_lane::apply_lane(size_t index, std::unique_ptr<pg_applier> applier,
       _partitions(partitions),
       _dlq(dlq),
       _cb(std::move(cb)),
-      _queue(queue_capacity) {}
+      _queue(queue_capacity) {
+  if (_dlq) {
+    _applier->set_dead_letter_sink(
+        [dlq = _dlq](const std::vector<const dead_letter*>& letters) { dlq->send(letters); });
+  }
+}
 
 apply_lane::~apply_lane() {
   stop();

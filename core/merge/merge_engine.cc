@@ -114,7 +114,15 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     table_rows& tr = *last_rows;
     // Built in place: rows were reserved for every entry, so the reference stays valid.
     merged_row& row = tr.rows.emplace_back();
-    // The changes are consumed: the key moves out of the group's first change.
+    // The changes are consumed: the key moves out of the group's first change, the newest
+    // (entries are newest first), and so does its origin, unless the change also has an
+    // entry under its old key (a key change), which needs it too.
+    change& newest = changes[_entries[begin].index];
+    if (newest.old_key && !newest.old_key->empty()) {
+      row.origin = newest.source.origin;
+    } else {
+      row.origin = std::move(newest.source.origin);
+    }
     row.key = std::move(const_cast<row_key&>(*_entries[begin].key));
 
     auto is_delete = [&](const entry& e) {

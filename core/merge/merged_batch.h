@@ -36,6 +36,7 @@ struct merged_row {
   std::vector<merged_column> columns;
   bool partial = false;       // some contributing image was partial
   timestamp_ns source_ts{0};  // newest source timestamp among contributing changes
+  message_origin origin;      // of the newest contributing change (for its dead letter)
 
   // An upsert beats a delete at equal CSN (SPEC §2).
   bool exists() const { return !upsert_seq.empty() && upsert_seq >= delete_seq; }

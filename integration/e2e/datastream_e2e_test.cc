@@ -2,8 +2,10 @@
 // client, `sluice run` as a child process, assertions on the replica's rows.
 
 #include <doctest/doctest.h>
+#include <librdkafka/rdkafka.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
 #include <sstream>
@@ -34,7 +36,109 @@ datastream_event customer(const std::string& table, const std::string& op, uint6
   return e;
 }
 
+// One message read back from a topic, with its headers.
+struct read_message {
+  std::optional<std::string> key, value;
+  std::map<std::string, std::string> headers;
+};
+
+// Every message of partition 0 of topic from the beginning, until want are read or 30 s pass.
+std::vector<read_message> read_topic(const std::string& topic, size_t want) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  const std::pair<const char*, std::string> props[] = {{"bootstrap.servers", kafka_bootstrap()},
+                                                       {"group.id", unique_name("reader")}};
+  for (const auto& [k, v] : props) {
+    if (rd_kafka_conf_set(conf, k, v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+      throw std::runtime_error(err);
+    }
+  }
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (!rk) throw std::runtime_error(err);
+  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(parts, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(rk, parts);
+  rd_kafka_topic_partition_list_destroy(parts);
+  std::vector<read_message> out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (out.size() < want && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 200);
+    if (!m) continue;
+    if (!m->err) {
+      read_message r;
+      if (m->key) r.key.emplace(static_cast<const char*>(m->key), m->key_len);
+      if (m->payload) r.value.emplace(static_cast<const char*>(m->payload), m->len);
+      rd_kafka_headers_t* hdrs = nullptr;
+      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* name = nullptr;
+        const void* value = nullptr;
+        size_t size = 0;
+        for (size_t i = 0;
+             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+             ++i) {
+          r.headers[name] = value ? std::string(static_cast<const char*>(value), size) : "";
+        }
+      }
+      out.push_back(std::move(r));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("dead letters reach the dead-letter topic with their bytes, reason and origin") {
+  const std::string topic = unique_name("cdc_dlq");
+  const std::string dlq = unique_name("cdc_dlq_letters");
+  const std::string table = unique_name("dlq_rows");
+  const std::string connector = unique_name("dlq");
+  create_topic(topic, 1);
+  create_topic(dlq, 1);
+  std::vector<kafka_record> records;
+  for (int64_t id = 1; id <= 3; ++id) {
+    records.push_back(keyed(id, customer(table, "INSERT", 100 + id, id, "c" + std::to_string(id))));
+  }
+  records.push_back({"p", "{not json", 0});  // cannot be decoded: dead-lettered before apply
+  // Decodes, but PostgreSQL refuses the value (balance is numeric): dead-lettered by the apply
+  // itself, inside the batch transaction.
+  datastream_event refused = customer(table, "INSERT", 109, 9, "refused");
+  refused.payload_json = R"("id":9,"name":"refused","balance":"not a number","vip":true)";
+  records.push_back(keyed(9, refused));
+  produce(topic, records);
+
+  sluice_process p(basic_config(connector, topic, "datastream",
+                                "errors.deadletterqueue.topic.name: " + dlq +
+                                    "\ntables:\n  public." + table +
+                                    ":\n    column.types: {balance: numeric}\n"));
+  REQUIRE_MESSAGE(caught_up(connector, static_cast<int64_t>(records.size())), p.log());
+  CHECK(query("SELECT id FROM public.\"" + table + "\"").size() == 3);
+  const std::vector<read_message> letters = read_topic(dlq, 2);
+  REQUIRE_MESSAGE(letters.size() == 2, p.log());
+  CHECK(query("SELECT 1 FROM sluice.dead_letters WHERE topic = '" + topic + "'").size() == 2);
+  std::map<std::string, read_message> by_offset;
+  for (const read_message& m : letters) {
+    REQUIRE(m.headers.contains("__sluice.offset"));
+    CHECK(m.headers.at("__sluice.topic") == topic);
+    CHECK(m.headers.at("__sluice.partition") == "0");
+    CHECK_FALSE(m.headers.at("__sluice.reason").empty());
+    by_offset[m.headers.at("__sluice.offset")] = m;
+  }
+  REQUIRE(by_offset.contains("3"));
+  CHECK(by_offset["3"].key == std::optional<std::string>("p"));
+  CHECK(by_offset["3"].value == std::optional<std::string>("{not json"));
+  CHECK(by_offset["3"].headers["__sluice.reason"].find("json") != std::string::npos);
+  REQUIRE(by_offset.contains("4"));
+  // Refused by the apply: the merged row sluice tried to write, keyed by its key columns, with
+  // the origin of the newest message that made it.
+  CHECK(by_offset["4"].key == std::optional<std::string>(R"({"id":9})"));
+  REQUIRE(by_offset["4"].value);
+  CHECK(by_offset["4"].value->find(R"("balance":"not a number")") != std::string::npos);
+  CHECK(by_offset["4"].headers["__sluice.reason"].find("numeric") != std::string::npos);
+  CHECK(p.stop() == 0);
+}
 
 TEST_CASE(
     "inserts, updates and deletes replicate; duplicates and late older changes change nothing") {

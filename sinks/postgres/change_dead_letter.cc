@@ -37,6 +37,7 @@ dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& ro
                                    std::string reason) {
   dead_letter dl;
   dl.reason = std::move(reason);
+  dl.origin = row.origin;
   dl.key = key_json(row.key.columns, row.key.values);
   std::string v = "{";
   append_field(v, "table");

@@ -384,6 +384,10 @@ void pg_applier::run_batch(std::vector<table_plan>& plans, const std::vector<dea
     letters.push_back(&d);
   stats.dead_lettered = _dead_letters.write(tx, letters);
   stats.rejected = found.size();
+  if (_dead_letter_sink && letters.size() > given.size()) {
+    _dead_letter_sink(
+        std::vector<const dead_letter*>(letters.begin() + given.size(), letters.end()));
+  }
   tx.commit();
   _writer.transaction_committed();
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,6 +96,13 @@ class pg_applier {
   // Deletes tombstones older than the retention (tombstone.retention); returns how many.
   size_t expire_tombstones(std::chrono::seconds retention);
 
+  // Called in the batch transaction just before it commits, with the dead letters the apply
+  // itself found (rows the planner or PostgreSQL refused, chunks that failed): the runtime
+  // produces them to the dead-letter topic, so that they are in Kafka before the batch
+  // commits. A throw aborts the transaction. A retried batch calls it again (at least once).
+  using dead_letter_sink = std::function<void(const std::vector<const dead_letter*>&)>;
+  void set_dead_letter_sink(dead_letter_sink sink) { _dead_letter_sink = std::move(sink); }
+
   const apply_options& options() const { return _options; }
   // What the last failure was classified as (for metrics: sluice_postgres_errors_total).
   const pg_error_class& last_error() const { return _last_error; }
@@ -128,6 +136,7 @@ class pg_applier {
   catalog_writer _catalog;
   chunk_store _chunks;
   std::unique_ptr<chunk_decoder> _chunk_decoder;  // made on first use
+  dead_letter_sink _dead_letter_sink;
   merge_engine _chunk_merge;
   merged_batch _completed;       // the last attempt's completed chunks (plans point into it)
   timestamp_ns _stream_time{0};  // newest Kafka timestamp seen: chunk.timeout's clock

@@ -144,6 +144,29 @@ TEST_CASE("a key change deletes the old key and upserts the new one") {
   CHECK_FALSE(find(b, "2")->exists());
 }
 
+TEST_CASE("a merged row carries the origin of its newest change, key changes included") {
+  fixture f;
+  auto at = [](change c, int64_t offset) {
+    c.source.origin.topic = "cdc.orders.with.a.long.topic.name";
+    c.source.origin.offset = kafka_offset(offset);
+    return c;
+  };
+  std::vector<change> in;
+  in.push_back(at(f.upsert(1, 5, row({{"v", "newest"}})), 10));
+  in.push_back(at(f.upsert(1, 3, row({{"v", "older"}})), 11));
+  // Offset 12 moves key 2 to key 3: both merged rows come from it.
+  in.push_back(at(f.rekey(2, 3, 7, row({{"v", "moved"}})), 12));
+  merged_batch b = merge_engine().merge(std::move(in));
+  for (const char* key : {"1", "2", "3"}) {
+    CAPTURE(key);
+    REQUIRE(find(b, key));
+    CHECK(find(b, key)->origin.topic == "cdc.orders.with.a.long.topic.name");
+  }
+  CHECK(find(b, "1")->origin.offset.value() == 10);
+  CHECK(find(b, "2")->origin.offset.value() == 12);
+  CHECK(find(b, "3")->origin.offset.value() == 12);
+}
+
 TEST_CASE("a partial update merges column by column with an older full row") {
   fixture f;
   std::vector<change> in;
