@@ -12,6 +12,7 @@
 #include "connector/config/config_reference.h"
 #include "connector/config/redact.h"
 #include "connector/http/http_server.h"
+#include "connector/kafka/kafka_log.h"
 #include "connector/metrics/metrics_registry.h"
 #include "connector/pipeline.h"
 #include "connector/runtime/log.h"
@@ -47,6 +48,7 @@ std::optional<std::string> probe_kafka(const config& c) {
       return "kafka." + k + ": " + err;
     }
   }
+  route_kafka_logs(conf);
   kafka_handle rk(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
   if (!rk) {
     rd_kafka_conf_destroy(conf);

@@ -13,6 +13,7 @@
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
 #include "connector/kafka/kafka_handles.h"
+#include "connector/kafka/kafka_log.h"
 #include "connector/runtime/stage_factory.h"
 #include "sinks/postgres/pg_applier.h"
 
@@ -30,6 +31,7 @@ kafka_handle watermark_client(const config& c, std::string& error) {
       return nullptr;
     }
   }
+  route_kafka_logs(conf.get());
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
   if (!rk) {
     error = err;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "connector/kafka/kafka_log.h"
+
 namespace sluice {
 namespace {
 
@@ -65,6 +67,7 @@ dead_letter_producer::dead_letter_producer(
     rd_kafka_conf_set(conf.get(), k, v, err, sizeof err);
   }
   rd_kafka_conf_set_dr_msg_cb(conf.get(), on_delivery);
+  route_kafka_logs(conf.get());
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
   if (!rk) throw std::runtime_error(std::string("cannot create the dead letter producer: ") + err);
   conf.release();

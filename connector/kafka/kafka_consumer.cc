@@ -4,6 +4,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "connector/kafka/kafka_log.h"
 #include "connector/runtime/log.h"
 
 namespace sluice {
@@ -51,6 +52,7 @@ kafka_consumer::kafka_consumer(const kafka_settings& settings, assignment_listen
   for (const auto& [key, value] : owned_properties)
     set_property(conf.get(), key, value);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &kafka_consumer::rebalance_trampoline);
+  route_kafka_logs(conf.get());
   rd_kafka_conf_set_opaque(conf.get(), this);
 
   char err[512];
