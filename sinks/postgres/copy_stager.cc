@@ -1,5 +1,6 @@
 #include "sinks/postgres/copy_stager.h"
 
+#include <array>
 #include <cstring>
 #include <stdexcept>
 
@@ -52,20 +53,26 @@ void copy_stager::add_null() {
   _data += "\\N";
 }
 
+namespace {
+
+// The bytes COPY's text format escapes: the backslash, the separators and line ends.
+constexpr std::array<bool, 256> needs_escape = [] {
+  std::array<bool, 256> t{};
+  t['\\'] = t['\t'] = t['\n'] = t['\r'] = true;
+  return t;
+}();
+
+}  // namespace
+
 void copy_stager::add(std::string_view text) {
   separate();
-  // COPY text format: backslash escapes for the backslash, the separators and line ends.
   size_t plain = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    const char* escape = c == '\\'   ? "\\\\"
-                         : c == '\t' ? "\\t"
-                         : c == '\n' ? "\\n"
-                         : c == '\r' ? "\\r"
-                                     : nullptr;
-    if (!escape) continue;
+    if (!needs_escape[static_cast<unsigned char>(c)]) continue;
     _data.append(text.data() + plain, i - plain);
-    _data += escape;
+    _data.push_back('\\');
+    _data.push_back(c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : '\\');
     plain = i + 1;
   }
   _data.append(text.data() + plain, text.size() - plain);
@@ -74,11 +81,17 @@ void copy_stager::add(std::string_view text) {
 void copy_stager::add_bytea(std::string_view bytes) {
   separate();
   static constexpr char digits[] = "0123456789abcdef";
-  _data += "\\\\x";  // bytea's hex input \x…, its backslash escaped for COPY
+  // bytea's hex input \x…, its backslash escaped for COPY; written in place.
+  const size_t at = _data.size();
+  _data.resize(at + 3 + 2 * bytes.size());
+  char* out = _data.data() + at;
+  *out++ = '\\';
+  *out++ = '\\';
+  *out++ = 'x';
   for (char c : bytes) {
     const auto b = static_cast<unsigned char>(c);
-    _data.push_back(digits[b >> 4]);
-    _data.push_back(digits[b & 0x0f]);
+    *out++ = digits[b >> 4];
+    *out++ = digits[b & 0x0f];
   }
 }
 

@@ -278,6 +278,26 @@ TEST_CASE("2^63-1 and a 38-digit decimal survive byte for byte") {
         "-0.000000000000000000000000000000000001");
 }
 
+TEST_CASE("text with COPY's separators, escapes and \\N survives byte for byte, new or updated") {
+  pg_world w;
+  pg_applier applier(w.dsn, w.options());
+  table_entry* t = w.table("texts");
+  const std::string nasty = "tab\there\nnew line\r\\N back\\slash \\x41 \xc3\xa9t\xc3\xa9";
+  auto row = [&](int64_t n, const std::string& text) {
+    change c;
+    c.table = t;
+    c.key = key_of("id", value::number("1"));
+    c.after = {{"id", value::number("1")}, {"s", value::string(text)}};
+    c.seq = seq(n);
+    return c;
+  };
+  // First a new key (straight COPY into the table), then an update (staged, then MERGE).
+  applier.apply(w.merge({row(1, nasty)}), {}, {});
+  CHECK(w.one("SELECT s FROM " + w.target("texts")) == nasty);
+  applier.apply(w.merge({row(2, nasty + "\t2")}), {}, {});
+  CHECK(w.one("SELECT s FROM " + w.target("texts")) == nasty + "\t2");
+}
+
 TEST_CASE("hostile table and column names create exactly that identifier and run nothing else") {
   pg_world w;
   apply_options o = w.options();
