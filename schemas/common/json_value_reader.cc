@@ -136,51 +136,71 @@ error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::doc
   return json_error(code, offset_of(at));
 }
 
+void json_value_reader::begin_document(std::string_view document) {
+  _document = document;
+  // A string holds \u0000 only if the bytes hold a NUL or the escape "\u0000". A hit may be
+  // a false alarm ("\\u0000" is a backslash then "u0000"): then every string is checked.
+  _nul_possible = std::memchr(document.data(), '\0', document.size()) != nullptr;
+  const char* at = document.data();
+  const char* const end = document.data() + document.size();
+  while (!_nul_possible && at < end) {
+    const void* slash = std::memchr(at, '\\', static_cast<size_t>(end - at));
+    if (!slash) break;
+    at = static_cast<const char*>(slash) + 1;
+    _nul_possible = end - at >= 5 && std::memcmp(at, "u0000", 5) == 0;
+  }
+}
+
 result<json_token> json_value_reader::read(simdjson::ondemand::value v,
                                            std::vector<json_leaf>* leaves) {
-  json_type type;
-  if (auto code = v.type().get(type)) return fail(code, v);
   json_token out;
-  if (auto err = walk(v, kind_of(type), 0, {}, leaves, &out)) return std::move(*err);
+  if (auto err = read(v, out, leaves)) return std::move(*err);
   return out;
 }
 
+std::optional<error> json_value_reader::read(simdjson::ondemand::value v, json_token& out,
+                                             std::vector<json_leaf>* leaves) {
+  json_type type;
+  if (auto code = v.type().get(type)) return fail(code, v);
+  out.kind = kind_of(type);
+  if (out.is_scalar()) return scalar(v, out.kind, out);
+  return container(v, out.kind, 1, leaves, &out);
+}
+
 result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
-  auto token = read(v);
-  if (!token) return token.err();
-  switch (token->kind) {
+  json_token token;
+  if (auto err = read(v, token)) return std::move(*err);
+  switch (token.kind) {
     case json_kind::null:
       return value::null();
     case json_kind::boolean:
-      return value::boolean(token->text == "true");
+      return value::boolean(token.text == "true");
     case json_kind::number:
-      return value::number(token->text);
+      return value::number(token.text);
     case json_kind::string:
-      return value::string(token->text);
+      return value::string(token.text);
     case json_kind::object:
     case json_kind::array:
       break;
   }
-  return value::json(token->text);
+  return value::json(token.text);
 }
 
 std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
-  auto token = read(v);
-  if (!token) return token.err();
-  assign_value(out, value_kind_of(token->kind), token->text);
+  json_token token;
+  if (auto err = read(v, token)) return err;
+  assign_value(out, value_kind_of(token.kind), token.text);
   return std::nullopt;
 }
 
 std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
-  auto token = read(v);
-  if (!token) return token.err();
-  return std::nullopt;
+  json_token token;
+  return read(v, token);
 }
 
-std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_kind kind,
-                                             size_t depth, std::string_view name,
-                                             std::vector<json_leaf>* leaves, json_token* out) {
-  json_token token{kind, {}};
+// Inlined into read() and child(): most values are scalars.
+inline std::optional<error> json_value_reader::scalar(simdjson::ondemand::value& v, json_kind kind,
+                                                      json_token& token) {
   switch (kind) {
     case json_kind::null: {
       bool is_null = false;
@@ -189,13 +209,14 @@ std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_
         return make_error(error_code::invalid_json,
                           "invalid JSON: bad literal " + excerpt(v.raw_json_token()));
       }
-      break;
+      token.text = {};
+      return std::nullopt;
     }
     case json_kind::boolean: {
       bool b = false;
       if (auto code = v.get_bool().get(b)) return fail(code, v);
       token.text = b ? "true" : "false";
-      break;
+      return std::nullopt;
     }
     case json_kind::number:
       // raw_json_token() keeps the whitespace up to the next structural character.
@@ -204,55 +225,68 @@ std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_
         return make_error(error_code::invalid_json,
                           "invalid JSON: bad number " + excerpt(token.text));
       }
-      break;
+      return std::nullopt;
     case json_kind::string:
       if (auto code = v.get_string().get(token.text)) return fail(code, v);
-      if (std::memchr(token.text.data(), '\0', token.text.size())) return nul_error();
-      break;
+      if (has_nul(token.text)) return nul_error();
+      return std::nullopt;
     case json_kind::object:
-    case json_kind::array: {
-      if (depth + 1 > _max_depth) {
-        return make_error(error_code::too_deep,
-                          "nesting deeper than " + std::to_string(_max_depth) + " levels");
-      }
-      const char* start = v.raw_json_token().data();
-      if (kind == json_kind::object) {
-        simdjson::ondemand::object object;
-        if (auto code = v.get_object().get(object)) return fail(code, v);
-        for (auto member : object) {
-          simdjson::ondemand::field field;
-          if (auto code = std::move(member).get(field)) return fail(code, v);
-          std::string_view key;
-          if (auto code = field.unescaped_key().get(key)) return fail(code, v);
-          if (std::memchr(key.data(), '\0', key.size())) return nul_error();
-          simdjson::ondemand::value child = field.value();
-          json_type type;
-          if (auto code = child.type().get(type)) return fail(code, child);
-          if (auto err = walk(child, kind_of(type), depth + 1, key, leaves, nullptr)) return err;
-        }
-      } else {
-        simdjson::ondemand::array array;
-        if (auto code = v.get_array().get(array)) return fail(code, v);
-        for (auto element : array) {
-          simdjson::ondemand::value child;
-          if (auto code = std::move(element).get(child)) return fail(code, v);
-          json_type type;
-          if (auto code = child.type().get(type)) return fail(code, child);
-          if (auto err = walk(child, kind_of(type), depth + 1, {}, leaves, nullptr)) return err;
-        }
-      }
-      if (out) {
-        // The iterator now stands on the structural character after the closing bracket.
-        const char* end = nullptr;
-        if (auto code = v.current_location().get(end)) return fail(code, v);
-        token.text =
-            trim_json_whitespace(std::string_view(start, static_cast<size_t>(end - start)));
-      }
+    case json_kind::array:
       break;
+  }
+  return std::nullopt;
+}
+
+std::optional<error> json_value_reader::child(simdjson::ondemand::value& v, size_t depth,
+                                              std::string_view name,
+                                              std::vector<json_leaf>* leaves) {
+  json_type type;
+  if (auto code = v.type().get(type)) return fail(code, v);
+  const json_kind kind = kind_of(type);
+  if (kind == json_kind::object || kind == json_kind::array) {
+    return container(v, kind, depth, leaves, nullptr);
+  }
+  json_token token{kind, {}};
+  if (auto err = scalar(v, kind, token)) return err;
+  if (leaves) leaves->push_back(json_leaf{name, token});
+  return std::nullopt;
+}
+
+std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, json_kind kind,
+                                                  size_t depth, std::vector<json_leaf>* leaves,
+                                                  json_token* out) {
+  if (depth > _max_depth) {
+    return make_error(error_code::too_deep,
+                      "nesting deeper than " + std::to_string(_max_depth) + " levels");
+  }
+  const char* start = v.raw_json_token().data();
+  if (kind == json_kind::object) {
+    simdjson::ondemand::object object;
+    if (auto code = v.get_object().get(object)) return fail(code, v);
+    for (auto member : object) {
+      simdjson::ondemand::field field;
+      if (auto code = std::move(member).get(field)) return fail(code, v);
+      std::string_view key;
+      if (auto code = field.unescaped_key().get(key)) return fail(code, v);
+      if (has_nul(key)) return nul_error();
+      simdjson::ondemand::value item = field.value();
+      if (auto err = child(item, depth + 1, key, leaves)) return err;
+    }
+  } else {
+    simdjson::ondemand::array array;
+    if (auto code = v.get_array().get(array)) return fail(code, v);
+    for (auto element : array) {
+      simdjson::ondemand::value item;
+      if (auto code = std::move(element).get(item)) return fail(code, v);
+      if (auto err = child(item, depth + 1, {}, leaves)) return err;
     }
   }
-  if (leaves && depth > 0 && token.is_scalar()) leaves->push_back(json_leaf{name, token});
-  if (out) *out = token;
+  if (out) {
+    // The iterator now stands on the structural character after the closing bracket.
+    const char* end = nullptr;
+    if (auto code = v.current_location().get(end)) return fail(code, v);
+    out->text = trim_json_whitespace(std::string_view(start, static_cast<size_t>(end - start)));
+  }
   return std::nullopt;
 }
 

@@ -103,7 +103,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return _values.fail(code, v);
-    if (std::memchr(name.data(), '\0', name.size())) {
+    if (_values.has_nul(name)) {
       return make_error(error_code::nul_in_text, "payload column name contains \\u0000");
     }
     if (columns.size() >= _max_columns) {

@@ -162,7 +162,7 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
         return make_error(error_code::too_many_columns,
                           "more than " + std::to_string(_max_columns) + " fields");
       }
-      if (std::memchr(key.data(), '\0', key.size())) return nul_in_name("field");
+      if (_values.has_nul(key)) return nul_in_name("field");
       if (auto err = read_field("field ", key, v, out.after.columns, out)) return err;
     }
   }
@@ -216,7 +216,7 @@ std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view column;
     if (auto code = field.unescaped_key().get(column)) return _values.fail(code, v);
-    if (std::memchr(column.data(), '\0', column.size())) return nul_in_name(where);
+    if (_values.has_nul(column)) return nul_in_name(where);
     if (row.columns.size() >= _max_columns) {
       return make_error(
           error_code::too_many_columns,
