@@ -90,6 +90,22 @@ TEST_CASE("the reader bounds depth and refuses \\u0000 anywhere") {
   CHECK(h.read(R"({"\u0000":1})").err().code == error_code::nul_in_text);
 }
 
+TEST_CASE("an escaped backslash before u0000 is text, not \\u0000, wherever the escape sits") {
+  harness h;
+  // The document-wide pre-check sees "\\u0000" as a possible \u0000 and falls back to
+  // checking each string: that must accept these and still refuse the real escape after them.
+  auto t = h.read(R"(["\\u0000", {"k\\u0000": "\\\\u0000"}])");
+  REQUIRE(t.ok());
+  REQUIRE(h.leaves.size() == 2);
+  CHECK(h.leaves[0].token.text == "\\u0000");
+  CHECK(h.leaves[1].name == "k\\u0000");
+  CHECK(h.leaves[1].token.text == "\\\\u0000");
+  CHECK(h.read(R"(["\\u0000", "a\u0000b"])").err().code == error_code::nul_in_text);
+  CHECK(h.read(R"({"x\\": 1, "\u0000": 2})").err().code == error_code::nul_in_text);
+  // No backslash at all, or escapes that are not \u0000: nothing to refuse.
+  CHECK(h.read(R"({"a": "plain", "b": "tab\t\u00e9\u0001\/"})").ok());
+}
+
 TEST_CASE("read_value maps JSON kinds onto value kinds") {
   harness h;
   CHECK(*h.read_value("null") == value::null());
