@@ -10,11 +10,84 @@ namespace {
 
 using simdjson::ondemand::json_type;
 
+constexpr size_t member_count = static_cast<size_t>(datastream_member::count);
+
+// In datastream_member order.
+constexpr std::array<std::string_view, member_count> member_names = {
+    "read_method",
+    "source_timestamp",
+    "sort_keys",
+    "database",
+    "database_id",
+    "schema",
+    "table",
+    "collection",
+    "object_name",
+    "is_deleted",
+    "change_type",
+    "mod_type",
+    "primary_keys",
+    "replication_index",
+    "tx_id",
+    "transaction_id",
+    "xid",
+    "server_transaction_id",
+    "gtid",
+    "log_file",
+    "log_position",
+    "binlog_file",
+    "binlog_position",
+    "scn",
+    "rs_id",
+    "ssn",
+    "lsn",
+    "commit_timestamp",
+    "record_sequence",
+    "mod_index",
+    "mod_number",
+    "change_stream_name",
+    "physical_location",
+    "ts",
+    "clusterTime",
+};
+
+// The members whose names have each length: a name is compared with a few candidates only.
+constexpr size_t longest_name = 21;
+struct by_length_table {
+  std::array<std::array<uint8_t, 8>, longest_name + 1> members{};
+  std::array<uint8_t, longest_name + 1> count{};
+};
+
+constexpr by_length_table make_by_length() {
+  by_length_table t;
+  for (size_t i = 0; i < member_count; ++i) {
+    const size_t n = member_names[i].size();
+    t.members[n][t.count[n]++] = static_cast<uint8_t>(i);
+  }
+  return t;
+}
+
+constexpr by_length_table by_length = make_by_length();
+
 std::string in_quotes(std::string_view name) {
   return "\"" + std::string(name) + "\"";
 }
 
 }  // namespace
+
+std::string_view name_of(datastream_member member) {
+  return member_names[static_cast<size_t>(member)];
+}
+
+std::optional<datastream_member> datastream_member_named(std::string_view name) {
+  if (name.size() > longest_name) return std::nullopt;
+  const auto& candidates = by_length.members[name.size()];
+  for (size_t i = 0; i < by_length.count[name.size()]; ++i) {
+    const std::string_view known = member_names[candidates[i]];
+    if (known[0] == name[0] && known == name) return static_cast<datastream_member>(candidates[i]);
+  }
+  return std::nullopt;
+}
 
 void datastream_event::clear() {
   envelope.clear();
@@ -25,19 +98,13 @@ void datastream_event::clear() {
   has_payload = false;
 }
 
-const datastream_event::field* datastream_event::find(const std::vector<field>& fields,
-                                                      std::string_view name) {
-  for (const field& f : fields) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 std::optional<error> datastream_event_reader::read(simdjson::ondemand::document& doc,
                                                    std::string_view document,
                                                    datastream_event& out) {
   _values.begin_document(document);
   out.clear();
+  _top_names.clear();
+  _meta_names.clear();
   simdjson::ondemand::object root;
   if (auto code = doc.get_object().get(root)) {
     if (code == simdjson::INCORRECT_TYPE) {
@@ -61,7 +128,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
       }
       out.has_metadata = true;
       if (auto err = read_fields(v, out)) return err;
-    } else if (auto err = read_field("", key, v, out.envelope, out)) {
+    } else if (auto err = read_field("", key, v, out.envelope, _top_names, out)) {
       return err;
     }
   }
@@ -72,18 +139,9 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
     return make_error(error_code::invalid_json, "invalid JSON: content after the event (at byte " +
                                                     std::to_string(rest - document.data()) + ")");
   }
-  _names.clear();
-  for (const auto& f : out.envelope)
-    _names.push_back(f.name);
-  if (auto err = check_unique("event")) return err;
-  _names.clear();
-  for (const auto& f : out.metadata)
-    _names.push_back(f.name);
-  if (auto err = check_unique("source_metadata")) return err;
-  _names.clear();
-  for (const auto& c : out.payload)
-    _names.push_back(c.name);
-  return check_unique("payload");
+  if (auto err = check_unique(_top_names, "event")) return err;
+  if (auto err = check_unique(_meta_names, "source_metadata")) return err;
+  return check_payload_unique(out.payload);
 }
 
 std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value v,
@@ -111,7 +169,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
                         "payload has more than " + std::to_string(_max_columns) + " columns");
     }
     column_value& column = columns.next();
-    column.name.assign(name);
+    if (column.name != name) column.name.assign(name);  // recycled images repeat the names
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context("payload column " + in_quotes(name), std::move(*err));
     }
@@ -134,8 +192,10 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
-    if (auto err = read_field("source_metadata.", key, field.value(), out.metadata, out))
+    if (auto err =
+            read_field("source_metadata.", key, field.value(), out.metadata, _meta_names, out)) {
       return err;
+    }
   }
   return std::nullopt;
 }
@@ -143,21 +203,46 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
 std::optional<error> datastream_event_reader::read_field(std::string_view prefix,
                                                          std::string_view name,
                                                          simdjson::ondemand::value v,
-                                                         std::vector<datastream_event::field>& into,
-                                                         datastream_event& out) {
-  const size_t first = out.leaves.size();
-  auto token = _values.read(v, &out.leaves);
-  if (!token) return in_context(std::string(prefix) + std::string(name), token.err());
-  into.push_back(datastream_event::field{name, *token, static_cast<uint32_t>(first),
-                                         static_cast<uint32_t>(out.leaves.size() - first)});
+                                                         datastream_event::members& into,
+                                                         names_seen& names, datastream_event& out) {
+  names.all.push_back(name);
+  const std::optional<datastream_member> member = datastream_member_named(name);
+  if (!member) {
+    // Not read by the decoder: validated, its name kept for the duplicate check.
+    names.unknown.push_back(name);
+    json_token token;
+    if (auto err = _values.read(v, token)) {
+      return in_context(std::string(prefix) + std::string(name), std::move(*err));
+    }
+    return std::nullopt;
+  }
+  datastream_event::field f{name, {}, static_cast<uint32_t>(out.leaves.size()), 0};
+  if (auto err = _values.read(v, f.token, &out.leaves)) {
+    return in_context(std::string(prefix) + std::string(name), std::move(*err));
+  }
+  f.leaf_count = static_cast<uint32_t>(out.leaves.size() - f.first_leaf);
+  if (!into.set(*member, f)) names.repeated = true;
   return std::nullopt;
 }
 
-std::optional<error> datastream_event_reader::check_unique(std::string_view where) {
-  const auto dup = find_duplicate_name(_names);
+std::optional<error> datastream_event_reader::check_unique(names_seen& names,
+                                                           std::string_view where) {
+  // Known names repeat only if a slot was filled twice, and never equal unknown ones: with
+  // neither, the names are unique. Otherwise the whole list says which name to report.
+  if (!names.repeated && !find_duplicate_name(names.unknown)) return std::nullopt;
+  const auto dup = find_duplicate_name(names.all);
   if (!dup) return std::nullopt;
   return make_error(error_code::invalid_json,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
+}
+
+std::optional<error> datastream_event_reader::check_payload_unique(const image& payload) {
+  _names.clear();
+  for (const auto& c : payload)
+    _names.push_back(c.name);
+  const auto dup = find_duplicate_name(_names);
+  if (!dup) return std::nullopt;
+  return make_error(error_code::invalid_json, "payload names " + in_quotes(*dup) + " twice");
 }
 
 }  // namespace sluice
