@@ -51,23 +51,29 @@ constexpr std::array<std::string_view, member_count> member_names = {
     "clusterTime",
 };
 
-// The members whose names have each length: a name is compared with a few candidates only.
-constexpr size_t longest_name = 21;
-struct by_length_table {
-  std::array<std::array<uint8_t, 8>, longest_name + 1> members{};
-  std::array<uint8_t, longest_name + 1> count{};
-};
+// A name's slot in a 64-entry table: a hash of its length and three of its characters that
+// the known names do not share (make_by_hash() refuses to compile if two did), so a name is
+// compared with one candidate at most.
+constexpr size_t hash_of(std::string_view n) {
+  return (n.size() * 15 + static_cast<uint8_t>(n[0]) * 3 + static_cast<uint8_t>(n[1]) * 7 +
+          static_cast<uint8_t>(n.back()) * 6) &
+         63;
+}
 
-constexpr by_length_table make_by_length() {
-  by_length_table t;
+constexpr uint8_t no_member = 0xff;
+
+constexpr std::array<uint8_t, 64> make_by_hash() {
+  std::array<uint8_t, 64> t{};
+  t.fill(no_member);
   for (size_t i = 0; i < member_count; ++i) {
-    const size_t n = member_names[i].size();
-    t.members[n][t.count[n]++] = static_cast<uint8_t>(i);
+    const size_t h = hash_of(member_names[i]);
+    if (t[h] != no_member) throw "two datastream member names share a hash: change hash_of";
+    t[h] = static_cast<uint8_t>(i);
   }
   return t;
 }
 
-constexpr by_length_table by_length = make_by_length();
+constexpr std::array<uint8_t, 64> by_hash = make_by_hash();
 
 std::string in_quotes(std::string_view name) {
   return "\"" + std::string(name) + "\"";
@@ -80,13 +86,10 @@ std::string_view name_of(datastream_member member) {
 }
 
 std::optional<datastream_member> datastream_member_named(std::string_view name) {
-  if (name.size() > longest_name) return std::nullopt;
-  const auto& candidates = by_length.members[name.size()];
-  for (size_t i = 0; i < by_length.count[name.size()]; ++i) {
-    const std::string_view known = member_names[candidates[i]];
-    if (known[0] == name[0] && known == name) return static_cast<datastream_member>(candidates[i]);
-  }
-  return std::nullopt;
+  if (name.size() < 2) return std::nullopt;  // every known name has two characters or more
+  const uint8_t candidate = by_hash[hash_of(name)];
+  if (candidate == no_member || member_names[candidate] != name) return std::nullopt;
+  return static_cast<datastream_member>(candidate);
 }
 
 void datastream_event::clear() {
