@@ -1,7 +1,12 @@
 #include "schemas/common/json_value_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace sluice {
 
@@ -60,6 +65,58 @@ bool is_digit(char c) {
 std::string excerpt(std::string_view text) {
   constexpr size_t max = 40;
   return text.size() <= max ? std::string(text) : std::string(text.substr(0, max)) + "...";
+}
+
+// True when a backslash at text[at] starts the escape \u0000.
+bool nul_escape_at(const char* text, size_t size, size_t at) {
+  return size - at > 5 && std::memcmp(text + at + 1, "u0000", 5) == 0;
+}
+
+// Whether a string of the document may hold \u0000: only if its bytes hold a NUL or the
+// escape "\u0000". A hit may be a false alarm ("\\u0000" is a backslash, then "u0000"):
+// then every string is checked on its own. With SSE2 (x86-64's baseline) it looks at 64
+// bytes a step and at their backslashes one by one only when there are some.
+bool may_hold_nul(std::string_view document) {
+  const char* text = document.data();
+  const size_t size = document.size();
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i nul = _mm_setzero_si128();
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const auto hits_in = [&](size_t at) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at));
+    return _mm_or_si128(_mm_cmpeq_epi8(chunk, nul), _mm_cmpeq_epi8(chunk, backslash));
+  };
+  for (; i + 64 <= size; i += 64) {
+    const __m128i a = hits_in(i), b = hits_in(i + 16), c = hits_in(i + 32), d = hits_in(i + 48);
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) == 0) continue;
+    uint64_t hits = static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(a))) |
+                    static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(b))) << 16 |
+                    static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(c))) << 32 |
+                    static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(d))) << 48;
+    while (hits != 0) {
+      const size_t at = i + static_cast<size_t>(__builtin_ctzll(hits));
+      if (text[at] == '\0' || nul_escape_at(text, size, at)) return true;
+      hits &= hits - 1;
+    }
+  }
+  // The rest: 16-byte steps, the last one overlapping bytes already seen (masked off).
+  while (size >= 16 && i < size) {
+    const size_t start = std::min(i, size - 16);
+    auto hits = static_cast<unsigned>(_mm_movemask_epi8(hits_in(start)));
+    hits &= ~((1u << (i - start)) - 1);
+    while (hits != 0) {
+      const size_t at = start + static_cast<size_t>(__builtin_ctz(hits));
+      if (text[at] == '\0' || nul_escape_at(text, size, at)) return true;
+      hits &= hits - 1;
+    }
+    i = start + 16;
+  }
+#endif
+  for (; i < size; ++i) {
+    if (text[i] == '\0' || (text[i] == '\\' && nul_escape_at(text, size, i))) return true;
+  }
+  return false;
 }
 
 error nul_error() {
@@ -138,17 +195,7 @@ error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::doc
 
 void json_value_reader::begin_document(std::string_view document) {
   _document = document;
-  // A string holds \u0000 only if the bytes hold a NUL or the escape "\u0000". A hit may be
-  // a false alarm ("\\u0000" is a backslash then "u0000"): then every string is checked.
-  _nul_possible = std::memchr(document.data(), '\0', document.size()) != nullptr;
-  const char* at = document.data();
-  const char* const end = document.data() + document.size();
-  while (!_nul_possible && at < end) {
-    const void* slash = std::memchr(at, '\\', static_cast<size_t>(end - at));
-    if (!slash) break;
-    at = static_cast<const char*>(slash) + 1;
-    _nul_possible = end - at >= 5 && std::memcmp(at, "u0000", 5) == 0;
-  }
+  _nul_possible = may_hold_nul(document);
 }
 
 result<json_token> json_value_reader::read(simdjson::ondemand::value v,

@@ -106,6 +106,22 @@ TEST_CASE("an escaped backslash before u0000 is text, not \\u0000, wherever the 
   CHECK(h.read(R"({"a": "plain", "b": "tab\t\u00e9\u0001\/"})").ok());
 }
 
+TEST_CASE("\\u0000 is found at every position of documents of every length") {
+  harness h;
+  // The pre-check reads the document in 64- and 16-byte steps: the escape may sit anywhere,
+  // even across a step's end.
+  for (size_t before = 0; before < 140; before += 3) {
+    for (size_t after = 0; after < 70; ++after) {
+      CAPTURE(before);
+      CAPTURE(after);
+      const std::string text = std::string(before, 'a') + R"(\u0000)" + std::string(after, 'b');
+      REQUIRE(h.read("\"" + text + "\"").err().code == error_code::nul_in_text);
+      REQUIRE(h.read("\"" + std::string(before, 'a') + R"(\u0001)" + std::string(after, 'b') + "\"")
+                  .ok());
+    }
+  }
+}
+
 TEST_CASE("read_value maps JSON kinds onto value kinds") {
   harness h;
   CHECK(*h.read_value("null") == value::null());
