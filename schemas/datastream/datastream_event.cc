@@ -51,29 +51,12 @@ constexpr std::array<std::string_view, member_count> member_names = {
     "clusterTime",
 };
 
-// A name's slot in a 64-entry table: a hash of its length and three of its characters that
-// the known names do not share (make_by_hash() refuses to compile if two did), so a name is
-// compared with one candidate at most.
-constexpr size_t hash_of(std::string_view n) {
-  return (n.size() * 15 + static_cast<uint8_t>(n[0]) * 3 + static_cast<uint8_t>(n[1]) * 7 +
-          static_cast<uint8_t>(n.back()) * 6) &
-         63;
+// name == literal, for a name already known to have the literal's length: a memcmp of
+// constant size, which the compiler turns into a few integer compares (no call).
+template <size_t n>
+bool is(std::string_view name, const char (&literal)[n]) {
+  return __builtin_memcmp(name.data(), literal, n - 1) == 0;
 }
-
-constexpr uint8_t no_member = 0xff;
-
-constexpr std::array<uint8_t, 64> make_by_hash() {
-  std::array<uint8_t, 64> t{};
-  t.fill(no_member);
-  for (size_t i = 0; i < member_count; ++i) {
-    const size_t h = hash_of(member_names[i]);
-    if (t[h] != no_member) throw "two datastream member names share a hash: change hash_of";
-    t[h] = static_cast<uint8_t>(i);
-  }
-  return t;
-}
-
-constexpr std::array<uint8_t, 64> by_hash = make_by_hash();
 
 std::string in_quotes(std::string_view name) {
   return "\"" + std::string(name) + "\"";
@@ -86,10 +69,78 @@ std::string_view name_of(datastream_member member) {
 }
 
 std::optional<datastream_member> datastream_member_named(std::string_view name) {
-  if (name.size() < 2) return std::nullopt;  // every known name has two characters or more
-  const uint8_t candidate = by_hash[hash_of(name)];
-  if (candidate == no_member || member_names[candidate] != name) return std::nullopt;
-  return static_cast<datastream_member>(candidate);
+  // By length, then by constant-size compares (member_names lists the same names; a test
+  // checks that each of them maps back to its member).
+  switch (name.size()) {
+    case 2:
+      if (is(name, "ts")) return datastream_member::ts;
+      break;
+    case 3:
+      if (is(name, "xid")) return datastream_member::xid;
+      if (is(name, "scn")) return datastream_member::scn;
+      if (is(name, "ssn")) return datastream_member::ssn;
+      if (is(name, "lsn")) return datastream_member::lsn;
+      break;
+    case 4:
+      if (is(name, "gtid")) return datastream_member::gtid;
+      break;
+    case 5:
+      if (is(name, "table")) return datastream_member::table;
+      if (is(name, "tx_id")) return datastream_member::tx_id;
+      if (is(name, "rs_id")) return datastream_member::rs_id;
+      break;
+    case 6:
+      if (is(name, "schema")) return datastream_member::schema;
+      break;
+    case 8:
+      if (is(name, "database")) return datastream_member::database;
+      if (is(name, "mod_type")) return datastream_member::mod_type;
+      if (is(name, "log_file")) return datastream_member::log_file;
+      break;
+    case 9:
+      if (is(name, "sort_keys")) return datastream_member::sort_keys;
+      if (is(name, "mod_index")) return datastream_member::mod_index;
+      break;
+    case 10:
+      if (is(name, "collection")) return datastream_member::collection;
+      if (is(name, "is_deleted")) return datastream_member::is_deleted;
+      if (is(name, "mod_number")) return datastream_member::mod_number;
+      break;
+    case 11:
+      if (is(name, "read_method")) return datastream_member::read_method;
+      if (is(name, "database_id")) return datastream_member::database_id;
+      if (is(name, "object_name")) return datastream_member::object_name;
+      if (is(name, "change_type")) return datastream_member::change_type;
+      if (is(name, "binlog_file")) return datastream_member::binlog_file;
+      if (is(name, "clusterTime")) return datastream_member::cluster_time;
+      break;
+    case 12:
+      if (is(name, "primary_keys")) return datastream_member::primary_keys;
+      if (is(name, "log_position")) return datastream_member::log_position;
+      break;
+    case 14:
+      if (is(name, "transaction_id")) return datastream_member::transaction_id;
+      break;
+    case 15:
+      if (is(name, "binlog_position")) return datastream_member::binlog_position;
+      if (is(name, "record_sequence")) return datastream_member::record_sequence;
+      break;
+    case 16:
+      if (is(name, "source_timestamp")) return datastream_member::source_timestamp;
+      if (is(name, "commit_timestamp")) return datastream_member::commit_timestamp;
+      break;
+    case 17:
+      if (is(name, "replication_index")) return datastream_member::replication_index;
+      if (is(name, "physical_location")) return datastream_member::physical_location;
+      break;
+    case 18:
+      if (is(name, "change_stream_name")) return datastream_member::change_stream_name;
+      break;
+    case 21:
+      if (is(name, "server_transaction_id")) return datastream_member::server_transaction_id;
+      break;
+  }
+  return std::nullopt;
 }
 
 void datastream_event::clear() {
