@@ -93,6 +93,14 @@ csn_builder::csn_builder() {
 // pointer arithmetic on the inline buffer.
 csn_builder& csn_builder::add(int64_t v) {
   const uint64_t u = static_cast<uint64_t>(v) ^ sign_bit;
+  if (_bytes._size + 9 <= _bytes._capacity) {  // the usual case: written in place
+    char* out = _bytes.data() + _bytes._size;
+    out[0] = static_cast<char>(tag_int);
+    for (int k = 0; k < 8; ++k)
+      out[1 + k] = static_cast<char>((u >> (56 - 8 * k)) & 0xff);
+    _bytes._size += 9;
+    return *this;
+  }
   char part[9];
   part[0] = static_cast<char>(tag_int);
   for (int k = 0; k < 8; ++k)
