@@ -309,9 +309,10 @@ std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_
           return err;
         }
         if (before && has_all(*before, key)) {
-          row_key old;
-          if (auto err = key_of(t, key, *before, nullptr, label(field::before), old)) return err;
-          if (old.canonical != c.key.canonical) c.old_key = std::move(old);
+          if (auto err = key_of(t, key, *before, nullptr, label(field::before), _old_key)) {
+            return err;
+          }
+          if (_old_key.canonical != c.key.canonical) c.old_key = _old_key;  // a key change
         }
       }
       if (before) add_missing_columns(_record.after, _record.before);
@@ -352,9 +353,13 @@ result<table_entry*> goldengate_decoder::table() {
 result<std::optional<timestamp_ns>> goldengate_decoder::op_ts() const {
   const slot& s = _record.get(field::op_ts);
   if (!s.given()) return std::optional<timestamp_ns>{};
-  result<timestamp_ns> ts = make_error(error_code::wrong_type, "must be a string or a number");
-  if (s.token.kind == json_kind::string) ts = parse_timestamp(s.token.text, _zone);
-  if (s.token.kind == json_kind::number) ts = parse_epoch_millis(s.token.text);
+  // The error is built only when needed: its message would be a heap allocation per record.
+  if (s.token.kind != json_kind::string && s.token.kind != json_kind::number) {
+    return make_error(error_code::wrong_type,
+                      label(field::op_ts) + ": must be a string or a number");
+  }
+  result<timestamp_ns> ts = s.token.kind == json_kind::string ? parse_timestamp(s.token.text, _zone)
+                                                              : parse_epoch_millis(s.token.text);
   if (!ts) return in_context(label(field::op_ts), ts.err());
   return std::optional<timestamp_ns>{*ts};
 }

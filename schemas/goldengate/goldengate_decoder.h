@@ -140,6 +140,7 @@ class goldengate_decoder final : public decoder {
   table_entry* _last_table = nullptr;
   std::vector<std::string> _key_columns;        // scratch: the record's primary_keys
   std::vector<column_class> _key_classes;       // scratch
+  row_key _old_key;                             // scratch: an UPDATE's before key
   std::vector<std::string_view> _name_scratch;  // scratch
 };
 
