@@ -264,13 +264,13 @@ std::optional<error> debezium_envelope_reader::read_field(
     std::string_view where, std::string_view name, simdjson::ondemand::value v,
     std::vector<debezium_envelope::field>& into, debezium_envelope& out) {
   const size_t first = out.leaves.size();
-  auto token = _values.read(v, &out.leaves);
-  if (!token) {
+  json_token token;
+  if (auto err = _values.read(v, token, &out.leaves)) {
     const bool column = !where.empty() && where.back() == ' ';
     return in_context(std::string(where) + (column ? in_quotes(name) : std::string(name)),
-                      token.err());
+                      std::move(*err));
   }
-  into.push_back(debezium_envelope::field{name, *token, static_cast<uint32_t>(first),
+  into.push_back(debezium_envelope::field{name, token, static_cast<uint32_t>(first),
                                           static_cast<uint32_t>(out.leaves.size() - first)});
   return std::nullopt;
 }

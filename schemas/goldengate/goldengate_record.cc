@@ -171,10 +171,8 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
         if (auto err = read_image(v, *which, out)) return err;
         continue;
       }
-      auto token = _values.read(v);
-      if (!token) return in_context(in_quotes(key), token.err());
+      if (auto err = _values.read(v, slot.token)) return in_context(in_quotes(key), *err);
       slot.present = true;
-      slot.token = *token;
     } else if (key == "columns") {
       if (out.has_columns) return duplicate("the record", key);
       if (auto err = read_columns(v, out)) return err;
@@ -196,11 +194,10 @@ std::optional<error> goldengate_record_reader::read_member(std::string_view name
                                                            simdjson::ondemand::value v,
                                                            goldengate_record& out) {
   const size_t first = out.leaves.size();
-  auto token = _values.read(v, &out.leaves);
-  if (!token) return in_context(in_quotes(name), token.err());
-  out.members.push_back(
-      goldengate_record::member{name, *token, static_cast<uint32_t>(first),
-                                static_cast<uint32_t>(out.leaves.size() - first)});
+  json_token token;
+  if (auto err = _values.read(v, token, &out.leaves)) return in_context(in_quotes(name), *err);
+  out.members.push_back(goldengate_record::member{
+      name, token, static_cast<uint32_t>(first), static_cast<uint32_t>(out.leaves.size() - first)});
   return std::nullopt;
 }
 
