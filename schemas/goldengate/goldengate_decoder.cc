@@ -445,6 +445,14 @@ bool goldengate_decoder::has_all(const image& img, const std::vector<std::string
 
 bool goldengate_decoder::covers_table(const table_entry& t, const image& img) {
   if (t.columns.empty() || img.size() < t.columns.size()) return false;
+  // Full images usually list the table's columns in the table's order: then no sort.
+  if (img.size() == t.columns.size()) {
+    bool in_order = true;
+    for (size_t i = 0; in_order && i < img.size(); ++i) {
+      in_order = !img[i].v.is_absent() && img[i].name == t.columns[i].name;
+    }
+    if (in_order) return true;
+  }
   _name_scratch.clear();
   for (const column_value& c : img) {
     if (!c.v.is_absent()) _name_scratch.push_back(c.name);
@@ -457,6 +465,18 @@ bool goldengate_decoder::covers_table(const table_entry& t, const image& img) {
 }
 
 void goldengate_decoder::add_missing_columns(image& after, image& before) {
+  // A before image of a few columns (the key and what changed) is looked up directly.
+  constexpr size_t direct_up_to = 4;
+  if (before.size() <= direct_up_to) {
+    const size_t given = after.size();
+    for (column_value& c : before) {
+      bool found = false;
+      for (size_t i = 0; !found && i < given; ++i)
+        found = after[i].name == c.name;
+      if (!found) after.push_back(std::move(c));
+    }
+    return;
+  }
   _name_scratch.clear();
   for (const column_value& c : after)
     _name_scratch.push_back(c.name);
