@@ -270,12 +270,17 @@ std::optional<error> datastream_event_reader::read_field(std::string_view prefix
     }
     return std::nullopt;
   }
-  datastream_event::field f{name, {}, static_cast<uint32_t>(out.leaves.size()), 0};
-  if (auto err = _values.read(v, f.token, &out.leaves)) {
+  datastream_event::field* f = into.claim(*member);
+  if (!f) {
+    names.repeated = true;
+    f = &_repeated;  // still read and validated
+  }
+  f->name = name;
+  f->first_leaf = static_cast<uint32_t>(out.leaves.size());
+  if (auto err = _values.read(v, f->token, &out.leaves)) {
     return in_context(std::string(prefix) + std::string(name), std::move(*err));
   }
-  f.leaf_count = static_cast<uint32_t>(out.leaves.size() - f.first_leaf);
-  if (!into.set(*member, f)) names.repeated = true;
+  f->leaf_count = static_cast<uint32_t>(out.leaves.size() - f->first_leaf);
   return std::nullopt;
 }
 

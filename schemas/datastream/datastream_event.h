@@ -87,13 +87,13 @@ struct datastream_event {
     const field* get(datastream_member m) const {
       return (_present >> index(m)) & 1 ? &_fields[index(m)] : nullptr;
     }
-    // Stores a member; false when it was already there.
-    bool set(datastream_member m, const field& f) {
+    // The slot to read a member into, now marked present; nullptr when it was already there
+    // (the first one is kept).
+    field* claim(datastream_member m) {
       const uint64_t bit = uint64_t{1} << index(m);
-      if (_present & bit) return false;
+      if (_present & bit) return nullptr;
       _present |= bit;
-      _fields[index(m)] = f;
-      return true;
+      return &_fields[index(m)];
     }
     void clear() { _present = 0; }
 
@@ -164,6 +164,7 @@ class datastream_event_reader {
   names_seen _top_names;
   names_seen _meta_names;
   std::vector<std::string_view> _names;  // scratch for the payload's duplicate check
+  datastream_event::field _repeated;     // scratch: a member given twice (an error later)
 };
 
 }  // namespace sluice
