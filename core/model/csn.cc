@@ -93,6 +93,14 @@ csn_builder::csn_builder() {
 // pointer arithmetic on the inline buffer.
 csn_builder& csn_builder::add(int64_t v) {
   const uint64_t u = static_cast<uint64_t>(v) ^ sign_bit;
+  if (_bytes._size + 9 <= _bytes._capacity) {  // the usual case: written in place
+    char* out = _bytes.data() + _bytes._size;
+    out[0] = static_cast<char>(tag_int);
+    for (int k = 0; k < 8; ++k)
+      out[1 + k] = static_cast<char>((u >> (56 - 8 * k)) & 0xff);
+    _bytes._size += 9;
+    return *this;
+  }
   char part[9];
   part[0] = static_cast<char>(tag_int);
   for (int k = 0; k < 8; ++k)
@@ -103,9 +111,17 @@ csn_builder& csn_builder::add(int64_t v) {
 
 csn_builder& csn_builder::add(std::string_view s) {
   _bytes.push_back(static_cast<char>(tag_string));
-  for (char c : s) {
-    _bytes.push_back(c);
-    if (c == '\0') _bytes.push_back(static_cast<char>(0xff));
+  // Runs between NULs are appended whole; each NUL becomes 0x00 0xff.
+  while (!s.empty()) {
+    const void* nul = std::memchr(s.data(), '\0', s.size());
+    if (!nul) {
+      _bytes.append(s);
+      break;
+    }
+    const size_t at = static_cast<size_t>(static_cast<const char*>(nul) - s.data());
+    _bytes.append(s.substr(0, at + 1));
+    _bytes.push_back(static_cast<char>(0xff));
+    s.remove_prefix(at + 1);
   }
   _bytes.push_back('\0');
   _bytes.push_back(static_cast<char>(0x01));

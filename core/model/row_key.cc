@@ -1,15 +1,35 @@
 #include "core/model/row_key.h"
 
+#include <cstring>
+
 namespace sluice {
 namespace {
 
 void append_escaped(std::string& out, std::string_view s) {
-  for (char c : s) {
-    out.push_back(c);
-    if (c == '\0') out.push_back(static_cast<char>(0xff));
+  // Runs between NULs are appended whole; each NUL becomes 0x00 0xff.
+  while (const void* nul = std::memchr(s.data(), '\0', s.size())) {
+    const size_t at = static_cast<size_t>(static_cast<const char*>(nul) - s.data());
+    out.append(s.data(), at + 1);
+    out.push_back(static_cast<char>(0xff));
+    s.remove_prefix(at + 1);
   }
+  out.append(s);
   out.push_back('\0');
   out.push_back(static_cast<char>(0x01));
+}
+
+// Whether canonical_number(text) is text itself for an integer: an optional '-', then
+// digits without a leading zero ("0" alone, but not "-0"), within canonical_number's
+// default bound on digits.
+bool is_canonical_integer(std::string_view text) {
+  const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  const size_t digits = text.size() - start;
+  if (digits == 0 || digits > 1024) return false;
+  if (text[start] == '0') return digits == 1 && start == 0;
+  for (size_t i = start; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -35,8 +55,10 @@ std::optional<error> canonicalize_key(row_key& key, const std::vector<column_cla
     if (v.kind == value_kind::absent || v.kind == value_kind::null) {
       return make_error(error_code::missing_key, "key column " + key.columns[i] + " is null");
     }
-    if (v.kind == value_kind::number ||
-        (v.kind == value_kind::string && cls == column_class::numeric)) {
+    if (v.kind == value_kind::number && is_canonical_integer(v.text)) {
+      // Already canonical (most keys): nothing to rewrite.
+    } else if (v.kind == value_kind::number ||
+               (v.kind == value_kind::string && cls == column_class::numeric)) {
       auto canon = canonical_number(v.text);
       if (!canon) {
         return make_error(error_code::wrong_type,

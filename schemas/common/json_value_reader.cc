@@ -1,7 +1,12 @@
 #include "schemas/common/json_value_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace sluice {
 
@@ -60,6 +65,58 @@ bool is_digit(char c) {
 std::string excerpt(std::string_view text) {
   constexpr size_t max = 40;
   return text.size() <= max ? std::string(text) : std::string(text.substr(0, max)) + "...";
+}
+
+// True when a backslash at text[at] starts the escape \u0000.
+bool nul_escape_at(const char* text, size_t size, size_t at) {
+  return size - at > 5 && std::memcmp(text + at + 1, "u0000", 5) == 0;
+}
+
+// Whether a string of the document may hold \u0000: only if its bytes hold a NUL or the
+// escape "\u0000". A hit may be a false alarm ("\\u0000" is a backslash, then "u0000"):
+// then every string is checked on its own. With SSE2 (x86-64's baseline) it looks at 64
+// bytes a step and at their backslashes one by one only when there are some.
+bool may_hold_nul(std::string_view document) {
+  const char* text = document.data();
+  const size_t size = document.size();
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i nul = _mm_setzero_si128();
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const auto hits_in = [&](size_t at) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + at));
+    return _mm_or_si128(_mm_cmpeq_epi8(chunk, nul), _mm_cmpeq_epi8(chunk, backslash));
+  };
+  for (; i + 64 <= size; i += 64) {
+    const __m128i a = hits_in(i), b = hits_in(i + 16), c = hits_in(i + 32), d = hits_in(i + 48);
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) == 0) continue;
+    uint64_t hits = static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(a))) |
+                    static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(b))) << 16 |
+                    static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(c))) << 32 |
+                    static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(d))) << 48;
+    while (hits != 0) {
+      const size_t at = i + static_cast<size_t>(__builtin_ctzll(hits));
+      if (text[at] == '\0' || nul_escape_at(text, size, at)) return true;
+      hits &= hits - 1;
+    }
+  }
+  // The rest: 16-byte steps, the last one overlapping bytes already seen (masked off).
+  while (size >= 16 && i < size) {
+    const size_t start = std::min(i, size - 16);
+    auto hits = static_cast<unsigned>(_mm_movemask_epi8(hits_in(start)));
+    hits &= ~((1u << (i - start)) - 1);
+    while (hits != 0) {
+      const size_t at = start + static_cast<size_t>(__builtin_ctz(hits));
+      if (text[at] == '\0' || nul_escape_at(text, size, at)) return true;
+      hits &= hits - 1;
+    }
+    i = start + 16;
+  }
+#endif
+  for (; i < size; ++i) {
+    if (text[i] == '\0' || (text[i] == '\\' && nul_escape_at(text, size, i))) return true;
+  }
+  return false;
 }
 
 error nul_error() {
@@ -136,51 +193,14 @@ error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::doc
   return json_error(code, offset_of(at));
 }
 
-result<json_token> json_value_reader::read(simdjson::ondemand::value v,
-                                           std::vector<json_leaf>* leaves) {
-  json_type type;
-  if (auto code = v.type().get(type)) return fail(code, v);
-  json_token out;
-  if (auto err = walk(v, kind_of(type), 0, {}, leaves, &out)) return std::move(*err);
-  return out;
+void json_value_reader::begin_document(std::string_view document) {
+  _document = document;
+  _nul_possible = may_hold_nul(document);
 }
 
-result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
-  auto token = read(v);
-  if (!token) return token.err();
-  switch (token->kind) {
-    case json_kind::null:
-      return value::null();
-    case json_kind::boolean:
-      return value::boolean(token->text == "true");
-    case json_kind::number:
-      return value::number(token->text);
-    case json_kind::string:
-      return value::string(token->text);
-    case json_kind::object:
-    case json_kind::array:
-      break;
-  }
-  return value::json(token->text);
-}
-
-std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
-  auto token = read(v);
-  if (!token) return token.err();
-  assign_value(out, value_kind_of(token->kind), token->text);
-  return std::nullopt;
-}
-
-std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
-  auto token = read(v);
-  if (!token) return token.err();
-  return std::nullopt;
-}
-
-std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_kind kind,
-                                             size_t depth, std::string_view name,
-                                             std::vector<json_leaf>* leaves, json_token* out) {
-  json_token token{kind, {}};
+// Inlined into read(), read_value() and child(): most values are scalars.
+[[gnu::always_inline]] inline std::optional<error> json_value_reader::scalar(
+    simdjson::ondemand::value& v, json_kind kind, json_token& token) {
   switch (kind) {
     case json_kind::null: {
       bool is_null = false;
@@ -189,13 +209,14 @@ std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_
         return make_error(error_code::invalid_json,
                           "invalid JSON: bad literal " + excerpt(v.raw_json_token()));
       }
-      break;
+      token.text = {};
+      return std::nullopt;
     }
     case json_kind::boolean: {
       bool b = false;
       if (auto code = v.get_bool().get(b)) return fail(code, v);
       token.text = b ? "true" : "false";
-      break;
+      return std::nullopt;
     }
     case json_kind::number:
       // raw_json_token() keeps the whitespace up to the next structural character.
@@ -204,55 +225,122 @@ std::optional<error> json_value_reader::walk(simdjson::ondemand::value& v, json_
         return make_error(error_code::invalid_json,
                           "invalid JSON: bad number " + excerpt(token.text));
       }
-      break;
+      return std::nullopt;
     case json_kind::string:
       if (auto code = v.get_string().get(token.text)) return fail(code, v);
-      if (std::memchr(token.text.data(), '\0', token.text.size())) return nul_error();
-      break;
+      if (has_nul(token.text)) return nul_error();
+      return std::nullopt;
     case json_kind::object:
-    case json_kind::array: {
-      if (depth + 1 > _max_depth) {
-        return make_error(error_code::too_deep,
-                          "nesting deeper than " + std::to_string(_max_depth) + " levels");
-      }
-      const char* start = v.raw_json_token().data();
-      if (kind == json_kind::object) {
-        simdjson::ondemand::object object;
-        if (auto code = v.get_object().get(object)) return fail(code, v);
-        for (auto member : object) {
-          simdjson::ondemand::field field;
-          if (auto code = std::move(member).get(field)) return fail(code, v);
-          std::string_view key;
-          if (auto code = field.unescaped_key().get(key)) return fail(code, v);
-          if (std::memchr(key.data(), '\0', key.size())) return nul_error();
-          simdjson::ondemand::value child = field.value();
-          json_type type;
-          if (auto code = child.type().get(type)) return fail(code, child);
-          if (auto err = walk(child, kind_of(type), depth + 1, key, leaves, nullptr)) return err;
-        }
-      } else {
-        simdjson::ondemand::array array;
-        if (auto code = v.get_array().get(array)) return fail(code, v);
-        for (auto element : array) {
-          simdjson::ondemand::value child;
-          if (auto code = std::move(element).get(child)) return fail(code, v);
-          json_type type;
-          if (auto code = child.type().get(type)) return fail(code, child);
-          if (auto err = walk(child, kind_of(type), depth + 1, {}, leaves, nullptr)) return err;
-        }
-      }
-      if (out) {
-        // The iterator now stands on the structural character after the closing bracket.
-        const char* end = nullptr;
-        if (auto code = v.current_location().get(end)) return fail(code, v);
-        token.text =
-            trim_json_whitespace(std::string_view(start, static_cast<size_t>(end - start)));
-      }
+    case json_kind::array:
       break;
+  }
+  return std::nullopt;
+}
+
+result<json_token> json_value_reader::read(simdjson::ondemand::value v,
+                                           std::vector<json_leaf>* leaves) {
+  json_token out;
+  if (auto err = read(v, out, leaves)) return std::move(*err);
+  return out;
+}
+
+std::optional<error> json_value_reader::read(simdjson::ondemand::value v, json_token& out,
+                                             std::vector<json_leaf>* leaves) {
+  json_type type;
+  if (auto code = v.type().get(type)) return fail(code, v);
+  out.kind = kind_of(type);
+  if (out.is_scalar()) return scalar(v, out.kind, out);
+  return container(v, out.kind, 1, leaves, &out);
+}
+
+result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
+  json_token token;
+  if (auto err = read(v, token)) return std::move(*err);
+  switch (token.kind) {
+    case json_kind::null:
+      return value::null();
+    case json_kind::boolean:
+      return value::boolean(token.text == "true");
+    case json_kind::number:
+      return value::number(token.text);
+    case json_kind::string:
+      return value::string(token.text);
+    case json_kind::object:
+    case json_kind::array:
+      break;
+  }
+  return value::json(token.text);
+}
+
+std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
+  // read() and assign_value() in one: columns are the hottest values.
+  json_type type;
+  if (auto code = v.type().get(type)) return fail(code, v);
+  json_token token{kind_of(type), {}};
+  if (token.is_scalar()) {
+    if (auto err = scalar(v, token.kind, token)) return err;
+  } else if (auto err = container(v, token.kind, 1, nullptr, &token)) {
+    return err;
+  }
+  assign_value(out, value_kind_of(token.kind), token.text);
+  return std::nullopt;
+}
+
+std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
+  json_token token;
+  return read(v, token);
+}
+
+std::optional<error> json_value_reader::child(simdjson::ondemand::value& v, size_t depth,
+                                              std::string_view name,
+                                              std::vector<json_leaf>* leaves) {
+  json_type type;
+  if (auto code = v.type().get(type)) return fail(code, v);
+  const json_kind kind = kind_of(type);
+  if (kind == json_kind::object || kind == json_kind::array) {
+    return container(v, kind, depth, leaves, nullptr);
+  }
+  json_token token{kind, {}};
+  if (auto err = scalar(v, kind, token)) return err;
+  if (leaves) leaves->push_back(json_leaf{name, token});
+  return std::nullopt;
+}
+
+std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, json_kind kind,
+                                                  size_t depth, std::vector<json_leaf>* leaves,
+                                                  json_token* out) {
+  if (depth > _max_depth) {
+    return make_error(error_code::too_deep,
+                      "nesting deeper than " + std::to_string(_max_depth) + " levels");
+  }
+  const char* start = v.raw_json_token().data();
+  if (kind == json_kind::object) {
+    simdjson::ondemand::object object;
+    if (auto code = v.get_object().get(object)) return fail(code, v);
+    for (auto member : object) {
+      simdjson::ondemand::field field;
+      if (auto code = std::move(member).get(field)) return fail(code, v);
+      std::string_view key;
+      if (auto code = field.unescaped_key().get(key)) return fail(code, v);
+      if (has_nul(key)) return nul_error();
+      simdjson::ondemand::value item = field.value();
+      if (auto err = child(item, depth + 1, key, leaves)) return err;
+    }
+  } else {
+    simdjson::ondemand::array array;
+    if (auto code = v.get_array().get(array)) return fail(code, v);
+    for (auto element : array) {
+      simdjson::ondemand::value item;
+      if (auto code = std::move(element).get(item)) return fail(code, v);
+      if (auto err = child(item, depth + 1, {}, leaves)) return err;
     }
   }
-  if (leaves && depth > 0 && token.is_scalar()) leaves->push_back(json_leaf{name, token});
-  if (out) *out = token;
+  if (out) {
+    // The iterator now stands on the structural character after the closing bracket.
+    const char* end = nullptr;
+    if (auto code = v.current_location().get(end)) return fail(code, v);
+    out->text = trim_json_whitespace(std::string_view(start, static_cast<size_t>(end - start)));
+  }
   return std::nullopt;
 }
 

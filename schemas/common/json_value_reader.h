@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -52,11 +53,21 @@ class json_value_reader {
   explicit json_value_reader(size_t max_depth) : _max_depth(max_depth) {}
 
   // The document the next values come from, so that errors can say at which byte they are.
-  void begin_document(std::string_view document) { _document = document; }
+  // Also looks once through its bytes for what could become \u0000 in a string (a NUL byte,
+  // or a backslash followed by "u0000"): when there is none, no string needs its own check.
+  void begin_document(std::string_view document);
+
+  // True when text (a string or name read from the current document) contains \u0000.
+  bool has_nul(std::string_view text) const {
+    return _nul_possible && std::memchr(text.data(), '\0', text.size()) != nullptr;
+  }
 
   // Reads and validates one value. With leaves, also lists the scalars inside an object or
   // array. Errors do not name the value: callers add where it was.
   result<json_token> read(simdjson::ondemand::value v, std::vector<json_leaf>* leaves = nullptr);
+  // The same into out (no result wrapper); out is unspecified after an error.
+  std::optional<error> read(simdjson::ondemand::value v, json_token& out,
+                            std::vector<json_leaf>* leaves = nullptr);
   // Reads one column value as a sluice::value (objects and arrays become value_kind::json).
   result<value> read_value(simdjson::ondemand::value v);
   // The same into an existing value, reusing its text's capacity.
@@ -72,13 +83,20 @@ class json_value_reader {
   error fail(simdjson::error_code code, simdjson::ondemand::document& doc) const;
 
  private:
-  std::optional<error> walk(simdjson::ondemand::value& v, json_kind kind, size_t depth,
-                            std::string_view name, std::vector<json_leaf>* leaves, json_token* out);
+  // One scalar (kind is not object or array) into token.
+  std::optional<error> scalar(simdjson::ondemand::value& v, json_kind kind, json_token& token);
+  // An object or array (depth: its own nesting level, 1 for a top value), its scalars listed
+  // into leaves when given; with out, its raw text.
+  std::optional<error> container(simdjson::ondemand::value& v, json_kind kind, size_t depth,
+                                 std::vector<json_leaf>* leaves, json_token* out);
+  std::optional<error> child(simdjson::ondemand::value& v, size_t depth, std::string_view name,
+                             std::vector<json_leaf>* leaves);
 
   std::optional<size_t> offset_of(const char* location) const;
 
   size_t _max_depth;
   std::string_view _document;
+  bool _nul_possible = true;  // until begin_document() has looked
 };
 
 // True when text is a JSON number (RFC 8259 grammar, no surrounding whitespace).

@@ -16,6 +16,18 @@ std::optional<uint32_t> parse_hex32(std::string_view text) {
 }
 
 std::optional<int64_t> parse_plain_integer(std::string_view text) {
+  // Up to 18 digits cannot overflow: read them straight (what from_chars would return).
+  const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() > start && text.size() - start <= 18) {
+    int64_t v = 0;
+    size_t i = start;
+    for (; i < text.size(); ++i) {
+      const unsigned digit = static_cast<unsigned char>(text[i]) - '0';
+      if (digit > 9) break;
+      v = v * 10 + digit;
+    }
+    if (i == text.size()) return start ? -v : v;
+  }
   int64_t out = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;

@@ -1,6 +1,7 @@
 #include "schemas/common/timestamp_parser.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace sluice {
@@ -46,6 +47,68 @@ bool read_offset(std::string_view text, size_t i, int32_t& seconds) {
   return true;
 }
 
+// Days from 1970-01-01 to a valid proleptic Gregorian date (H. Hinnant's days_from_civil,
+// what std::chrono::sys_days computes).
+int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// The common spelling "YYYY-MM-DDTHH:MM:SS[.fraction][Z]" (T, t or a space), read with
+// fixed positions. Nothing for any other text or any out-of-range field: the general parser
+// then reads it or says what is wrong, so this only ever returns what it would.
+std::optional<int64_t> parse_common_iso(std::string_view text, int32_t zone_seconds) {
+  if (text.size() < 19) return std::nullopt;
+  const char* p = text.data();
+  const auto two = [p](size_t i) {
+    const unsigned a = static_cast<unsigned char>(p[i]) - '0';
+    const unsigned b = static_cast<unsigned char>(p[i + 1]) - '0';
+    return a > 9 || b > 9 ? -1 : static_cast<int>(a * 10 + b);
+  };
+  const int century = two(0), year_in = two(2), month = two(5), day = two(8);
+  const int hour = two(11), minute = two(14), second = two(17);
+  if ((century | year_in | month | day | hour | minute | second) < 0 || p[4] != '-' ||
+      p[7] != '-' || (p[10] != 'T' && p[10] != 't' && p[10] != ' ') || p[13] != ':' ||
+      p[16] != ':') {
+    return std::nullopt;
+  }
+  size_t i = 19;
+  int64_t fraction_ns = 0;
+  if (i < text.size() && p[i] == '.') {
+    ++i;
+    int64_t scale = ns_per_second / 10;
+    const size_t start = i;
+    for (; i < text.size() && is_digit(p[i]); ++i, scale /= 10) {
+      fraction_ns += (p[i] - '0') * scale;
+    }
+    if (i == start) return std::nullopt;
+  }
+  int32_t offset = zone_seconds;
+  if (i < text.size()) {
+    if (text.size() - i != 1 || (p[i] != 'Z' && p[i] != 'z')) return std::nullopt;
+    offset = 0;
+  }
+  const int year = century * 100 + year_in;
+  static constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > month_days[month - 1] + (month == 2 && leap)) return std::nullopt;
+  const int64_t seconds =
+      days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(seconds, ns_per_second, &ns) ||
+      __builtin_add_overflow(ns, fraction_ns, &ns)) {
+    return std::nullopt;
+  }
+  return ns;
+}
+
 }  // namespace
 
 result<utc_offset> parse_utc_offset(std::string_view text) {
@@ -65,6 +128,7 @@ result<utc_offset> parse_utc_offset(std::string_view text) {
 }
 
 result<timestamp_ns> parse_iso_timestamp(std::string_view text, utc_offset zone) {
+  if (const auto ns = parse_common_iso(text, zone.seconds)) return timestamp_ns{*ns};
   size_t i = 0;
   int year = 0;
   int month = 0;

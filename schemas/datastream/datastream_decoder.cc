@@ -24,7 +24,7 @@ utc_offset zone_or_throw(const std::string& text) {
 
 // A name part of source_metadata: a string, or absent/null (empty). SQL Server's `database`
 // may come as a number and its `schema` as a one-element array (seed 000): both accepted.
-std::optional<error> name_part(const datastream_event& e, std::string_view name,
+std::optional<error> name_part(const datastream_event& e, datastream_member name,
                                std::string_view& out) {
   const field* f = e.meta(name);
   if (!present(f)) return std::nullopt;
@@ -39,7 +39,7 @@ std::optional<error> name_part(const datastream_event& e, std::string_view name,
     return std::nullopt;
   }
   return make_error(error_code::wrong_type,
-                    "source_metadata." + std::string(name) + " must be a string");
+                    "source_metadata." + std::string(name_of(name)) + " must be a string");
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -97,7 +97,7 @@ std::optional<error> datastream_decoder::to_change(const raw_message& msg, chang
   auto operation = op();
   if (!operation) return operation.err();
   std::string_view method;
-  if (const field* f = _event.top("read_method"); present(f)) {
+  if (const field* f = _event.top(datastream_member::read_method); present(f)) {
     if (f->token.kind != json_kind::string) {
       return make_error(error_code::wrong_type, "read_method must be a string");
     }
@@ -128,12 +128,15 @@ result<table_entry*> datastream_decoder::table() {
   std::string_view database;
   std::string_view schema;
   std::string_view name;
-  if (auto err = name_part(_event, "database", database)) return std::move(*err);
+  if (auto err = name_part(_event, datastream_member::database, database)) return std::move(*err);
   if (database.empty()) {
-    if (auto err = name_part(_event, "database_id", database)) return std::move(*err);
+    if (auto err = name_part(_event, datastream_member::database_id, database)) {
+      return std::move(*err);
+    }
   }
-  if (auto err = name_part(_event, "schema", schema)) return std::move(*err);
-  for (std::string_view member : {"table", "collection", "object_name"}) {
+  if (auto err = name_part(_event, datastream_member::schema, schema)) return std::move(*err);
+  for (datastream_member member :
+       {datastream_member::table, datastream_member::collection, datastream_member::object_name}) {
     if (auto err = name_part(_event, member, name)) return std::move(*err);
     if (!name.empty()) break;
   }
@@ -151,12 +154,12 @@ result<table_entry*> datastream_decoder::table() {
 }
 
 result<op_kind> datastream_decoder::op() const {
-  const field* deleted = _event.meta("is_deleted");
+  const field* deleted = _event.meta(datastream_member::is_deleted);
   if (present(deleted) && deleted->token.kind != json_kind::boolean) {
     return make_error(error_code::wrong_type, "source_metadata.is_deleted must be a boolean");
   }
-  const field* type = _event.meta("change_type");
-  if (!present(type)) type = _event.meta("mod_type");  // Spanner (seed 000)
+  const field* type = _event.meta(datastream_member::change_type);
+  if (!present(type)) type = _event.meta(datastream_member::mod_type);  // Spanner (seed 000)
   if (present(type)) {
     if (type->token.kind != json_kind::string) {
       return make_error(error_code::wrong_type,
@@ -180,7 +183,7 @@ result<op_kind> datastream_decoder::op() const {
 }
 
 result<std::optional<timestamp_ns>> datastream_decoder::source_timestamp() const {
-  const field* f = _event.top("source_timestamp");
+  const field* f = _event.top(datastream_member::source_timestamp);
   if (!present(f)) return std::optional<timestamp_ns>{};
   // The error is built only when needed: its message would be a heap allocation per event.
   if (f->token.kind != json_kind::number && f->token.kind != json_kind::string) {
@@ -198,8 +201,8 @@ std::optional<error> datastream_decoder::key(const table_entry& table, row_key& 
   const auto names_some = [](const field* f) {
     return present(f) && (f->token.kind != json_kind::array || f->leaf_count > 0);
   };
-  const field* names = _event.meta("primary_keys");
-  if (!names_some(names)) names = _event.meta("replication_index");
+  const field* names = _event.meta(datastream_member::primary_keys);
+  if (!names_some(names)) names = _event.meta(datastream_member::replication_index);
   std::vector<std::string>& columns = key.columns;
   columns.clear();
   if (present(names) && names->token.kind == json_kind::string) {
@@ -252,8 +255,9 @@ std::optional<error> datastream_decoder::key(const table_entry& table, row_key& 
 }
 
 std::string_view datastream_decoder::transaction() const {
-  for (std::string_view name :
-       {"tx_id", "transaction_id", "xid", "server_transaction_id", "gtid"}) {
+  for (datastream_member name :
+       {datastream_member::tx_id, datastream_member::transaction_id, datastream_member::xid,
+        datastream_member::server_transaction_id, datastream_member::gtid}) {
     const field* f = _event.meta(name);
     if (present(f) && f->token.is_scalar() && !f->token.text.empty()) return f->token.text;
   }

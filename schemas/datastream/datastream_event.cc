@@ -10,11 +10,138 @@ namespace {
 
 using simdjson::ondemand::json_type;
 
+constexpr size_t member_count = static_cast<size_t>(datastream_member::count);
+
+// In datastream_member order.
+constexpr std::array<std::string_view, member_count> member_names = {
+    "read_method",
+    "source_timestamp",
+    "sort_keys",
+    "database",
+    "database_id",
+    "schema",
+    "table",
+    "collection",
+    "object_name",
+    "is_deleted",
+    "change_type",
+    "mod_type",
+    "primary_keys",
+    "replication_index",
+    "tx_id",
+    "transaction_id",
+    "xid",
+    "server_transaction_id",
+    "gtid",
+    "log_file",
+    "log_position",
+    "binlog_file",
+    "binlog_position",
+    "scn",
+    "rs_id",
+    "ssn",
+    "lsn",
+    "commit_timestamp",
+    "record_sequence",
+    "mod_index",
+    "mod_number",
+    "change_stream_name",
+    "physical_location",
+    "ts",
+    "clusterTime",
+};
+
+// name == literal, for a name already known to have the literal's length: a memcmp of
+// constant size, which the compiler turns into a few integer compares (no call).
+template <size_t n>
+bool is(std::string_view name, const char (&literal)[n]) {
+  return __builtin_memcmp(name.data(), literal, n - 1) == 0;
+}
+
 std::string in_quotes(std::string_view name) {
   return "\"" + std::string(name) + "\"";
 }
 
 }  // namespace
+
+std::string_view name_of(datastream_member member) {
+  return member_names[static_cast<size_t>(member)];
+}
+
+std::optional<datastream_member> datastream_member_named(std::string_view name) {
+  // By length, then by constant-size compares (member_names lists the same names; a test
+  // checks that each of them maps back to its member).
+  switch (name.size()) {
+    case 2:
+      if (is(name, "ts")) return datastream_member::ts;
+      break;
+    case 3:
+      if (is(name, "xid")) return datastream_member::xid;
+      if (is(name, "scn")) return datastream_member::scn;
+      if (is(name, "ssn")) return datastream_member::ssn;
+      if (is(name, "lsn")) return datastream_member::lsn;
+      break;
+    case 4:
+      if (is(name, "gtid")) return datastream_member::gtid;
+      break;
+    case 5:
+      if (is(name, "table")) return datastream_member::table;
+      if (is(name, "tx_id")) return datastream_member::tx_id;
+      if (is(name, "rs_id")) return datastream_member::rs_id;
+      break;
+    case 6:
+      if (is(name, "schema")) return datastream_member::schema;
+      break;
+    case 8:
+      if (is(name, "database")) return datastream_member::database;
+      if (is(name, "mod_type")) return datastream_member::mod_type;
+      if (is(name, "log_file")) return datastream_member::log_file;
+      break;
+    case 9:
+      if (is(name, "sort_keys")) return datastream_member::sort_keys;
+      if (is(name, "mod_index")) return datastream_member::mod_index;
+      break;
+    case 10:
+      if (is(name, "collection")) return datastream_member::collection;
+      if (is(name, "is_deleted")) return datastream_member::is_deleted;
+      if (is(name, "mod_number")) return datastream_member::mod_number;
+      break;
+    case 11:
+      if (is(name, "read_method")) return datastream_member::read_method;
+      if (is(name, "database_id")) return datastream_member::database_id;
+      if (is(name, "object_name")) return datastream_member::object_name;
+      if (is(name, "change_type")) return datastream_member::change_type;
+      if (is(name, "binlog_file")) return datastream_member::binlog_file;
+      if (is(name, "clusterTime")) return datastream_member::cluster_time;
+      break;
+    case 12:
+      if (is(name, "primary_keys")) return datastream_member::primary_keys;
+      if (is(name, "log_position")) return datastream_member::log_position;
+      break;
+    case 14:
+      if (is(name, "transaction_id")) return datastream_member::transaction_id;
+      break;
+    case 15:
+      if (is(name, "binlog_position")) return datastream_member::binlog_position;
+      if (is(name, "record_sequence")) return datastream_member::record_sequence;
+      break;
+    case 16:
+      if (is(name, "source_timestamp")) return datastream_member::source_timestamp;
+      if (is(name, "commit_timestamp")) return datastream_member::commit_timestamp;
+      break;
+    case 17:
+      if (is(name, "replication_index")) return datastream_member::replication_index;
+      if (is(name, "physical_location")) return datastream_member::physical_location;
+      break;
+    case 18:
+      if (is(name, "change_stream_name")) return datastream_member::change_stream_name;
+      break;
+    case 21:
+      if (is(name, "server_transaction_id")) return datastream_member::server_transaction_id;
+      break;
+  }
+  return std::nullopt;
+}
 
 void datastream_event::clear() {
   envelope.clear();
@@ -25,19 +152,13 @@ void datastream_event::clear() {
   has_payload = false;
 }
 
-const datastream_event::field* datastream_event::find(const std::vector<field>& fields,
-                                                      std::string_view name) {
-  for (const field& f : fields) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 std::optional<error> datastream_event_reader::read(simdjson::ondemand::document& doc,
                                                    std::string_view document,
                                                    datastream_event& out) {
   _values.begin_document(document);
   out.clear();
+  _top_names.clear();
+  _meta_names.clear();
   simdjson::ondemand::object root;
   if (auto code = doc.get_object().get(root)) {
     if (code == simdjson::INCORRECT_TYPE) {
@@ -61,7 +182,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
       }
       out.has_metadata = true;
       if (auto err = read_fields(v, out)) return err;
-    } else if (auto err = read_field("", key, v, out.envelope, out)) {
+    } else if (auto err = read_field("", key, v, out.envelope, _top_names, out)) {
       return err;
     }
   }
@@ -72,18 +193,9 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
     return make_error(error_code::invalid_json, "invalid JSON: content after the event (at byte " +
                                                     std::to_string(rest - document.data()) + ")");
   }
-  _names.clear();
-  for (const auto& f : out.envelope)
-    _names.push_back(f.name);
-  if (auto err = check_unique("event")) return err;
-  _names.clear();
-  for (const auto& f : out.metadata)
-    _names.push_back(f.name);
-  if (auto err = check_unique("source_metadata")) return err;
-  _names.clear();
-  for (const auto& c : out.payload)
-    _names.push_back(c.name);
-  return check_unique("payload");
+  if (auto err = check_unique(_top_names, "event")) return err;
+  if (auto err = check_unique(_meta_names, "source_metadata")) return err;
+  return check_payload_unique(out.payload);
 }
 
 std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value v,
@@ -103,7 +215,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return _values.fail(code, v);
-    if (std::memchr(name.data(), '\0', name.size())) {
+    if (_values.has_nul(name)) {
       return make_error(error_code::nul_in_text, "payload column name contains \\u0000");
     }
     if (columns.size() >= _max_columns) {
@@ -111,7 +223,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
                         "payload has more than " + std::to_string(_max_columns) + " columns");
     }
     column_value& column = columns.next();
-    column.name.assign(name);
+    if (column.name != name) column.name.assign(name);  // recycled images repeat the names
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context("payload column " + in_quotes(name), std::move(*err));
     }
@@ -134,8 +246,10 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
-    if (auto err = read_field("source_metadata.", key, field.value(), out.metadata, out))
+    if (auto err =
+            read_field("source_metadata.", key, field.value(), out.metadata, _meta_names, out)) {
       return err;
+    }
   }
   return std::nullopt;
 }
@@ -143,21 +257,51 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
 std::optional<error> datastream_event_reader::read_field(std::string_view prefix,
                                                          std::string_view name,
                                                          simdjson::ondemand::value v,
-                                                         std::vector<datastream_event::field>& into,
-                                                         datastream_event& out) {
-  const size_t first = out.leaves.size();
-  auto token = _values.read(v, &out.leaves);
-  if (!token) return in_context(std::string(prefix) + std::string(name), token.err());
-  into.push_back(datastream_event::field{name, *token, static_cast<uint32_t>(first),
-                                         static_cast<uint32_t>(out.leaves.size() - first)});
+                                                         datastream_event::members& into,
+                                                         names_seen& names, datastream_event& out) {
+  names.all.push_back(name);
+  const std::optional<datastream_member> member = datastream_member_named(name);
+  if (!member) {
+    // Not read by the decoder: validated, its name kept for the duplicate check.
+    names.unknown.push_back(name);
+    json_token token;
+    if (auto err = _values.read(v, token)) {
+      return in_context(std::string(prefix) + std::string(name), std::move(*err));
+    }
+    return std::nullopt;
+  }
+  datastream_event::field* f = into.claim(*member);
+  if (!f) {
+    names.repeated = true;
+    f = &_repeated;  // still read and validated
+  }
+  f->name = name;
+  f->first_leaf = static_cast<uint32_t>(out.leaves.size());
+  if (auto err = _values.read(v, f->token, &out.leaves)) {
+    return in_context(std::string(prefix) + std::string(name), std::move(*err));
+  }
+  f->leaf_count = static_cast<uint32_t>(out.leaves.size() - f->first_leaf);
   return std::nullopt;
 }
 
-std::optional<error> datastream_event_reader::check_unique(std::string_view where) {
-  const auto dup = find_duplicate_name(_names);
+std::optional<error> datastream_event_reader::check_unique(names_seen& names,
+                                                           std::string_view where) {
+  // Known names repeat only if a slot was filled twice, and never equal unknown ones: with
+  // neither, the names are unique. Otherwise the whole list says which name to report.
+  if (!names.repeated && !find_duplicate_name(names.unknown)) return std::nullopt;
+  const auto dup = find_duplicate_name(names.all);
   if (!dup) return std::nullopt;
   return make_error(error_code::invalid_json,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
+}
+
+std::optional<error> datastream_event_reader::check_payload_unique(const image& payload) {
+  _names.clear();
+  for (const auto& c : payload)
+    _names.push_back(c.name);
+  const auto dup = find_duplicate_name(_names);
+  if (!dup) return std::nullopt;
+  return make_error(error_code::invalid_json, "payload names " + in_quotes(*dup) + " twice");
 }
 
 }  // namespace sluice

@@ -30,10 +30,10 @@ result<int64_t> integer_of(const field* f, std::string_view source) {
                         " is not an integer: " + std::string(f->token.text.substr(0, 64)));
 }
 
-result<int64_t> required_integer(const datastream_event& e, std::string_view name,
+result<int64_t> required_integer(const datastream_event& e, datastream_member name,
                                  std::string_view source) {
   const field* f = e.meta(name);
-  if (!present(f)) return missing(source, "source_metadata." + std::string(name));
+  if (!present(f)) return missing(source, "source_metadata." + std::string(name_of(name)));
   return integer_of(f, source);
 }
 
@@ -87,21 +87,26 @@ datastream_source detect_source(const datastream_event& e, std::string_view meth
   if (starts_with(method, "spanner-")) return datastream_source::spanner;
   if (starts_with(method, "salesforce-")) return datastream_source::salesforce;
   if (starts_with(method, "mongodb-")) return datastream_source::mongodb;
-  if (e.meta("collection")) return datastream_source::mongodb;
-  if (e.meta("object_name")) return datastream_source::salesforce;
-  if (e.meta("commit_timestamp") || e.meta("record_sequence") || e.meta("mod_number") ||
-      e.meta("mod_index") || e.meta("change_stream_name")) {
+  if (e.meta(datastream_member::collection)) return datastream_source::mongodb;
+  if (e.meta(datastream_member::object_name)) return datastream_source::salesforce;
+  if (e.meta(datastream_member::commit_timestamp) || e.meta(datastream_member::record_sequence) ||
+      e.meta(datastream_member::mod_number) || e.meta(datastream_member::mod_index) ||
+      e.meta(datastream_member::change_stream_name)) {
     return datastream_source::spanner;
   }
-  if (e.meta("scn") || e.meta("rs_id") || e.meta("ssn")) return datastream_source::oracle;
-  if (e.meta("log_position") || e.meta("binlog_position") || e.meta("binlog_file") ||
-      e.meta("gtid") || e.meta("log_file")) {
+  if (e.meta(datastream_member::scn) || e.meta(datastream_member::rs_id) ||
+      e.meta(datastream_member::ssn))
+    return datastream_source::oracle;
+  if (e.meta(datastream_member::log_position) || e.meta(datastream_member::binlog_position) ||
+      e.meta(datastream_member::binlog_file) || e.meta(datastream_member::gtid) ||
+      e.meta(datastream_member::log_file)) {
     return datastream_source::mysql;
   }
-  if (e.meta("replication_index") || e.meta("physical_location")) {
+  if (e.meta(datastream_member::replication_index) ||
+      e.meta(datastream_member::physical_location)) {
     return datastream_source::sqlserver;
   }
-  if (const field* lsn = e.meta("lsn")) {
+  if (const field* lsn = e.meta(datastream_member::lsn)) {
     return lsn->token.text.find('/') != std::string_view::npos ? datastream_source::postgresql
                                                                : datastream_source::sqlserver;
   }
@@ -151,10 +156,14 @@ result<csn> datastream_ordering::sequence(const datastream_event& e, datastream_
 
 std::optional<error> datastream_ordering::add_mysql(const datastream_event& e) {
   // GTID streams name their position binlog_file/binlog_position.
-  const bool gtid = present(e.meta("binlog_file")) || present(e.meta("binlog_position"));
-  const std::string_view file_name = gtid ? "binlog_file" : "log_file";
-  const std::string_view position_name = gtid ? "binlog_position" : "log_position";
-  const field* file = e.meta(file_name);
+  const bool gtid = present(e.meta(datastream_member::binlog_file)) ||
+                    present(e.meta(datastream_member::binlog_position));
+  const datastream_member file_member =
+      gtid ? datastream_member::binlog_file : datastream_member::log_file;
+  const datastream_member position_name =
+      gtid ? datastream_member::binlog_position : datastream_member::log_position;
+  const std::string_view file_name = name_of(file_member);
+  const field* file = e.meta(file_member);
   if (!present(file)) return missing("mysql", "source_metadata." + std::string(file_name));
   auto text = text_of(file);
   if (!text) return text.err();
@@ -170,16 +179,16 @@ std::optional<error> datastream_ordering::add_mysql(const datastream_event& e) {
 }
 
 std::optional<error> datastream_ordering::add_oracle(const datastream_event& e) {
-  auto scn = required_integer(e, "scn", "oracle");
+  auto scn = required_integer(e, datastream_member::scn, "oracle");
   if (!scn) return scn.err();
   std::string rs_id;
-  if (const field* f = e.meta("rs_id"); present(f)) {
+  if (const field* f = e.meta(datastream_member::rs_id); present(f)) {
     auto text = text_of(f);
     if (!text) return text.err();
     rs_id = normalize_hex_position(*text);
   }
   int64_t ssn = 0;
-  if (const field* f = e.meta("ssn"); present(f)) {
+  if (const field* f = e.meta(datastream_member::ssn); present(f)) {
     auto v = integer_of(f, "oracle");
     if (!v) return v.err();
     ssn = *v;
@@ -193,7 +202,7 @@ std::optional<error> datastream_ordering::add_lsn_source(const datastream_event&
                                                          std::optional<timestamp_ns> source_ts) {
   const char* name = to_string(source);
   if (!source_ts) return missing(name, "source_timestamp");
-  const field* f = e.meta("lsn");
+  const field* f = e.meta(datastream_member::lsn);
   if (!present(f)) return missing(name, "source_metadata.lsn");
   auto text = text_of(f);
   if (!text) return text.err();
@@ -217,7 +226,7 @@ std::optional<error> datastream_ordering::add_lsn_source(const datastream_event&
 std::optional<error> datastream_ordering::add_spanner(const datastream_event& e,
                                                       std::optional<timestamp_ns> source_ts) {
   std::optional<timestamp_ns> commit = source_ts;
-  if (const field* f = e.meta("commit_timestamp"); present(f)) {
+  if (const field* f = e.meta(datastream_member::commit_timestamp); present(f)) {
     auto text = text_of(f);
     if (!text) return text.err();
     auto ts = parse_timestamp(*text, _zone);
@@ -225,11 +234,11 @@ std::optional<error> datastream_ordering::add_spanner(const datastream_event& e,
     commit = *ts;
   }
   if (!commit) return missing("spanner", "source_metadata.commit_timestamp");
-  const field* sequence = e.meta("record_sequence");
+  const field* sequence = e.meta(datastream_member::record_sequence);
   if (!present(sequence)) return missing("spanner", "source_metadata.record_sequence");
   int64_t mod = 0;
-  const field* mod_field = e.meta("mod_index");
-  if (!present(mod_field)) mod_field = e.meta("mod_number");
+  const field* mod_field = e.meta(datastream_member::mod_index);
+  if (!present(mod_field)) mod_field = e.meta(datastream_member::mod_number);
   if (present(mod_field)) {
     auto v = integer_of(mod_field, "spanner");
     if (!v) return v.err();
@@ -244,7 +253,8 @@ std::optional<error> datastream_ordering::add_spanner(const datastream_event& e,
 std::optional<error> datastream_ordering::add_mongodb(const datastream_event& e) {
   const field* f = nullptr;
   for (const field* candidate :
-       {e.meta("ts"), e.top("ts"), e.meta("clusterTime"), e.top("clusterTime")}) {
+       {e.meta(datastream_member::ts), e.top(datastream_member::ts),
+        e.meta(datastream_member::cluster_time), e.top(datastream_member::cluster_time)}) {
     if (present(candidate)) {
       f = candidate;
       break;
@@ -276,7 +286,7 @@ std::optional<error> datastream_ordering::add_mongodb(const datastream_event& e)
 
 std::optional<error> datastream_ordering::add_sort_keys(const datastream_event& e,
                                                         std::optional<timestamp_ns> source_ts) {
-  const field* keys = e.top("sort_keys");
+  const field* keys = e.top(datastream_member::sort_keys);
   if (present(keys) && keys->token.kind != json_kind::array) {
     return make_error(error_code::wrong_type, "sort_keys must be an array");
   }

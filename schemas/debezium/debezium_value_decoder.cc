@@ -90,7 +90,7 @@ result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
         (!schema || schema->name.empty())) {
       // A plain value (the common case): written in place, reusing the column's strings.
       column_value& c = columns.next();
-      c.name.assign(column.name);
+      if (c.name != column.name) c.name.assign(column.name);  // recycled images repeat names
       assign_plain_value(c.v, column.token);
       continue;
     }

@@ -68,9 +68,15 @@ std::optional<error> dsql_decoder::decode(const raw_message& msg, decode_output&
   auto kind = record_type();
   if (!kind) return kind.err();
   if (*kind == record_kind::full) {
-    auto c = to_change(msg);
-    if (!c) return c.err();
-    out.changes.push_back(std::move(*c));
+    // Written in place into a change set aside by an earlier clear(), over an image that
+    // still holds an earlier record's columns: their strings keep their capacity.
+    const size_t before = out.changes.size();
+    change& c = out.add_change();
+    c.after = out.recycled_image();
+    if (auto err = to_change(msg, c)) {
+      out.truncate_changes(before);
+      return err;
+    }
     return std::nullopt;
   }
   auto piece = *kind == record_kind::chunked ? principal_piece(msg) : fragment_piece(msg);
@@ -87,9 +93,9 @@ result<change> dsql_decoder::decode_chunked(const raw_message& principal, std::s
   if (*kind != record_kind::chunked) {
     return make_error(error_code::wrong_type, "not a chunked principal record");
   }
-  auto c = header(principal);
-  if (!c) return c.err();
-  auto ref = chunk_of(c->op);
+  change c;
+  if (auto err = header(principal, c)) return std::move(*err);
+  auto ref = chunk_of(c.op);
   if (!ref) return ref.err();
   if (auto err = _options.limits.check_size(image, "reassembled image")) return std::move(*err);
   // The image is read as the one member of a small envelope, by the same reader (so with the
@@ -111,35 +117,36 @@ result<change> dsql_decoder::decode_chunked(const raw_message& principal, std::s
                                                   ": the reassembled image is not a JSON object");
   }
   (ref->after ? _record.after : _record.before) = row;
-  return to_change(principal);
+  if (auto err = to_change(principal, c)) return std::move(*err);
+  return c;
 }
 
-result<change> dsql_decoder::to_change(const raw_message& msg) {
-  auto c = header(msg);
-  if (!c) return c;
-  const bool upsert = c->op == op_kind::upsert;
+std::optional<error> dsql_decoder::to_change(const raw_message& msg, change& c) {
+  if (auto err = header(msg, c)) return err;
+  const bool upsert = c.op == op_kind::upsert;
   const debezium_envelope::row& row = upsert ? _record.after : _record.before;
   if (upsert && !row.present) {
     return make_error(
         error_code::missing_field,
         "DSQL op " + std::string(_record.top_field("op")->token.text) + " record without after");
   }
-  c->after.reserve(row.columns.size());
+  image_writer columns(c.after);
   for (const field& column : row.columns) {
-    c->after.push_back(column_value{std::string(column.name), plain_value(column.token)});
+    column_value& cv = columns.next();
+    if (cv.name != column.name) cv.name.assign(column.name);
+    assign_plain_value(cv.v, column.token);
   }
-  if (auto err = key(*c)) return std::move(*err);
-  return c;
+  columns.finish();
+  return key(c);
 }
 
 // Everything but the image and the key: op, table, CSN and source context.
-result<change> dsql_decoder::header(const raw_message& msg) {
+std::optional<error> dsql_decoder::header(const raw_message& msg, change& c) {
   const field* op = _record.top_field("op");
   if (!present(op)) return make_error(error_code::missing_field, "DSQL record has no op");
   if (op->token.kind != json_kind::string) {
     return make_error(error_code::wrong_type, "op must be a string");
   }
-  change c;
   if (op->token.text == "c" || op->token.text == "u") {
     c.op = op_kind::upsert;
   } else if (op->token.text == "d") {
@@ -164,12 +171,14 @@ result<change> dsql_decoder::header(const raw_message& msg) {
 
   c.table = *entry;
   c.seq = _builder.add(int64_t{1}).add(ts->value()).add(tx).build();
-  c.source.tx = std::string(tx);
+  c.source.tx.assign(tx);
   c.source.source_ts = *ts;
   c.source.read = read_method::cdc;
-  c.source.origin =
-      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
-  return c;
+  c.source.origin.topic.assign(msg.topic);
+  c.source.origin.partition = msg.partition;
+  c.source.origin.offset = msg.offset;
+  c.source.origin.timestamp = msg.timestamp;
+  return std::nullopt;
 }
 
 result<dsql_decoder::record_kind> dsql_decoder::record_type() const {
@@ -294,9 +303,9 @@ result<dsql_decoder::chunk_ref> dsql_decoder::chunk_of(op_kind op) {
 }
 
 result<chunk_piece> dsql_decoder::principal_piece(const raw_message& msg) {
-  auto c = header(msg);  // a bad header is refused now, not once the fragments are in
-  if (!c) return c.err();
-  auto ref = chunk_of(c->op);
+  change c;  // a bad header is refused now, not once the fragments are in
+  if (auto err = header(msg, c)) return std::move(*err);
+  auto ref = chunk_of(c.op);
   if (!ref) return ref.err();
   chunk_piece p;
   p.chunk_id = std::string(ref->chunk_id);
@@ -304,7 +313,7 @@ result<chunk_piece> dsql_decoder::principal_piece(const raw_message& msg) {
   p.total_fragments = ref->total;
   p.crc32c = ref->crc;
   p.payload = std::string(*msg.value);
-  p.origin = c->source.origin;
+  p.origin = c.source.origin;
   return p;
 }
 
@@ -377,7 +386,8 @@ std::optional<error> dsql_decoder::key(change& c) {
   const table_entry& table = *c.table;
   // Neither configured nor learned: the target table's primary key, if it has one.
   if (table.key_columns.empty()) _catalog.resolve_key(*c.table, c.source.origin.topic);
-  std::vector<std::string> columns = table.key_columns;
+  std::vector<std::string>& columns = c.key.columns;
+  columns.assign(table.key_columns.begin(), table.key_columns.end());
   if (columns.empty() && c.op == op_kind::remove) {
     for (const column_value& cv : c.after)
       columns.push_back(cv.name);  // a delete's before is the key
@@ -393,8 +403,8 @@ std::optional<error> dsql_decoder::key(change& c) {
                           ".primary.key.fields or give the target table a primary key (DSQL "
                           "inserts and updates do not name their key)");
   }
-  std::vector<value> values;
-  values.reserve(columns.size());
+  std::vector<value>& values = c.key.values;
+  values.resize(columns.size());
   _key_classes.assign(columns.size(), column_class::unknown);
   for (size_t i = 0; i < columns.size(); ++i) {
     const value* found = find_column(c.after, columns[i]);
@@ -404,14 +414,14 @@ std::optional<error> dsql_decoder::key(change& c) {
                             table.name.qualified() + " is not in " +
                             (c.op == op_kind::upsert ? "after" : "before"));
     }
-    values.push_back(*found);
+    values[i] = *found;
     for (const column_info& info : table.columns) {
       if (info.name == columns[i]) _key_classes[i] = info.cls;
     }
   }
-  auto k = make_row_key(std::move(columns), std::move(values), _key_classes);
-  if (!k) return in_context("table " + table.name.qualified(), k.err());
-  c.key = std::move(*k);
+  if (auto err = canonicalize_key(c.key, _key_classes)) {
+    return in_context("table " + table.name.qualified(), std::move(*err));
+  }
   return std::nullopt;
 }
 

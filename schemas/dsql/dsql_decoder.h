@@ -73,8 +73,10 @@ class dsql_decoder final : public decoder, public chunk_decoder {
   };
 
   std::optional<error> parse(const raw_message& msg);
-  result<change> to_change(const raw_message& msg);
-  result<change> header(const raw_message& msg);
+  // Fills c (a fresh or reused change: every field it carries is overwritten) from the
+  // record parsed last. to_change: all of it; header: op, table, CSN and source context.
+  std::optional<error> to_change(const raw_message& msg, change& c);
+  std::optional<error> header(const raw_message& msg, change& c);
   result<record_kind> record_type() const;
   result<chunk_ref> chunk_of(op_kind op);
   result<chunk_piece> principal_piece(const raw_message& msg);

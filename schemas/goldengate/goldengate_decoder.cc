@@ -221,7 +221,7 @@ std::optional<error> goldengate_decoder::on_ddl(const raw_message& msg, decode_o
 
 std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_message& msg,
                                                 decode_output& out) {
-  const std::string op_name(canonical_name(op));
+  const std::string_view op_name = canonical_name(op);
   auto entry = table();
   if (!entry) return entry.err();
   table_entry& t = **entry;
@@ -244,68 +244,90 @@ std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_mess
   auto seq = sequence(*ts, msg.offset);
   if (!seq) return seq.err();
   if (seq->empty()) {
-    return make_error(error_code::bad_csn, op_name + " record has neither " + label(field::csn) +
-                                               " nor " + label(field::op_ts) +
+    return make_error(error_code::bad_csn, std::string(op_name) + " record has neither " +
+                                               label(field::csn) + " nor " + label(field::op_ts) +
                                                ": it cannot be ordered");
   }
   auto columns = key_columns(t);
   if (!columns) return columns.err();
   const std::vector<std::string>& key = **columns;
   const auto missing_image = [&](field f) {
-    return make_error(error_code::missing_field, op_name + " record has no " + label(f) + " image");
+    return make_error(error_code::missing_field,
+                      std::string(op_name) + " record has no " + label(f) + " image");
   };
-
-  change c;
   switch (op) {
     case goldengate_op::insert:
-    case goldengate_op::upsert: {
+    case goldengate_op::upsert:
+    case goldengate_op::update:
       if (!has_after) return missing_image(field::after);
-      if (!key.empty()) {
-        auto k = key_of(t, key, _record.after, nullptr, label(field::after));
-        if (!k) return k.err();
-        c.key = std::move(*k);
-      }
-      c.after = std::move(_record.after);
       break;
-    }
+    case goldengate_op::remove:
+      if (!has_before) return missing_image(field::before);
+      break;
+  }
+
+  // Written into a change set aside by an earlier clear(); on error it goes back unused.
+  const size_t first = out.changes.size();
+  change& c = out.add_change();
+  if (auto err = fill_dml(op, t, key, has_before, c)) {
+    out.truncate_changes(first);
+    return err;
+  }
+  // The image became the change's: the reader writes the next record's over an image set
+  // aside by an earlier clear(), so its strings' capacity is reused.
+  image& used = op == goldengate_op::remove ? _record.before : _record.after;
+  c.after = std::move(used);
+  used = out.recycled_image();
+  c.table = &t;
+  c.seq = std::move(*seq);
+  c.source.tx.assign(*tx);
+  c.source.source_ts = ts->value_or(timestamp_ns{0});
+  c.source.read = read_method::cdc;
+  c.source.origin.topic.assign(msg.topic);
+  c.source.origin.partition = msg.partition;
+  c.source.origin.offset = msg.offset;
+  c.source.origin.timestamp = msg.timestamp;
+  return std::nullopt;
+}
+
+std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_entry& t,
+                                                  const std::vector<std::string>& key,
+                                                  bool has_before, change& c) {
+  switch (op) {
+    case goldengate_op::insert:
+    case goldengate_op::upsert:
+      if (!key.empty()) {
+        if (auto err = key_of(t, key, _record.after, nullptr, label(field::after), c.key)) {
+          return err;
+        }
+      }
+      break;
     case goldengate_op::update: {
-      if (!has_after) return missing_image(field::after);
       const image* before = has_before ? &_record.before : nullptr;
       if (!key.empty()) {
-        auto k = key_of(t, key, _record.after, before, label(field::after));
-        if (!k) return k.err();
-        if (before && has_all(*before, key)) {
-          auto old = key_of(t, key, *before, nullptr, label(field::before));
-          if (!old) return old.err();
-          if (old->canonical != k->canonical) c.old_key = std::move(*old);
+        if (auto err = key_of(t, key, _record.after, before, label(field::after), c.key)) {
+          return err;
         }
-        c.key = std::move(*k);
+        if (before && has_all(*before, key)) {
+          if (auto err = key_of(t, key, *before, nullptr, label(field::before), _old_key)) {
+            return err;
+          }
+          if (_old_key.canonical != c.key.canonical) c.old_key = _old_key;  // a key change
+        }
       }
       if (before) add_missing_columns(_record.after, _record.before);
       c.partial = !covers_table(t, _record.after);
-      c.after = std::move(_record.after);
       break;
     }
-    case goldengate_op::remove: {
-      if (!has_before) return missing_image(field::before);
+    case goldengate_op::remove:
       if (!key.empty()) {
-        auto k = key_of(t, key, _record.before, nullptr, label(field::before));
-        if (!k) return k.err();
-        c.key = std::move(*k);
+        if (auto err = key_of(t, key, _record.before, nullptr, label(field::before), c.key)) {
+          return err;
+        }
       }
       c.op = op_kind::remove;
-      c.after = std::move(_record.before);
       break;
-    }
   }
-  c.table = &t;
-  c.seq = std::move(*seq);
-  c.source.tx = std::move(*tx);
-  c.source.source_ts = ts->value_or(timestamp_ns{0});
-  c.source.read = read_method::cdc;
-  c.source.origin =
-      message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
-  out.changes.push_back(std::move(c));
   return std::nullopt;
 }
 
@@ -331,9 +353,13 @@ result<table_entry*> goldengate_decoder::table() {
 result<std::optional<timestamp_ns>> goldengate_decoder::op_ts() const {
   const slot& s = _record.get(field::op_ts);
   if (!s.given()) return std::optional<timestamp_ns>{};
-  result<timestamp_ns> ts = make_error(error_code::wrong_type, "must be a string or a number");
-  if (s.token.kind == json_kind::string) ts = parse_timestamp(s.token.text, _zone);
-  if (s.token.kind == json_kind::number) ts = parse_epoch_millis(s.token.text);
+  // The error is built only when needed: its message would be a heap allocation per record.
+  if (s.token.kind != json_kind::string && s.token.kind != json_kind::number) {
+    return make_error(error_code::wrong_type,
+                      label(field::op_ts) + ": must be a string or a number");
+  }
+  result<timestamp_ns> ts = s.token.kind == json_kind::string ? parse_timestamp(s.token.text, _zone)
+                                                              : parse_epoch_millis(s.token.text);
   if (!ts) return in_context(label(field::op_ts), ts.err());
   return std::optional<timestamp_ns>{*ts};
 }
@@ -352,13 +378,13 @@ result<csn> goldengate_decoder::sequence(std::optional<timestamp_ns> ts, kafka_o
   return _ordering.sequence(parts[0], parts[1], ts, offset);
 }
 
-result<std::string> goldengate_decoder::transaction() const {
+result<std::string_view> goldengate_decoder::transaction() const {
   const slot& s = _record.get(field::xid);
-  if (!s.given()) return std::string();
+  if (!s.given()) return std::string_view();
   if (!s.token.is_scalar()) {
     return make_error(error_code::wrong_type, label(field::xid) + " must be a string");
   }
-  return std::string(s.token.text);
+  return s.token.text;
 }
 
 result<const std::vector<std::string>*> goldengate_decoder::key_columns(const table_entry& t) {
@@ -384,12 +410,12 @@ result<const std::vector<std::string>*> goldengate_decoder::key_columns(const ta
   return &_options.default_key_columns;
 }
 
-result<row_key> goldengate_decoder::key_of(const table_entry& t,
-                                           const std::vector<std::string>& columns,
-                                           const image& img, const image* fallback,
-                                           std::string_view which) {
-  std::vector<value> values;
-  values.reserve(columns.size());
+std::optional<error> goldengate_decoder::key_of(const table_entry& t,
+                                                const std::vector<std::string>& columns,
+                                                const image& img, const image* fallback,
+                                                std::string_view which, row_key& out) {
+  out.columns.assign(columns.begin(), columns.end());
+  out.values.resize(columns.size());
   _key_classes.assign(columns.size(), column_class::unknown);
   for (size_t i = 0; i < columns.size(); ++i) {
     const column_value* found = find_column(img, columns[i]);
@@ -399,14 +425,15 @@ result<row_key> goldengate_decoder::key_of(const table_entry& t,
                         "key column " + in_quotes(columns[i]) + " of table " + t.name.qualified() +
                             " is not in the " + std::string(which) + " image");
     }
-    values.push_back(found->v);
+    out.values[i] = found->v;
     for (const column_info& info : t.columns) {
       if (info.name == columns[i]) _key_classes[i] = info.cls;
     }
   }
-  auto k = make_row_key(columns, std::move(values), _key_classes);
-  if (!k) return in_context("table " + t.name.qualified(), k.err());
-  return k;
+  if (auto err = canonicalize_key(out, _key_classes)) {
+    return in_context("table " + t.name.qualified(), std::move(*err));
+  }
+  return std::nullopt;
 }
 
 bool goldengate_decoder::has_all(const image& img, const std::vector<std::string>& columns) const {
@@ -418,6 +445,14 @@ bool goldengate_decoder::has_all(const image& img, const std::vector<std::string
 
 bool goldengate_decoder::covers_table(const table_entry& t, const image& img) {
   if (t.columns.empty() || img.size() < t.columns.size()) return false;
+  // Full images usually list the table's columns in the table's order: then no sort.
+  if (img.size() == t.columns.size()) {
+    bool in_order = true;
+    for (size_t i = 0; in_order && i < img.size(); ++i) {
+      in_order = !img[i].v.is_absent() && img[i].name == t.columns[i].name;
+    }
+    if (in_order) return true;
+  }
   _name_scratch.clear();
   for (const column_value& c : img) {
     if (!c.v.is_absent()) _name_scratch.push_back(c.name);
@@ -430,6 +465,18 @@ bool goldengate_decoder::covers_table(const table_entry& t, const image& img) {
 }
 
 void goldengate_decoder::add_missing_columns(image& after, image& before) {
+  // A before image of a few columns (the key and what changed) is looked up directly.
+  constexpr size_t direct_up_to = 4;
+  if (before.size() <= direct_up_to) {
+    const size_t given = after.size();
+    for (column_value& c : before) {
+      bool found = false;
+      for (size_t i = 0; !found && i < given; ++i)
+        found = after[i].name == c.name;
+      if (!found) after.push_back(std::move(c));
+    }
+    return;
+  }
   _name_scratch.clear();
   for (const column_value& c : after)
     _name_scratch.push_back(c.name);

@@ -106,12 +106,17 @@ class goldengate_decoder final : public decoder {
   result<table_entry*> table();
   result<std::optional<timestamp_ns>> op_ts() const;
   result<csn> sequence(std::optional<timestamp_ns> ts, kafka_offset offset);
-  result<std::string> transaction() const;
+  result<std::string_view> transaction() const;
   // The key columns of a record of `table` (see decode()); empty: keyless.
   result<const std::vector<std::string>*> key_columns(const table_entry& table);
-  // The key of `columns` read from img, else from fallback; `which` names img in errors.
-  result<row_key> key_of(const table_entry& table, const std::vector<std::string>& columns,
-                         const image& img, const image* fallback, std::string_view which);
+  // The key and old key of a DML record into c (a reused change), from the record's images.
+  std::optional<error> fill_dml(goldengate_op op, const table_entry& table,
+                                const std::vector<std::string>& key, bool has_before, change& c);
+  // The key of `columns` read from img, else from fallback, into out (its capacity reused);
+  // `which` names img in errors.
+  std::optional<error> key_of(const table_entry& table, const std::vector<std::string>& columns,
+                              const image& img, const image* fallback, std::string_view which,
+                              row_key& out);
   bool has_all(const image& img, const std::vector<std::string>& columns) const;
   bool covers_table(const table_entry& table, const image& img);
   void add_missing_columns(image& after, image& before);
@@ -135,6 +140,7 @@ class goldengate_decoder final : public decoder {
   table_entry* _last_table = nullptr;
   std::vector<std::string> _key_columns;        // scratch: the record's primary_keys
   std::vector<column_class> _key_classes;       // scratch
+  row_key _old_key;                             // scratch: an UPDATE's before key
   std::vector<std::string_view> _name_scratch;  // scratch
 };
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "schemas/common/duplicate_names.h"
+
 namespace sluice {
 namespace {
 
@@ -11,10 +13,6 @@ using simdjson::ondemand::json_type;
 
 std::string in_quotes(std::string_view s) {
   return "\"" + std::string(s.substr(0, 64)) + "\"";
-}
-
-bool has_nul(std::string_view s) {
-  return std::memchr(s.data(), '\0', s.size()) != nullptr;
 }
 
 error nul_name(std::string_view where) {
@@ -48,8 +46,8 @@ const char* kind_name(json_kind kind) {
 
 void goldengate_record::clear() {
   fields.fill(slot{});
-  before.clear();
-  after.clear();
+  // before and after are not cleared: read_image() overwrites them in place (image_writer)
+  // and read() empties the ones the record does not give.
   has_columns = false;
   columns.clear();
   has_ddl = false;
@@ -101,6 +99,9 @@ std::optional<error> goldengate_record_reader::read(simdjson::ondemand::document
     return json_error(code);  // the root as a whole: no useful byte offset
   }
   if (auto err = envelope ? read_envelope(root, out) : read_record(root, out)) return err;
+  // Images the record did not give as objects hold an earlier record's columns: empty them.
+  if (out.get(goldengate_field::before).token.kind != json_kind::object) out.before.clear();
+  if (out.get(goldengate_field::after).token.kind != json_kind::object) out.after.clear();
   // A complete root object followed by anything but whitespace is not one JSON document.
   const char* rest = nullptr;
   if (doc.current_location().get(rest) == simdjson::SUCCESS) {
@@ -118,7 +119,7 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
     if (auto code = std::move(member).get(field)) return fail(code);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
-    if (has_nul(key)) return nul_name("the CloudEvents envelope");
+    if (_values.has_nul(key)) return nul_name("the CloudEvents envelope");
     simdjson::ondemand::value v = field.value();
     if (key != "data") {
       if (auto err = _values.skip(v)) return in_context("CloudEvents " + in_quotes(key), *err);
@@ -161,7 +162,7 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
     if (auto code = std::move(member).get(field)) return fail(code);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
-    if (has_nul(key)) return nul_name("the record");
+    if (_values.has_nul(key)) return nul_name("the record");
     simdjson::ondemand::value v = field.value();
     if (const auto which = _names.field(key)) {
       auto& slot = out.fields[static_cast<size_t>(*which)];
@@ -170,10 +171,8 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
         if (auto err = read_image(v, *which, out)) return err;
         continue;
       }
-      auto token = _values.read(v);
-      if (!token) return in_context(in_quotes(key), token.err());
+      if (auto err = _values.read(v, slot.token)) return in_context(in_quotes(key), *err);
       slot.present = true;
-      slot.token = *token;
     } else if (key == "columns") {
       if (out.has_columns) return duplicate("the record", key);
       if (auto err = read_columns(v, out)) return err;
@@ -195,11 +194,10 @@ std::optional<error> goldengate_record_reader::read_member(std::string_view name
                                                            simdjson::ondemand::value v,
                                                            goldengate_record& out) {
   const size_t first = out.leaves.size();
-  auto token = _values.read(v, &out.leaves);
-  if (!token) return in_context(in_quotes(name), token.err());
-  out.members.push_back(
-      goldengate_record::member{name, *token, static_cast<uint32_t>(first),
-                                static_cast<uint32_t>(out.leaves.size() - first)});
+  json_token token;
+  if (auto err = _values.read(v, token, &out.leaves)) return in_context(in_quotes(name), *err);
+  out.members.push_back(goldengate_record::member{
+      name, token, static_cast<uint32_t>(first), static_cast<uint32_t>(out.leaves.size() - first)});
   return std::nullopt;
 }
 
@@ -219,7 +217,9 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
     return std::nullopt;
   }
   slot.token = json_token{json_kind::object, {}};
-  image& img = which == goldengate_field::before ? out.before : out.after;
+  // Written over the columns an earlier record left (their strings keep their capacity); on
+  // error it is left half-written, and the decoder does not use it.
+  image_writer img(which == goldengate_field::before ? out.before : out.after);
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
@@ -227,17 +227,20 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
     if (auto code = std::move(member).get(field)) return fail(code);
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return fail(code);
-    if (has_nul(name)) return nul_name(label());
+    if (_values.has_nul(name)) return nul_name(label());
     if (img.size() >= _max_columns) {
       return make_error(error_code::too_many_columns,
                         label() + " has more than " + std::to_string(_max_columns) + " columns");
     }
-    auto value = _values.read_value(field.value());
-    if (!value) return in_context(label() + " column " + in_quotes(name), value.err());
-    img.push_back(column_value{std::string(name), std::move(*value)});
+    column_value& column = img.next();
+    if (column.name != name) column.name.assign(name);
+    if (auto err = _values.read_value(field.value(), column.v)) {
+      return in_context(label() + " column " + in_quotes(name), std::move(*err));
+    }
   }
+  img.finish();
   _scratch.clear();
-  for (const column_value& c : img)
+  for (const column_value& c : which == goldengate_field::before ? out.before : out.after)
     _scratch.push_back(c.name);
   if (const std::string_view* dup = find_duplicate()) return duplicate(label(), *dup);
   return std::nullopt;
@@ -256,7 +259,7 @@ std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::
     if (auto code = std::move(member).get(field)) return fail(code);
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return fail(code);
-    if (has_nul(name)) return nul_name("columns");
+    if (_values.has_nul(name)) return nul_name("columns");
     if (name.empty())
       return make_error(error_code::bad_identifier, "columns names an empty column");
     if (out.columns.size() >= _max_columns) {
@@ -384,6 +387,9 @@ std::optional<error> goldengate_record_reader::read_ddl_object(simdjson::ondeman
 }
 
 const std::string_view* goldengate_record_reader::find_duplicate() {
+  // Whether there is one: the cheap pairwise look (find_duplicate_name may reorder, so on a
+  // find the names are sorted below and the smallest repeated one is named, as always).
+  if (!find_duplicate_name(_scratch)) return nullptr;
   std::sort(_scratch.begin(), _scratch.end());
   const auto dup = std::adjacent_find(_scratch.begin(), _scratch.end());
   return dup == _scratch.end() ? nullptr : &*dup;

@@ -64,4 +64,39 @@ TEST_CASE("canonical numbers drop signs of zero, leading and trailing zeros, exp
   CHECK_FALSE(canonical_number("-").has_value());
 }
 
+TEST_CASE("a key's canonical bytes are its canonical number's, however the number is written") {
+  // Integers already canonical are kept as they are; all others go through canonical_number.
+  for (std::string_view n :
+       {"0", "-0", "7", "-7", "007", "-007", "10", "100", "1.0", "1e3", "+5",
+        "-9223372036854775808", "123456789012345678901234567890", "0.50", "-0.0"}) {
+    CAPTURE(n);
+    auto k = make_row_key({"id"}, {value::number(n)}, {});
+    REQUIRE(k.ok());
+    const auto canon = canonical_number(n);
+    REQUIRE(canon);
+    CHECK(k->values[0].text == *canon);
+    auto from_canon = make_row_key({"id"}, {value::number(*canon)}, {});
+    REQUIRE(from_canon.ok());
+    CHECK(k->canonical == from_canon->canonical);
+  }
+  // canonical_number's bound on digits holds for plain integers too.
+  CHECK(make_row_key({"id"}, {value::number(std::string(1024, '9'))}, {}).ok());
+  CHECK_FALSE(make_row_key({"id"}, {value::number(std::string(1025, '9'))}, {}).ok());
+}
+
+TEST_CASE("NUL bytes in a text key are escaped, so keys that differ there stay apart") {
+  auto a = make_row_key({"k"}, {value::string(std::string("a\0b", 3))}, {});
+  auto b = make_row_key({"k"}, {value::string(std::string("a\0\0b", 4))}, {});
+  auto c = make_row_key({"k"}, {value::string("a")}, {});
+  REQUIRE((a.ok() && b.ok() && c.ok()));
+  CHECK(a->canonical.substr(1) == std::string("a\0\xff"
+                                              "b\0\x01",
+                                              6));
+  CHECK(b->canonical.substr(1) == std::string("a\0\xff\0\xff"
+                                              "b\0\x01",
+                                              8));
+  CHECK(a->canonical != b->canonical);
+  CHECK(a->canonical != c->canonical);
+}
+
 }  // namespace sluice

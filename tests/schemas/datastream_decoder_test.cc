@@ -542,6 +542,49 @@ TEST_CASE("invalid JSON is an error that says where, never a crash") {
   CHECK(f.fails(with_payload(R"({"id":1,"id":2})")).code == error_code::invalid_json);
 }
 
+TEST_CASE("a name given twice in the event, source_metadata or payload is refused, naming it") {
+  fixture f;
+  const std::string e = mysql_event("INSERT", "mysql-bin.000001", 4);
+  auto inserted = [&](std::string_view after, std::string_view what) {
+    std::string s = e;
+    s.insert(s.find(after) + after.size(), what);
+    return s;
+  };
+  struct expected {
+    std::string json;
+    std::string message;
+  };
+  const std::vector<expected> cases = {
+      // A member the decoder reads, then one it only validates, in each object.
+      {inserted(R"("uuid":"u-1",)", R"("read_method":"x",)"), R"(event names "read_method" twice)"},
+      {inserted(R"("uuid":"u-1",)", R"("uuid":"u-2",)"), R"(event names "uuid" twice)"},
+      {inserted(R"("table":"orders",)", R"("table":"other",)"),
+       R"(source_metadata names "table" twice)"},
+      {inserted(R"("table":"orders",)", R"("row_id":1,"row_id":2,)"),
+       R"(source_metadata names "row_id" twice)"},
+      {inserted(R"("note":"x")", R"(,"note":"y")"), R"(payload names "note" twice)"},
+      // Two repeated names: the one whose second occurrence comes first is named.
+      {inserted(R"("table":"orders",)", R"("row_id":1,"database":"d","row_id":2,)"),
+       R"(source_metadata names "database" twice)"},
+      {inserted(R"("table":"orders",)", R"("row_id":1,"table":"t","row_id":2,)"),
+       R"(source_metadata names "table" twice)"},
+  };
+  for (const expected& c : cases) {
+    CAPTURE(c.json);
+    const error err = f.fails(c.json);
+    CHECK(err.code == error_code::invalid_json);
+    CHECK(err.message == c.message);
+  }
+  // Names the decoder reads are recognised exactly, others are not.
+  for (size_t i = 0; i < static_cast<size_t>(datastream_member::count); ++i) {
+    const auto m = static_cast<datastream_member>(i);
+    CHECK(datastream_member_named(name_of(m)) == m);
+  }
+  for (std::string_view other : {"", "t", "uuid", "tables", "Table", "ts_ms", "clustertime"}) {
+    CHECK_FALSE(datastream_member_named(other));
+  }
+}
+
 TEST_CASE("wrong types are errors naming the field") {
   fixture f;
   CHECK(f.fails("[1,2]").code == error_code::wrong_type);

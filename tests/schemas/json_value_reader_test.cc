@@ -90,6 +90,38 @@ TEST_CASE("the reader bounds depth and refuses \\u0000 anywhere") {
   CHECK(h.read(R"({"\u0000":1})").err().code == error_code::nul_in_text);
 }
 
+TEST_CASE("an escaped backslash before u0000 is text, not \\u0000, wherever the escape sits") {
+  harness h;
+  // The document-wide pre-check sees "\\u0000" as a possible \u0000 and falls back to
+  // checking each string: that must accept these and still refuse the real escape after them.
+  auto t = h.read(R"(["\\u0000", {"k\\u0000": "\\\\u0000"}])");
+  REQUIRE(t.ok());
+  REQUIRE(h.leaves.size() == 2);
+  CHECK(h.leaves[0].token.text == "\\u0000");
+  CHECK(h.leaves[1].name == "k\\u0000");
+  CHECK(h.leaves[1].token.text == "\\\\u0000");
+  CHECK(h.read(R"(["\\u0000", "a\u0000b"])").err().code == error_code::nul_in_text);
+  CHECK(h.read(R"({"x\\": 1, "\u0000": 2})").err().code == error_code::nul_in_text);
+  // No backslash at all, or escapes that are not \u0000: nothing to refuse.
+  CHECK(h.read(R"({"a": "plain", "b": "tab\t\u00e9\u0001\/"})").ok());
+}
+
+TEST_CASE("\\u0000 is found at every position of documents of every length") {
+  harness h;
+  // The pre-check reads the document in 64- and 16-byte steps: the escape may sit anywhere,
+  // even across a step's end.
+  for (size_t before = 0; before < 140; before += 3) {
+    for (size_t after = 0; after < 70; ++after) {
+      CAPTURE(before);
+      CAPTURE(after);
+      const std::string text = std::string(before, 'a') + R"(\u0000)" + std::string(after, 'b');
+      REQUIRE(h.read("\"" + text + "\"").err().code == error_code::nul_in_text);
+      REQUIRE(h.read("\"" + std::string(before, 'a') + R"(\u0001)" + std::string(after, 'b') + "\"")
+                  .ok());
+    }
+  }
+}
+
 TEST_CASE("read_value maps JSON kinds onto value kinds") {
   harness h;
   CHECK(*h.read_value("null") == value::null());

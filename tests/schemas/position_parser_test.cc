@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <limits>
+#include <string>
 
 namespace sluice {
 
@@ -29,6 +30,24 @@ TEST_CASE("integers sent as numbers or strings read as the numbers they are") {
   CHECK(parse_integer("-9223372036854775808") == std::numeric_limits<int64_t>::min());
   for (std::string_view bad :
        {"", "9223372036854775808", "4.5", "1e400", "abc", "+1", " 1", "1 ", "0x10", "-"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_integer(bad).has_value());
+  }
+}
+
+TEST_CASE("integers of every width read exactly, around the 18-digit fast path") {
+  int64_t v = 0;
+  for (int digits = 1; digits <= 19; ++digits) {
+    v = v * 10 + digits % 10;
+    CAPTURE(v);
+    CHECK(parse_integer(std::to_string(v)) == v);
+    CHECK(parse_integer(std::to_string(-v)) == -v);
+    CHECK(parse_integer("000" + std::to_string(v)) == v);
+  }
+  CHECK(parse_integer("999999999999999999") == 999'999'999'999'999'999);
+  CHECK(parse_integer("-999999999999999999") == -999'999'999'999'999'999);
+  CHECK(parse_integer("-0") == 0);
+  for (std::string_view bad : {"12a", "1-2", "--1", "- 1", "12 "}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_integer(bad).has_value());
   }

@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+
 namespace sluice {
 namespace {
 
@@ -34,6 +38,43 @@ TEST_CASE("ISO-8601 timestamps in their common spellings read as UTC nanoseconds
   CHECK(iso("1969-12-31T23:59:59.5Z") == -ns / 2);
   CHECK(iso("2024-02-29T00:00:00Z") == 1709164800 * ns);
   CHECK(iso("2024-03-01T24:00:00Z") == iso("2024-03-02T00:00:00Z"));
+}
+
+TEST_CASE("every date and time of the common spelling reads as std::chrono computes it") {
+  // The common "YYYY-MM-DDTHH:MM:SS[.f][Z]" has a fast path; it must agree with the calendar
+  // everywhere, leap years and month ends included, and leave errors to the general parser.
+  using namespace std::chrono;
+  for (int year : {1678, 1700, 1899, 1900, 1969, 1970, 2000, 2023, 2024, 2100, 2261}) {
+    for (unsigned month = 1; month <= 12; ++month) {
+      for (unsigned day : {1u, 28u, 29u, 30u, 31u}) {
+        const year_month_day date{std::chrono::year{year}, std::chrono::month{month},
+                                  std::chrono::day{day}};
+        char text[64];
+        std::snprintf(text, sizeof text, "%04d-%02u-%02uT23:59:58.25Z", year, month, day);
+        CAPTURE(text);
+        auto parsed = parse_iso_timestamp(text);
+        if (!date.ok()) {
+          CHECK_FALSE(parsed.ok());
+          continue;
+        }
+        const int64_t expected =
+            (sys_days{date}.time_since_epoch().count() * 86400 + 86398) * ns + 250'000'000;
+        REQUIRE(parsed.ok());
+        CHECK(parsed->value() == expected);
+        std::snprintf(text, sizeof text, "%04d-%02u-%02u 23:59:58.25", year, month, day);
+        CHECK(parse_iso_timestamp(text, utc_offset{-3600})->value() == expected + 3600 * ns);
+      }
+    }
+  }
+  CHECK(iso("2019-11-07T10:00:60Z") == iso("2019-11-07T10:01:00Z"));  // a leap second
+  for (std::string_view bad :
+       {"2019-11-07T10:00:00.Z", "2019-11-07T10:00:00ZZ", "2019-11-07T10:00:00z ",
+        "2019-00-07T10:00:00", "2019-11-00T10:00:00", "2019-11-07T10:00:0a",
+        "2262-04-11T23:47:16.854775808Z"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_iso_timestamp(bad).ok());
+  }
+  CHECK(iso("2262-04-11T23:47:16.854775807Z") == INT64_MAX);
 }
 
 TEST_CASE("a timestamp without a zone is read in the configured zone") {
