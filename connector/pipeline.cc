@@ -136,6 +136,11 @@ void pipeline::finished_one() {
   _idle_cv.notify_all();
 }
 
+bool pipeline::idle() {
+  std::lock_guard lock(_idle_mutex);
+  return _in_flight == 0;
+}
+
 void pipeline::wait_idle() {
   std::unique_lock lock(_idle_mutex);
   _idle_cv.wait(lock, [&] { return _in_flight == 0; });
@@ -419,7 +424,12 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       }
       const bool full =
           _batch.size() >= _config.batch.size || _batch_bytes >= _config.batch.max_bytes;
-      if (!held && !_batch.empty() && (full || clock_type::now() >= batch_deadline)) {
+      // Nothing more buffered (the poll stopped short of the room it had) and nothing in
+      // flight: waiting for batch.max.ms would only add latency, so the batch goes now. Under
+      // load earlier batches are always in flight, and batches fill up as before.
+      const bool drained = _batch.size() - before < std::max<size_t>(room, 1);
+      if (!held && !_batch.empty() &&
+          (full || clock_type::now() >= batch_deadline || (drained && idle()))) {
         dispatch(/*wait=*/false);
       }
       if (_batch.empty()) batch_deadline = clock_type::now() + _config.batch.max_time;

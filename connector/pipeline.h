@@ -88,6 +88,8 @@ class pipeline : public assignment_listener, public status_source {
   bool push_held_blocking();
   void drop_held();  // its generation is abandoned (loss, resync)
   void end_backpressure();
+  // Nothing handed on and not yet applied.
+  bool idle();
   void wait_idle();
   void resync();  // abandon work in flight, re-read offsets, fence or rewind
   void handle_pause_requests();

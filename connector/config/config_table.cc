@@ -169,7 +169,9 @@ const config_key keys[] = {
    .binding = field<&config::batch, &batch_config::max_bytes>()},
   {.name = "batch.max.ms", .type = value_type::integer, .default_value = "500",
    .min = 1, .max = 10 * minute,
-   .description = "A batch closes this many milliseconds after its first message.",
+   .description = "A batch closes this many milliseconds after its first message at the latest; "
+                  "sooner when nothing is being applied and the consumer has no more messages "
+                  "buffered.",
    .binding = field<&config::batch, &batch_config::max_time>()},
   {.name = "apply.lanes", .type = value_type::integer, .default_value = "2", .min = 1, .max = 64,
    .description = "PostgreSQL connections applying batches in parallel; partitions are spread "
