@@ -30,6 +30,9 @@ stop_services() {
   "$SLUICE_SERVICES_DIR/postgres.sh" stop || true
 }
 trap stop_services EXIT
+# Latency is measured to each row's commit: PostgreSQL records commit timestamps.
+export SLUICE_PG_EXTRA_CONF="${SLUICE_PG_EXTRA_CONF:+$SLUICE_PG_EXTRA_CONF
+}track_commit_timestamp = on"
 "$SLUICE_SERVICES_DIR/kafka.sh" start
 "$SLUICE_SERVICES_DIR/postgres.sh" start
 
