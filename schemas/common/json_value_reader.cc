@@ -237,14 +237,14 @@ void json_value_reader::begin_document(std::string_view document) {
   return std::nullopt;
 }
 
-result<json_token> json_value_reader::read(simdjson::ondemand::value v,
+result<json_token> json_value_reader::read(simdjson::ondemand::value& v,
                                            std::vector<json_leaf>* leaves) {
   json_token out;
   if (auto err = read(v, out, leaves)) return std::move(*err);
   return out;
 }
 
-std::optional<error> json_value_reader::read(simdjson::ondemand::value v, json_token& out,
+std::optional<error> json_value_reader::read(simdjson::ondemand::value& v, json_token& out,
                                              std::vector<json_leaf>* leaves) {
   json_type type;
   if (auto code = v.type().get(type)) return fail(code, v);
@@ -253,7 +253,7 @@ std::optional<error> json_value_reader::read(simdjson::ondemand::value v, json_t
   return container(v, out.kind, 1, leaves, &out);
 }
 
-result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
+result<value> json_value_reader::read_value(simdjson::ondemand::value& v) {
   json_token token;
   if (auto err = read(v, token)) return std::move(*err);
   switch (token.kind) {
@@ -272,7 +272,7 @@ result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
   return value::json(token.text);
 }
 
-std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
+std::optional<error> json_value_reader::read_value(simdjson::ondemand::value& v, value& out) {
   // read() and assign_value() in one: columns are the hottest values.
   json_type type;
   if (auto code = v.type().get(type)) return fail(code, v);
@@ -286,7 +286,7 @@ std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, 
   return std::nullopt;
 }
 
-std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
+std::optional<error> json_value_reader::skip(simdjson::ondemand::value& v) {
   json_token token;
   return read(v, token);
 }

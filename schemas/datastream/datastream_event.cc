@@ -171,7 +171,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
     if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (key == "payload") {
       if (out.has_payload) return make_error(error_code::invalid_json, "duplicate payload");
       out.has_payload = true;
@@ -198,7 +198,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
   return check_payload_unique(out.payload);
 }
 
-std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value v,
+std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value& v,
                                                            datastream_event& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -232,7 +232,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
   return std::nullopt;
 }
 
-std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::value v,
+std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::value& v,
                                                           datastream_event& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -256,7 +256,7 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
 
 std::optional<error> datastream_event_reader::read_field(std::string_view prefix,
                                                          std::string_view name,
-                                                         simdjson::ondemand::value v,
+                                                         simdjson::ondemand::value& v,
                                                          datastream_event::members& into,
                                                          names_seen& names, datastream_event& out) {
   names.all.push_back(name);

@@ -151,10 +151,10 @@ class datastream_event_reader {
     }
   };
 
-  std::optional<error> read_payload(simdjson::ondemand::value v, datastream_event& out);
-  std::optional<error> read_fields(simdjson::ondemand::value v, datastream_event& out);
+  std::optional<error> read_payload(simdjson::ondemand::value& v, datastream_event& out);
+  std::optional<error> read_fields(simdjson::ondemand::value& v, datastream_event& out);
   std::optional<error> read_field(std::string_view prefix, std::string_view name,
-                                  simdjson::ondemand::value v, datastream_event::members& into,
+                                  simdjson::ondemand::value& v, datastream_event::members& into,
                                   names_seen& names, datastream_event& out);
   std::optional<error> check_unique(names_seen& names, std::string_view where);
   std::optional<error> check_payload_unique(const image& payload);
