@@ -323,7 +323,7 @@ std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, 
       std::string_view key;
       if (auto code = field.unescaped_key().get(key)) return fail(code, v);
       if (has_nul(key)) return nul_error();
-      simdjson::ondemand::value item = field.value();
+      simdjson::ondemand::value& item = field.value();
       if (auto err = child(item, depth + 1, key, leaves)) return err;
     }
   } else {

@@ -81,7 +81,7 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
     if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (_schema_wrapper && key == "schema") {
       if (seen_schema) return make_error(error_code::invalid_json, "duplicate schema");
       seen_schema = true;
@@ -145,7 +145,7 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
     if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     json_type type;
     if (auto code = v.type().get(type)) return _values.fail(code, v);
     // A {schema, payload} wrapper's members hold an object or null; a key column named
@@ -183,7 +183,7 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
 }
 
 std::optional<error> debezium_envelope_reader::read_member(std::string_view name,
-                                                           simdjson::ondemand::value v,
+                                                           simdjson::ondemand::value& v,
                                                            debezium_envelope& out) {
   if (name == "before") return read_row("before", v, out.before, out);
   if (name == "after") return read_row("after", v, out.after, out);
@@ -196,7 +196,7 @@ std::optional<error> debezium_envelope_reader::read_member(std::string_view name
 }
 
 std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
-                                                        simdjson::ondemand::value v,
+                                                        simdjson::ondemand::value& v,
                                                         debezium_envelope::row& row,
                                                         debezium_envelope& out) {
   if (row.present || !row.columns.empty()) {
@@ -231,7 +231,7 @@ std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
   return std::nullopt;
 }
 
-std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::value v,
+std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::value& v,
                                                            debezium_envelope& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -261,7 +261,7 @@ std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::v
 }
 
 std::optional<error> debezium_envelope_reader::read_field(
-    std::string_view where, std::string_view name, simdjson::ondemand::value v,
+    std::string_view where, std::string_view name, simdjson::ondemand::value& v,
     std::vector<debezium_envelope::field>& into, debezium_envelope& out) {
   const size_t first = out.leaves.size();
   json_token token;
@@ -275,7 +275,7 @@ std::optional<error> debezium_envelope_reader::read_field(
   return std::nullopt;
 }
 
-std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::value v,
+std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::value& v,
                                                            bool envelope, debezium_envelope& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -290,7 +290,7 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
-    simdjson::ondemand::value child = field.value();
+    simdjson::ondemand::value& child = field.value();
     if (key != "fields") {
       if (auto err = _values.skip(child)) return in_context(key, std::move(*err));
       continue;
@@ -324,7 +324,7 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
 }
 
 std::optional<error> debezium_envelope_reader::read_schema_fields(
-    simdjson::ondemand::value v, std::vector<connect_field_schema>& into) {
+    simdjson::ondemand::value& v, std::vector<connect_field_schema>& into) {
   simdjson::ondemand::array entries;
   if (auto code = v.get_array().get(entries)) {
     if (code == simdjson::INCORRECT_TYPE) {
@@ -347,7 +347,7 @@ std::optional<error> debezium_envelope_reader::read_schema_fields(
 }
 
 std::optional<error> debezium_envelope_reader::read_field_schema(
-    simdjson::ondemand::value v, connect_field_schema& out,
+    simdjson::ondemand::value& v, connect_field_schema& out,
     std::vector<connect_field_schema>* nested) {
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) {
@@ -361,7 +361,7 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
     if (auto code = std::move(member).get(field)) return _values.fail(code, v);
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
-    simdjson::ondemand::value child = field.value();
+    simdjson::ondemand::value& child = field.value();
     if (key == "field" || key == "type" || key == "name") {
       auto token = _values.read(child);
       if (!token) return in_context(key, token.err());
@@ -381,7 +381,7 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
   return std::nullopt;
 }
 
-std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondemand::value v,
+std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondemand::value& v,
                                                                connect_field_schema& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);

@@ -98,22 +98,22 @@ class debezium_envelope_reader {
                                 debezium_envelope& out);
 
  private:
-  std::optional<error> read_member(std::string_view name, simdjson::ondemand::value v,
+  std::optional<error> read_member(std::string_view name, simdjson::ondemand::value& v,
                                    debezium_envelope& out);
-  std::optional<error> read_row(std::string_view name, simdjson::ondemand::value v,
+  std::optional<error> read_row(std::string_view name, simdjson::ondemand::value& v,
                                 debezium_envelope::row& row, debezium_envelope& out);
-  std::optional<error> read_source(simdjson::ondemand::value v, debezium_envelope& out);
+  std::optional<error> read_source(simdjson::ondemand::value& v, debezium_envelope& out);
   std::optional<error> read_field(std::string_view where, std::string_view name,
-                                  simdjson::ondemand::value v,
+                                  simdjson::ondemand::value& v,
                                   std::vector<debezium_envelope::field>& into,
                                   debezium_envelope& out);
   // A struct schema: with envelope, the columns of its before/after field; else its fields.
-  std::optional<error> read_schema(simdjson::ondemand::value v, bool envelope,
+  std::optional<error> read_schema(simdjson::ondemand::value& v, bool envelope,
                                    debezium_envelope& out);
-  std::optional<error> read_field_schema(simdjson::ondemand::value v, connect_field_schema& out,
+  std::optional<error> read_field_schema(simdjson::ondemand::value& v, connect_field_schema& out,
                                          std::vector<connect_field_schema>* nested);
-  std::optional<error> read_parameters(simdjson::ondemand::value v, connect_field_schema& out);
-  std::optional<error> read_schema_fields(simdjson::ondemand::value v,
+  std::optional<error> read_parameters(simdjson::ondemand::value& v, connect_field_schema& out);
+  std::optional<error> read_schema_fields(simdjson::ondemand::value& v,
                                           std::vector<connect_field_schema>& into);
   std::optional<error> at_end(simdjson::ondemand::document& doc, std::string_view document);
   std::optional<error> check_unique(const std::vector<debezium_envelope::field>& fields,

@@ -120,7 +120,7 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the CloudEvents envelope");
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (key != "data") {
       if (auto err = _values.skip(v)) return in_context("CloudEvents " + in_quotes(key), *err);
       continue;
@@ -163,7 +163,7 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the record");
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (const auto which = _names.field(key)) {
       auto& slot = out.fields[static_cast<size_t>(*which)];
       if (slot.present) return duplicate("the record", key);
@@ -191,7 +191,7 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
 }
 
 std::optional<error> goldengate_record_reader::read_member(std::string_view name,
-                                                           simdjson::ondemand::value v,
+                                                           simdjson::ondemand::value& v,
                                                            goldengate_record& out) {
   const size_t first = out.leaves.size();
   json_token token;
@@ -201,7 +201,7 @@ std::optional<error> goldengate_record_reader::read_member(std::string_view name
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::value& v,
                                                           goldengate_field which,
                                                           goldengate_record& out) {
   auto& slot = out.fields[static_cast<size_t>(which)];
@@ -246,7 +246,7 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::value& v,
                                                             goldengate_record& out) {
   json_type type;
   if (auto code = v.type().get(type)) return fail(code);
@@ -276,7 +276,7 @@ std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::
 }
 
 std::optional<error> goldengate_record_reader::read_column(std::string_view name,
-                                                           simdjson::ondemand::value v,
+                                                           simdjson::ondemand::value& v,
                                                            goldengate_record& out) {
   const std::string where = "columns " + in_quotes(name);
   json_type type;
@@ -326,7 +326,7 @@ std::optional<error> goldengate_record_reader::read_column(std::string_view name
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::value& v,
                                                         goldengate_record& out) {
   json_type type;
   if (auto code = v.type().get(type)) return fail(code);
@@ -355,7 +355,7 @@ std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::valu
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_ddl_object(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_ddl_object(simdjson::ondemand::value& v,
                                                                goldengate_record& out) {
   std::vector<json_leaf> parts;
   auto token = _values.read(v, &parts);
