@@ -318,8 +318,8 @@ std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, 
     simdjson::ondemand::object object;
     if (auto code = v.get_object().get(object)) return fail(code, v);
     for (auto member : object) {
-      simdjson::ondemand::field field;
-      if (auto code = std::move(member).get(field)) return fail(code, v);
+      if (auto code = member.error()) return fail(code, v);
+      simdjson::ondemand::field& field = member.value_unsafe();
       std::string_view key;
       if (auto code = field.unescaped_key().get(key)) return fail(code, v);
       if (has_nul(key)) return nul_error();
@@ -330,8 +330,8 @@ std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, 
     simdjson::ondemand::array array;
     if (auto code = v.get_array().get(array)) return fail(code, v);
     for (auto element : array) {
-      simdjson::ondemand::value item;
-      if (auto code = std::move(element).get(item)) return fail(code, v);
+      if (auto code = element.error()) return fail(code, v);
+      simdjson::ondemand::value& item = element.value_unsafe();
       if (auto err = child(item, depth + 1, {}, leaves)) return err;
     }
   }

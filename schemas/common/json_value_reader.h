@@ -65,7 +65,8 @@ class json_value_reader {
   // Values are taken by reference: a simdjson value is 24 bytes, passed on the stack by
   // value, and copying it right after simdjson wrote it field by field stalls the load (a
   // store-forwarding failure), which showed as the hottest spots of the decode loop. The
-  // rvalue overloads are for temporaries.
+  // rvalue overloads are for temporaries. For the same reason the readers use each object
+  // member in place (error(), then value_unsafe()) rather than get() it into a copy.
 
   // Reads and validates one value. With leaves, also lists the scalars inside an object or
   // array. Errors do not name the value: callers add where it was.

@@ -167,8 +167,8 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
     return json_error(code);  // the root as a whole: no useful byte offset
   }
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    if (auto code = member.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
     simdjson::ondemand::value& v = field.value();
@@ -211,8 +211,8 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
   // their capacity); on error it is left half-written, and the decoder does not use it.
   image_writer columns(out.payload);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return _values.fail(code, v);
     if (_values.has_nul(name)) {
@@ -242,8 +242,8 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     if (auto err =

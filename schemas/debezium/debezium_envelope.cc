@@ -77,8 +77,8 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
   }
   bool seen_schema = false;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    if (auto code = member.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
     simdjson::ondemand::value& v = field.value();
@@ -102,8 +102,8 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
       simdjson::ondemand::object payload;
       if (auto code = v.get_object().get(payload)) return _values.fail(code, v);
       for (auto inner : payload) {
-        simdjson::ondemand::field f;
-        if (auto code = std::move(inner).get(f)) return _values.fail(code, v);
+        if (auto code = inner.error()) return _values.fail(code, v);
+        simdjson::ondemand::field& f = inner.value_unsafe();
         std::string_view name;
         if (auto code = f.unescaped_key().get(name)) return _values.fail(code, v);
         if (auto err = read_member(name, f.value(), out)) return err;
@@ -141,8 +141,8 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
   bool seen_payload = false;
   bool seen_plain = false;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    if (auto code = member.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
     simdjson::ondemand::value& v = field.value();
@@ -216,8 +216,8 @@ std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
   row.present = true;
   const std::string where = std::string(name) + " column ";
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view column;
     if (auto code = field.unescaped_key().get(column)) return _values.fail(code, v);
     if (_values.has_nul(column)) return nul_in_name(where);
@@ -247,8 +247,8 @@ std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::v
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     if (out.source.size() >= max_source_members) {
@@ -286,8 +286,8 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     simdjson::ondemand::value& child = field.value();
@@ -309,8 +309,8 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
     }
     bool have_after = false;
     for (auto element : entries) {
-      simdjson::ondemand::value entry;
-      if (auto code = std::move(element).get(entry)) return _values.fail(code, child);
+      if (auto code = element.error()) return _values.fail(code, child);
+      simdjson::ondemand::value& entry = element.value_unsafe();
       connect_field_schema s;
       _nested.clear();
       if (auto err = read_field_schema(entry, s, &_nested)) return err;
@@ -333,8 +333,8 @@ std::optional<error> debezium_envelope_reader::read_schema_fields(
     return _values.fail(code, v);
   }
   for (auto element : entries) {
-    simdjson::ondemand::value entry;
-    if (auto code = std::move(element).get(entry)) return _values.fail(code, v);
+    if (auto code = element.error()) return _values.fail(code, v);
+    simdjson::ondemand::value& entry = element.value_unsafe();
     if (into.size() >= _max_columns) {
       return make_error(error_code::too_many_columns,
                         "schema has more than " + std::to_string(_max_columns) + " fields");
@@ -357,8 +357,8 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
     return _values.fail(code, v);
   }
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     simdjson::ondemand::value& child = field.value();
@@ -389,8 +389,8 @@ std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondeman
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     auto token = _values.read(field.value());

@@ -115,8 +115,8 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
                                                              goldengate_record& out) {
   bool has_data = false;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the CloudEvents envelope");
@@ -158,8 +158,8 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
 std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::object& object,
                                                            goldengate_record& out) {
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the record");
@@ -223,8 +223,8 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return fail(code);
     if (_values.has_nul(name)) return nul_name(label());
@@ -255,8 +255,8 @@ std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return fail(code);
     if (_values.has_nul(name)) return nul_name("columns");
@@ -289,8 +289,8 @@ std::optional<error> goldengate_record_reader::read_column(std::string_view name
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     const std::string attribute = where + "." + std::string(key);
@@ -335,8 +335,8 @@ std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::valu
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (key == "object") {
