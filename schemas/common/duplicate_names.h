@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "schemas/common/same_text.h"
+
 namespace sluice {
 
 // A member name that appears twice among the names of one JSON object, if any. On-Demand does
@@ -20,7 +22,7 @@ inline std::optional<std::string_view> find_duplicate_name(std::span<std::string
   if (names.size() <= pairwise_up_to) {
     for (size_t i = 1; i < names.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
-        if (names[i] == names[j]) return names[i];
+        if (same_text(names[i], names[j])) return names[i];
       }
     }
     return std::nullopt;

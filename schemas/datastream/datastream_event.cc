@@ -4,6 +4,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 namespace {
@@ -223,7 +224,8 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
                         "payload has more than " + std::to_string(_max_columns) + " columns");
     }
     column_value& column = columns.next();
-    if (column.name != name) column.name.assign(name);  // recycled images repeat the names
+    if (!same_text(column.name, name))
+      column.name.assign(name);  // recycled images repeat the names
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context("payload column " + in_quotes(name), std::move(*err));
     }

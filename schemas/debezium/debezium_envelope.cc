@@ -7,6 +7,7 @@
 
 #include "schemas/common/duplicate_names.h"
 #include "schemas/common/position_parser.h"
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 namespace {
@@ -42,10 +43,8 @@ void debezium_envelope::clear() {
 
 const debezium_envelope::field* debezium_envelope::find(const std::vector<field>& fields,
                                                         std::string_view name) {
-  // Most members differ from the name in length or first character: only the rest reach
-  // memcmp.
   for (const field& f : fields) {
-    if (f.name.size() == name.size() && (name.empty() || f.name[0] == name[0]) && f.name == name) {
+    if (same_text(f.name, name)) {
       return &f;
     }
   }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "schemas/common/position_parser.h"
+#include "schemas/common/same_text.h"
 #include "schemas/debezium/debezium_value_decoder.h"
 
 namespace sluice {
@@ -133,7 +134,7 @@ std::optional<error> dsql_decoder::to_change(const raw_message& msg, change& c) 
   image_writer columns(c.after);
   for (const field& column : row.columns) {
     column_value& cv = columns.next();
-    if (cv.name != column.name) cv.name.assign(column.name);
+    if (!same_text(cv.name, column.name)) cv.name.assign(column.name);
     assign_plain_value(cv.v, column.token);
   }
   columns.finish();

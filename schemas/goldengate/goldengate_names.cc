@@ -1,7 +1,7 @@
 #include "schemas/goldengate/goldengate_names.h"
+#include "schemas/common/same_text.h"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 namespace sluice {
@@ -101,31 +101,16 @@ goldengate_names::goldengate_names(const name_map& fields, const name_map& ops) 
   (void)resolve(ops, op_names, "op", _ops);
 }
 
-namespace {
-
-// name == sent, looking at the length and the first and last bytes before calling memcmp:
-// every member of every record is looked up here, and the default names that share a length
-// (xid/pos/csn, op_ts/after, before/op_seq, the four ops) differ in those bytes, so memcmp
-// runs only for the name that matches.
-bool same_name(const std::string& name, std::string_view sent) {
-  if (name.size() != sent.size()) return false;
-  if (sent.empty()) return true;
-  return name.front() == sent.front() && name.back() == sent.back() &&
-         std::memcmp(name.data(), sent.data(), sent.size()) == 0;
-}
-
-}  // namespace
-
 std::optional<goldengate_field> goldengate_names::field(std::string_view sent) const {
   for (size_t i = 0; i < _fields.size(); ++i) {
-    if (same_name(_fields[i], sent)) return static_cast<goldengate_field>(i);
+    if (same_text(_fields[i], sent)) return static_cast<goldengate_field>(i);
   }
   return std::nullopt;
 }
 
 std::optional<goldengate_op> goldengate_names::op(std::string_view sent) const {
   for (size_t i = 0; i < _ops.size(); ++i) {
-    if (same_name(_ops[i], sent)) return static_cast<goldengate_op>(i);
+    if (same_text(_ops[i], sent)) return static_cast<goldengate_op>(i);
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 namespace {
@@ -233,7 +234,7 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
                         label() + " has more than " + std::to_string(_max_columns) + " columns");
     }
     column_value& column = img.next();
-    if (column.name != name) column.name.assign(name);
+    if (!same_text(column.name, name)) column.name.assign(name);
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context(label() + " column " + in_quotes(name), std::move(*err));
     }
