@@ -127,32 +127,37 @@ error nul_error() {
 }  // namespace
 
 bool is_json_number(std::string_view t) {
-  size_t i = 0;
-  if (i < t.size() && t[i] == '-') ++i;
-  if (i >= t.size()) return false;
-  if (t[i] == '0') {
-    ++i;
-  } else if (is_digit(t[i])) {
-    while (i < t.size() && is_digit(t[i]))
-      ++i;
+  // Pointer steps with an exit as soon as the text ends: most numbers are integers.
+  const char* p = t.data();
+  const char* const end = p + t.size();
+  if (p != end && *p == '-') ++p;
+  if (p == end) return false;
+  if (*p == '0') {
+    ++p;
+  } else if (is_digit(*p)) {
+    do {
+      ++p;
+    } while (p != end && is_digit(*p));
   } else {
     return false;
   }
-  if (i < t.size() && t[i] == '.') {
-    const size_t start = ++i;
-    while (i < t.size() && is_digit(t[i]))
-      ++i;
-    if (i == start) return false;
+  if (p == end) return true;
+  if (*p == '.') {
+    const char* const digits = ++p;
+    while (p != end && is_digit(*p))
+      ++p;
+    if (p == digits) return false;
+    if (p == end) return true;
   }
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    const size_t start = i;
-    while (i < t.size() && is_digit(t[i]))
-      ++i;
-    if (i == start) return false;
+  if (*p == 'e' || *p == 'E') {
+    ++p;
+    if (p != end && (*p == '+' || *p == '-')) ++p;
+    const char* const digits = p;
+    while (p != end && is_digit(*p))
+      ++p;
+    if (p == digits) return false;
   }
-  return i == t.size();
+  return p == end;
 }
 
 std::string_view trim_json_whitespace(std::string_view text) {
