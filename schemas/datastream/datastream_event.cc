@@ -196,7 +196,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
   }
   if (auto err = check_unique(_top_names, "event")) return err;
   if (auto err = check_unique(_meta_names, "source_metadata")) return err;
-  return check_payload_unique(out.payload);
+  return check_payload_unique(out.payload, out.has_payload && _payload_same_as_unique);
 }
 
 std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value& v,
@@ -211,6 +211,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
   // The payload is written over the columns the previous message left (their strings keep
   // their capacity); on error it is left half-written, and the decoder does not use it.
   image_writer columns(out.payload);
+  bool same_as_unique = true;
   for (auto member : object) {
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
@@ -223,14 +224,18 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
       return make_error(error_code::too_many_columns,
                         "payload has more than " + std::to_string(_max_columns) + " columns");
     }
+    const size_t index = columns.size();
+    same_as_unique =
+        same_as_unique && index < _unique_columns.size() && same_text(_unique_columns[index], name);
     column_value& column = columns.next();
-    if (!same_text(column.name, name))
-      column.name.assign(name);  // recycled images repeat the names
+    // Recycled images repeat the names.
+    if (!same_text(column.name, name)) column.name.assign(name);
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context("payload column " + in_quotes(name), std::move(*err));
     }
   }
   columns.finish();
+  _payload_same_as_unique = same_as_unique && columns.size() == _unique_columns.size();
   return std::nullopt;
 }
 
@@ -297,12 +302,19 @@ std::optional<error> datastream_event_reader::check_unique(names_seen& names,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
 }
 
-std::optional<error> datastream_event_reader::check_payload_unique(const image& payload) {
+std::optional<error> datastream_event_reader::check_payload_unique(const image& payload,
+                                                                   bool same_as_unique) {
+  if (same_as_unique) return std::nullopt;
   _names.clear();
   for (const auto& c : payload)
     _names.push_back(c.name);
   const auto dup = find_duplicate_name(_names);
-  if (!dup) return std::nullopt;
+  if (!dup) {
+    _unique_columns.resize(payload.size());
+    for (size_t i = 0; i < payload.size(); ++i)
+      _unique_columns[i].assign(payload[i].name);
+    return std::nullopt;
+  }
   return make_error(error_code::invalid_json, "payload names " + in_quotes(*dup) + " twice");
 }
 
