@@ -29,11 +29,11 @@ value_kind value_kind_of(json_kind kind) {
 
 void assign_value(value& out, value_kind kind, std::string_view text) {
   out.kind = kind;
-  if (kind == value_kind::null) {
-    out.text.clear();
-  } else {
-    out.text.assign(text);
-  }
+  // clear() then append() rather than assign(): assign() goes through the general
+  // _M_replace (overlap checks, tail moves), append() into a cleared string with capacity
+  // is a length check and a copy. Every column value of every message passes here.
+  out.text.clear();
+  if (kind != value_kind::null) out.text.append(text);
 }
 namespace {
 
