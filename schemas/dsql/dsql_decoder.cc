@@ -37,7 +37,7 @@ std::optional<error> name_part(const debezium_envelope& e, std::string_view name
 
 const value* find_column(const image& row, std::string_view name) {
   for (const column_value& c : row) {
-    if (c.name == name) return &c.v;
+    if (same_text(c.name, name)) return &c.v;
   }
   return nullptr;
 }
@@ -417,7 +417,7 @@ std::optional<error> dsql_decoder::key(change& c) {
     }
     values[i] = *found;
     for (const column_info& info : table.columns) {
-      if (info.name == columns[i]) _key_classes[i] = info.cls;
+      if (same_text(info.name, columns[i])) _key_classes[i] = info.cls;
     }
   }
   if (auto err = canonicalize_key(c.key, _key_classes)) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schemas/common/same_text.h"
 #include "schemas/goldengate/goldengate_metadata.h"
 
 namespace sluice {
@@ -23,7 +24,7 @@ std::string in_quotes(std::string_view s) {
 
 const column_value* find_column(const image& img, std::string_view name) {
   for (const column_value& c : img) {
-    if (c.name == name && !c.v.is_absent()) return &c;
+    if (same_text(c.name, name) && !c.v.is_absent()) return &c;
   }
   return nullptr;
 }
@@ -427,7 +428,7 @@ std::optional<error> goldengate_decoder::key_of(const table_entry& t,
     }
     out.values[i] = found->v;
     for (const column_info& info : t.columns) {
-      if (info.name == columns[i]) _key_classes[i] = info.cls;
+      if (same_text(info.name, columns[i])) _key_classes[i] = info.cls;
     }
   }
   if (auto err = canonicalize_key(out, _key_classes)) {

@@ -62,7 +62,7 @@ void goldengate_record::clear() {
 
 const goldengate_record::member* goldengate_record::find(std::string_view name) const {
   for (const member& m : members) {
-    if (m.name == name) return &m;
+    if (same_text(m.name, name)) return &m;
   }
   return nullptr;
 }
