@@ -112,10 +112,10 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
     }
   }
   if (auto err = at_end(doc, document)) return err;
-  if (auto err = check_unique(out.top, "record")) return err;
-  if (auto err = check_unique(out.source, "source")) return err;
-  if (auto err = check_unique(out.before.columns, "before")) return err;
-  return check_unique(out.after.columns, "after");
+  if (auto err = check_unique(out.top, "record", _unique_top)) return err;
+  if (auto err = check_unique(out.source, "source", _unique_source)) return err;
+  if (auto err = check_unique(out.before.columns, "before", _unique_before)) return err;
+  return check_unique(out.after.columns, "after", _unique_after);
 }
 
 std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::document& doc,
@@ -178,7 +178,7 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
     return make_error(error_code::missing_field, "a schema but no payload");
   }
   if (!seen_payload) out.columns_schema.clear();  // "schema" was no wrapper
-  return check_unique(out.after.columns, "the key");
+  return check_unique(out.after.columns, "the key", _unique_key);
 }
 
 std::optional<error> debezium_envelope_reader::read_member(std::string_view name,
@@ -419,12 +419,24 @@ std::optional<error> debezium_envelope_reader::at_end(simdjson::ondemand::docume
 }
 
 std::optional<error> debezium_envelope_reader::check_unique(
-    const std::vector<debezium_envelope::field>& fields, std::string_view where) {
+    const std::vector<debezium_envelope::field>& fields, std::string_view where,
+    std::vector<std::string>& unique) {
+  if (fields.size() == unique.size()) {
+    size_t same = 0;
+    while (same < fields.size() && same_text(fields[same].name, unique[same]))
+      ++same;
+    if (same == fields.size()) return std::nullopt;
+  }
   _names.clear();
   for (const auto& f : fields)
     _names.push_back(f.name);
   const auto dup = find_duplicate_name(_names);
-  if (!dup) return std::nullopt;
+  if (!dup) {
+    unique.resize(fields.size());
+    for (size_t i = 0; i < fields.size(); ++i)
+      unique[i].assign(fields[i].name);
+    return std::nullopt;
+  }
   return make_error(error_code::invalid_json,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
 }
