@@ -1,6 +1,7 @@
 #include "core/model/csn.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -96,8 +97,9 @@ csn_builder& csn_builder::add(int64_t v) {
   if (_bytes._size + 9 <= _bytes._capacity) {  // the usual case: written in place
     char* out = _bytes.data() + _bytes._size;
     out[0] = static_cast<char>(tag_int);
-    for (int k = 0; k < 8; ++k)
-      out[1 + k] = static_cast<char>((u >> (56 - 8 * k)) & 0xff);
+    // Big-endian in one store (GCC did not merge the byte loop below into one).
+    const uint64_t big = std::endian::native == std::endian::little ? __builtin_bswap64(u) : u;
+    std::memcpy(out + 1, &big, sizeof big);
     _bytes._size += 9;
     return *this;
   }

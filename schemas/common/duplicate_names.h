@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
+
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 
@@ -12,15 +15,24 @@ namespace sluice {
 // not reject duplicate names, so each reader checks the objects whose members it keeps.
 //
 // Decoders call this for every object of every message, and those objects have a few dozen
-// members: comparing every pair costs a fraction of sorting them (most pairs differ in length
-// and never reach memcmp); wider objects are sorted, so a hostile 4,096-column row stays
-// n log n. May reorder names.
+// members: comparing the pairs of names that share a length costs a fraction of sorting them;
+// wider objects are sorted, so a hostile 4,096-column row stays n log n. May reorder names.
 inline std::optional<std::string_view> find_duplicate_name(std::span<std::string_view> names) {
   constexpr size_t pairwise_up_to = 32;
   if (names.size() <= pairwise_up_to) {
+    // Only names whose length (mod 64) another name shares can repeat: one pass over the
+    // lengths usually settles it, and the pairs compared are those of the shared lengths.
+    uint64_t seen = 0, shared = 0;
+    for (std::string_view n : names) {
+      const uint64_t bit = uint64_t{1} << (n.size() & 63);
+      shared |= seen & bit;
+      seen |= bit;
+    }
+    if (shared == 0) return std::nullopt;
     for (size_t i = 1; i < names.size(); ++i) {
+      if (!(shared >> (names[i].size() & 63) & 1)) continue;
       for (size_t j = 0; j < i; ++j) {
-        if (names[i] == names[j]) return names[i];
+        if (same_text(names[i], names[j])) return names[i];
       }
     }
     return std::nullopt;

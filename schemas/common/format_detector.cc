@@ -36,8 +36,8 @@ simdjson::error_code member_names(simdjson::ondemand::value v, Visit visit) {
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return code;
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return code;
+    if (auto code = member.error()) return code;
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return code;
     visit(name);
@@ -102,8 +102,8 @@ result<detected_format> format_detector::detect(std::string_view message) {
 
   shape s;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return json_error(code);
+    if (auto code = member.error()) return json_error(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return json_error(code);
     if (_keys.size() < max_keys_kept) _keys.push_back(key);

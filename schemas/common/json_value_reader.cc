@@ -29,11 +29,11 @@ value_kind value_kind_of(json_kind kind) {
 
 void assign_value(value& out, value_kind kind, std::string_view text) {
   out.kind = kind;
-  if (kind == value_kind::null) {
-    out.text.clear();
-  } else {
-    out.text.assign(text);
-  }
+  // clear() then append() rather than assign(): assign() goes through the general
+  // _M_replace (overlap checks, tail moves), append() into a cleared string with capacity
+  // is a length check and a copy. Every column value of every message passes here.
+  out.text.clear();
+  if (kind != value_kind::null) out.text.append(text);
 }
 namespace {
 
@@ -124,35 +124,55 @@ error nul_error() {
                     "text contains \\u0000, which PostgreSQL cannot store");
 }
 
+// Advances p over a run of digits, eight at a time while eight bytes remain (timestamps in
+// nanoseconds have 19 digits).
+const char* skip_digits(const char* p, const char* end) {
+  constexpr uint64_t high_nibbles = 0xF0F0F0F0F0F0F0F0ull;
+  constexpr uint64_t threes = 0x3030303030303030ull;
+  constexpr uint64_t sixes = 0x0606060606060606ull;
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    // Every byte is 0x30-0x39: its high nibble is 3, and still 3 after adding 6.
+    if ((x & high_nibbles) != threes || ((x + sixes) & high_nibbles) != threes) break;
+    p += 8;
+  }
+  while (p != end && is_digit(*p))
+    ++p;
+  return p;
+}
+
 }  // namespace
 
 bool is_json_number(std::string_view t) {
-  size_t i = 0;
-  if (i < t.size() && t[i] == '-') ++i;
-  if (i >= t.size()) return false;
-  if (t[i] == '0') {
-    ++i;
-  } else if (is_digit(t[i])) {
-    while (i < t.size() && is_digit(t[i]))
-      ++i;
+  // Pointer steps with an exit as soon as the text ends: most numbers are integers.
+  const char* p = t.data();
+  const char* const end = p + t.size();
+  if (p != end && *p == '-') ++p;
+  if (p == end) return false;
+  if (*p == '0') {
+    ++p;
+  } else if (is_digit(*p)) {
+    p = skip_digits(p + 1, end);
   } else {
     return false;
   }
-  if (i < t.size() && t[i] == '.') {
-    const size_t start = ++i;
-    while (i < t.size() && is_digit(t[i]))
-      ++i;
-    if (i == start) return false;
+  if (p == end) return true;
+  if (*p == '.') {
+    const char* const digits = ++p;
+    p = skip_digits(p, end);
+    if (p == digits) return false;
+    if (p == end) return true;
   }
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    const size_t start = i;
-    while (i < t.size() && is_digit(t[i]))
-      ++i;
-    if (i == start) return false;
+  if (*p == 'e' || *p == 'E') {
+    ++p;
+    if (p != end && (*p == '+' || *p == '-')) ++p;
+    const char* const digits = p;
+    while (p != end && is_digit(*p))
+      ++p;
+    if (p == digits) return false;
   }
-  return i == t.size();
+  return p == end;
 }
 
 std::string_view trim_json_whitespace(std::string_view text) {
@@ -237,14 +257,14 @@ void json_value_reader::begin_document(std::string_view document) {
   return std::nullopt;
 }
 
-result<json_token> json_value_reader::read(simdjson::ondemand::value v,
+result<json_token> json_value_reader::read(simdjson::ondemand::value& v,
                                            std::vector<json_leaf>* leaves) {
   json_token out;
   if (auto err = read(v, out, leaves)) return std::move(*err);
   return out;
 }
 
-std::optional<error> json_value_reader::read(simdjson::ondemand::value v, json_token& out,
+std::optional<error> json_value_reader::read(simdjson::ondemand::value& v, json_token& out,
                                              std::vector<json_leaf>* leaves) {
   json_type type;
   if (auto code = v.type().get(type)) return fail(code, v);
@@ -253,7 +273,7 @@ std::optional<error> json_value_reader::read(simdjson::ondemand::value v, json_t
   return container(v, out.kind, 1, leaves, &out);
 }
 
-result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
+result<value> json_value_reader::read_value(simdjson::ondemand::value& v) {
   json_token token;
   if (auto err = read(v, token)) return std::move(*err);
   switch (token.kind) {
@@ -272,7 +292,7 @@ result<value> json_value_reader::read_value(simdjson::ondemand::value v) {
   return value::json(token.text);
 }
 
-std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, value& out) {
+std::optional<error> json_value_reader::read_value(simdjson::ondemand::value& v, value& out) {
   // read() and assign_value() in one: columns are the hottest values.
   json_type type;
   if (auto code = v.type().get(type)) return fail(code, v);
@@ -286,7 +306,7 @@ std::optional<error> json_value_reader::read_value(simdjson::ondemand::value v, 
   return std::nullopt;
 }
 
-std::optional<error> json_value_reader::skip(simdjson::ondemand::value v) {
+std::optional<error> json_value_reader::skip(simdjson::ondemand::value& v) {
   json_token token;
   return read(v, token);
 }
@@ -318,20 +338,20 @@ std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, 
     simdjson::ondemand::object object;
     if (auto code = v.get_object().get(object)) return fail(code, v);
     for (auto member : object) {
-      simdjson::ondemand::field field;
-      if (auto code = std::move(member).get(field)) return fail(code, v);
+      if (auto code = member.error()) return fail(code, v);
+      simdjson::ondemand::field& field = member.value_unsafe();
       std::string_view key;
       if (auto code = field.unescaped_key().get(key)) return fail(code, v);
       if (has_nul(key)) return nul_error();
-      simdjson::ondemand::value item = field.value();
+      simdjson::ondemand::value& item = field.value();
       if (auto err = child(item, depth + 1, key, leaves)) return err;
     }
   } else {
     simdjson::ondemand::array array;
     if (auto code = v.get_array().get(array)) return fail(code, v);
     for (auto element : array) {
-      simdjson::ondemand::value item;
-      if (auto code = std::move(element).get(item)) return fail(code, v);
+      if (auto code = element.error()) return fail(code, v);
+      simdjson::ondemand::value& item = element.value_unsafe();
       if (auto err = child(item, depth + 1, {}, leaves)) return err;
     }
   }

@@ -62,18 +62,36 @@ class json_value_reader {
     return _nul_possible && std::memchr(text.data(), '\0', text.size()) != nullptr;
   }
 
+  // Values are taken by reference: a simdjson value is 24 bytes, passed on the stack by
+  // value, and copying it right after simdjson wrote it field by field stalls the load (a
+  // store-forwarding failure), which showed as the hottest spots of the decode loop. The
+  // rvalue overloads are for temporaries. For the same reason the readers use each object
+  // member in place (error(), then value_unsafe()) rather than get() it into a copy.
+
   // Reads and validates one value. With leaves, also lists the scalars inside an object or
   // array. Errors do not name the value: callers add where it was.
-  result<json_token> read(simdjson::ondemand::value v, std::vector<json_leaf>* leaves = nullptr);
+  result<json_token> read(simdjson::ondemand::value& v, std::vector<json_leaf>* leaves = nullptr);
+  result<json_token> read(simdjson::ondemand::value&& v, std::vector<json_leaf>* leaves = nullptr) {
+    return read(v, leaves);
+  }
   // The same into out (no result wrapper); out is unspecified after an error.
-  std::optional<error> read(simdjson::ondemand::value v, json_token& out,
+  std::optional<error> read(simdjson::ondemand::value& v, json_token& out,
                             std::vector<json_leaf>* leaves = nullptr);
+  std::optional<error> read(simdjson::ondemand::value&& v, json_token& out,
+                            std::vector<json_leaf>* leaves = nullptr) {
+    return read(v, out, leaves);
+  }
   // Reads one column value as a sluice::value (objects and arrays become value_kind::json).
-  result<value> read_value(simdjson::ondemand::value v);
+  result<value> read_value(simdjson::ondemand::value& v);
+  result<value> read_value(simdjson::ondemand::value&& v) { return read_value(v); }
   // The same into an existing value, reusing its text's capacity.
-  std::optional<error> read_value(simdjson::ondemand::value v, value& out);
+  std::optional<error> read_value(simdjson::ondemand::value& v, value& out);
+  std::optional<error> read_value(simdjson::ondemand::value&& v, value& out) {
+    return read_value(v, out);
+  }
   // Validates a value that is not needed.
-  std::optional<error> skip(simdjson::ondemand::value v);
+  std::optional<error> skip(simdjson::ondemand::value& v);
+  std::optional<error> skip(simdjson::ondemand::value&& v) { return skip(v); }
 
   size_t max_depth() const { return _max_depth; }
 

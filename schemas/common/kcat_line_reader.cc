@@ -258,8 +258,8 @@ std::optional<error> kcat_line_reader::read(std::string_view line, kcat_message&
   }
   bool seen[m_count] = {};
   for (auto field_result : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(field_result).get(field)) return _values.fail(code, doc);
+    if (auto code = field_result.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = field_result.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return _values.fail(code, doc);
     if (auto m = known_member(name)) {
@@ -375,8 +375,8 @@ std::optional<error> kcat_line_reader::read_headers(simdjson::ondemand::value v,
     if (auto code = v.get_array().get(array)) return _values.fail(code, v);
     bool expect_name = true;
     for (auto element : array) {
-      simdjson::ondemand::value item;
-      if (auto code = std::move(element).get(item)) return _values.fail(code, v);
+      if (auto code = element.error()) return _values.fail(code, v);
+      simdjson::ondemand::value& item = element.value_unsafe();
       if (expect_name) {
         out.headers.emplace_back();
         if (auto err = read_string(item, out.headers.back().first)) {
@@ -398,8 +398,8 @@ std::optional<error> kcat_line_reader::read_headers(simdjson::ondemand::value v,
     simdjson::ondemand::object object;
     if (auto code = v.get_object().get(object)) return _values.fail(code, v);
     for (auto member : object) {
-      simdjson::ondemand::field field;
-      if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+      if (auto code = member.error()) return _values.fail(code, v);
+      simdjson::ondemand::field& field = member.value_unsafe();
       std::string_view name;
       if (auto code = field.unescaped_key().get(name)) return _values.fail(code, v);
       const std::string header(name);
@@ -409,8 +409,8 @@ std::optional<error> kcat_line_reader::read_headers(simdjson::ondemand::value v,
                           "header \"" + header + "\" must be an array of values");
       }
       for (auto element : values) {
-        simdjson::ondemand::value item;
-        if (auto code = std::move(element).get(item)) return _values.fail(code, v);
+        if (auto code = element.error()) return _values.fail(code, v);
+        simdjson::ondemand::value& item = element.value_unsafe();
         out.headers.emplace_back(header, std::nullopt);
         if (auto err = read_optional_string(item, out.headers.back().second)) {
           return in_context("header \"" + header + "\"", *err);

@@ -1,4 +1,5 @@
 #include "schemas/datastream/datastream_decoder.h"
+#include "schemas/common/same_text.h"
 
 #include <stdexcept>
 #include <string>
@@ -233,7 +234,7 @@ std::optional<error> datastream_decoder::key(const table_entry& table, row_key& 
   for (size_t i = 0; i < columns.size(); ++i) {
     const column_value* found = nullptr;
     for (const column_value& c : _event.payload) {
-      if (c.name == columns[i]) {
+      if (same_text(c.name, columns[i])) {
         found = &c;
         break;
       }
@@ -245,7 +246,7 @@ std::optional<error> datastream_decoder::key(const table_entry& table, row_key& 
     }
     values.push_back(found->v);
     for (const column_info& info : table.columns) {
-      if (info.name == columns[i]) _key_classes[i] = info.cls;
+      if (same_text(info.name, columns[i])) _key_classes[i] = info.cls;
     }
   }
   if (auto err = canonicalize_key(key, _key_classes)) {

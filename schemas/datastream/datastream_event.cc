@@ -4,6 +4,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 namespace {
@@ -167,11 +168,11 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
     return json_error(code);  // the root as a whole: no useful byte offset
   }
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    if (auto code = member.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (key == "payload") {
       if (out.has_payload) return make_error(error_code::invalid_json, "duplicate payload");
       out.has_payload = true;
@@ -195,10 +196,10 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
   }
   if (auto err = check_unique(_top_names, "event")) return err;
   if (auto err = check_unique(_meta_names, "source_metadata")) return err;
-  return check_payload_unique(out.payload);
+  return check_payload_unique(out.payload, out.has_payload && _payload_same_as_unique);
 }
 
-std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value v,
+std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::value& v,
                                                            datastream_event& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -210,9 +211,10 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
   // The payload is written over the columns the previous message left (their strings keep
   // their capacity); on error it is left half-written, and the decoder does not use it.
   image_writer columns(out.payload);
+  bool same_as_unique = true;
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return _values.fail(code, v);
     if (_values.has_nul(name)) {
@@ -222,17 +224,22 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
       return make_error(error_code::too_many_columns,
                         "payload has more than " + std::to_string(_max_columns) + " columns");
     }
+    const size_t index = columns.size();
+    same_as_unique =
+        same_as_unique && index < _unique_columns.size() && same_text(_unique_columns[index], name);
     column_value& column = columns.next();
-    if (column.name != name) column.name.assign(name);  // recycled images repeat the names
+    // Recycled images repeat the names.
+    if (!same_text(column.name, name)) column.name.assign(name);
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context("payload column " + in_quotes(name), std::move(*err));
     }
   }
   columns.finish();
+  _payload_same_as_unique = same_as_unique && columns.size() == _unique_columns.size();
   return std::nullopt;
 }
 
-std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::value v,
+std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::value& v,
                                                           datastream_event& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -242,8 +249,8 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     if (auto err =
@@ -256,7 +263,7 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
 
 std::optional<error> datastream_event_reader::read_field(std::string_view prefix,
                                                          std::string_view name,
-                                                         simdjson::ondemand::value v,
+                                                         simdjson::ondemand::value& v,
                                                          datastream_event::members& into,
                                                          names_seen& names, datastream_event& out) {
   names.all.push_back(name);
@@ -295,12 +302,19 @@ std::optional<error> datastream_event_reader::check_unique(names_seen& names,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
 }
 
-std::optional<error> datastream_event_reader::check_payload_unique(const image& payload) {
+std::optional<error> datastream_event_reader::check_payload_unique(const image& payload,
+                                                                   bool same_as_unique) {
+  if (same_as_unique) return std::nullopt;
   _names.clear();
   for (const auto& c : payload)
     _names.push_back(c.name);
   const auto dup = find_duplicate_name(_names);
-  if (!dup) return std::nullopt;
+  if (!dup) {
+    _unique_columns.resize(payload.size());
+    for (size_t i = 0; i < payload.size(); ++i)
+      _unique_columns[i].assign(payload[i].name);
+    return std::nullopt;
+  }
   return make_error(error_code::invalid_json, "payload names " + in_quotes(*dup) + " twice");
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -151,19 +152,23 @@ class datastream_event_reader {
     }
   };
 
-  std::optional<error> read_payload(simdjson::ondemand::value v, datastream_event& out);
-  std::optional<error> read_fields(simdjson::ondemand::value v, datastream_event& out);
+  std::optional<error> read_payload(simdjson::ondemand::value& v, datastream_event& out);
+  std::optional<error> read_fields(simdjson::ondemand::value& v, datastream_event& out);
   std::optional<error> read_field(std::string_view prefix, std::string_view name,
-                                  simdjson::ondemand::value v, datastream_event::members& into,
+                                  simdjson::ondemand::value& v, datastream_event::members& into,
                                   names_seen& names, datastream_event& out);
   std::optional<error> check_unique(names_seen& names, std::string_view where);
-  std::optional<error> check_payload_unique(const image& payload);
+  std::optional<error> check_payload_unique(const image& payload, bool same_as_unique);
 
   json_value_reader _values;
   size_t _max_columns;
   names_seen _top_names;
   names_seen _meta_names;
   std::vector<std::string_view> _names;  // scratch for the payload's duplicate check
+  // The column names of the last payload found free of duplicates, in order: a payload
+  // naming the same columns (most of a topic's events) needs no check of its own.
+  std::vector<std::string> _unique_columns;
+  bool _payload_same_as_unique = false;  // read_payload() met exactly _unique_columns
   datastream_event::field _repeated;     // scratch: a member given twice (an error later)
 };
 

@@ -1,4 +1,5 @@
 #include "schemas/debezium/debezium_decoder.h"
+#include "schemas/common/same_text.h"
 
 #include <string>
 
@@ -29,7 +30,7 @@ std::optional<error> name_part(const debezium_envelope& e, std::string_view name
 
 const value* find_column(const image& row, std::string_view name) {
   for (const column_value& c : row) {
-    if (c.name == name) return &c.v;
+    if (same_text(c.name, name)) return &c.v;
   }
   return nullptr;
 }
@@ -221,7 +222,7 @@ std::optional<error> debezium_decoder::key(const raw_message& msg, change& c) {
     }
     values.push_back(*found);
     for (const column_info& info : table.columns) {
-      if (info.name == name) _key_classes[i] = info.cls;
+      if (same_text(info.name, name)) _key_classes[i] = info.cls;
     }
   }
   c.key.columns = _key_columns;

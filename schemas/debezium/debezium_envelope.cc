@@ -7,6 +7,7 @@
 
 #include "schemas/common/duplicate_names.h"
 #include "schemas/common/position_parser.h"
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 namespace {
@@ -42,10 +43,8 @@ void debezium_envelope::clear() {
 
 const debezium_envelope::field* debezium_envelope::find(const std::vector<field>& fields,
                                                         std::string_view name) {
-  // Most members differ from the name in length or first character: only the rest reach
-  // memcmp.
   for (const field& f : fields) {
-    if (f.name.size() == name.size() && (name.empty() || f.name[0] == name[0]) && f.name == name) {
+    if (same_text(f.name, name)) {
       return &f;
     }
   }
@@ -77,11 +76,11 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
   }
   bool seen_schema = false;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    if (auto code = member.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (_schema_wrapper && key == "schema") {
       if (seen_schema) return make_error(error_code::invalid_json, "duplicate schema");
       seen_schema = true;
@@ -102,8 +101,8 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
       simdjson::ondemand::object payload;
       if (auto code = v.get_object().get(payload)) return _values.fail(code, v);
       for (auto inner : payload) {
-        simdjson::ondemand::field f;
-        if (auto code = std::move(inner).get(f)) return _values.fail(code, v);
+        if (auto code = inner.error()) return _values.fail(code, v);
+        simdjson::ondemand::field& f = inner.value_unsafe();
         std::string_view name;
         if (auto code = f.unescaped_key().get(name)) return _values.fail(code, v);
         if (auto err = read_member(name, f.value(), out)) return err;
@@ -113,10 +112,10 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
     }
   }
   if (auto err = at_end(doc, document)) return err;
-  if (auto err = check_unique(out.top, "record")) return err;
-  if (auto err = check_unique(out.source, "source")) return err;
-  if (auto err = check_unique(out.before.columns, "before")) return err;
-  return check_unique(out.after.columns, "after");
+  if (auto err = check_unique(out.top, "record", _unique_top)) return err;
+  if (auto err = check_unique(out.source, "source", _unique_source)) return err;
+  if (auto err = check_unique(out.before.columns, "before", _unique_before)) return err;
+  return check_unique(out.after.columns, "after", _unique_after);
 }
 
 std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::document& doc,
@@ -141,11 +140,11 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
   bool seen_payload = false;
   bool seen_plain = false;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, doc);
+    if (auto code = member.error()) return _values.fail(code, doc);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     json_type type;
     if (auto code = v.type().get(type)) return _values.fail(code, v);
     // A {schema, payload} wrapper's members hold an object or null; a key column named
@@ -179,11 +178,11 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
     return make_error(error_code::missing_field, "a schema but no payload");
   }
   if (!seen_payload) out.columns_schema.clear();  // "schema" was no wrapper
-  return check_unique(out.after.columns, "the key");
+  return check_unique(out.after.columns, "the key", _unique_key);
 }
 
 std::optional<error> debezium_envelope_reader::read_member(std::string_view name,
-                                                           simdjson::ondemand::value v,
+                                                           simdjson::ondemand::value& v,
                                                            debezium_envelope& out) {
   if (name == "before") return read_row("before", v, out.before, out);
   if (name == "after") return read_row("after", v, out.after, out);
@@ -196,7 +195,7 @@ std::optional<error> debezium_envelope_reader::read_member(std::string_view name
 }
 
 std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
-                                                        simdjson::ondemand::value v,
+                                                        simdjson::ondemand::value& v,
                                                         debezium_envelope::row& row,
                                                         debezium_envelope& out) {
   if (row.present || !row.columns.empty()) {
@@ -216,8 +215,8 @@ std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
   row.present = true;
   const std::string where = std::string(name) + " column ";
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view column;
     if (auto code = field.unescaped_key().get(column)) return _values.fail(code, v);
     if (_values.has_nul(column)) return nul_in_name(where);
@@ -231,7 +230,7 @@ std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
   return std::nullopt;
 }
 
-std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::value v,
+std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::value& v,
                                                            debezium_envelope& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -247,8 +246,8 @@ std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::v
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     if (out.source.size() >= max_source_members) {
@@ -261,7 +260,7 @@ std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::v
 }
 
 std::optional<error> debezium_envelope_reader::read_field(
-    std::string_view where, std::string_view name, simdjson::ondemand::value v,
+    std::string_view where, std::string_view name, simdjson::ondemand::value& v,
     std::vector<debezium_envelope::field>& into, debezium_envelope& out) {
   const size_t first = out.leaves.size();
   json_token token;
@@ -275,7 +274,7 @@ std::optional<error> debezium_envelope_reader::read_field(
   return std::nullopt;
 }
 
-std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::value v,
+std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::value& v,
                                                            bool envelope, debezium_envelope& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -286,11 +285,11 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
-    simdjson::ondemand::value child = field.value();
+    simdjson::ondemand::value& child = field.value();
     if (key != "fields") {
       if (auto err = _values.skip(child)) return in_context(key, std::move(*err));
       continue;
@@ -309,8 +308,8 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
     }
     bool have_after = false;
     for (auto element : entries) {
-      simdjson::ondemand::value entry;
-      if (auto code = std::move(element).get(entry)) return _values.fail(code, child);
+      if (auto code = element.error()) return _values.fail(code, child);
+      simdjson::ondemand::value& entry = element.value_unsafe();
       connect_field_schema s;
       _nested.clear();
       if (auto err = read_field_schema(entry, s, &_nested)) return err;
@@ -324,7 +323,7 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
 }
 
 std::optional<error> debezium_envelope_reader::read_schema_fields(
-    simdjson::ondemand::value v, std::vector<connect_field_schema>& into) {
+    simdjson::ondemand::value& v, std::vector<connect_field_schema>& into) {
   simdjson::ondemand::array entries;
   if (auto code = v.get_array().get(entries)) {
     if (code == simdjson::INCORRECT_TYPE) {
@@ -333,8 +332,8 @@ std::optional<error> debezium_envelope_reader::read_schema_fields(
     return _values.fail(code, v);
   }
   for (auto element : entries) {
-    simdjson::ondemand::value entry;
-    if (auto code = std::move(element).get(entry)) return _values.fail(code, v);
+    if (auto code = element.error()) return _values.fail(code, v);
+    simdjson::ondemand::value& entry = element.value_unsafe();
     if (into.size() >= _max_columns) {
       return make_error(error_code::too_many_columns,
                         "schema has more than " + std::to_string(_max_columns) + " fields");
@@ -347,7 +346,7 @@ std::optional<error> debezium_envelope_reader::read_schema_fields(
 }
 
 std::optional<error> debezium_envelope_reader::read_field_schema(
-    simdjson::ondemand::value v, connect_field_schema& out,
+    simdjson::ondemand::value& v, connect_field_schema& out,
     std::vector<connect_field_schema>* nested) {
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) {
@@ -357,11 +356,11 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
     return _values.fail(code, v);
   }
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
-    simdjson::ondemand::value child = field.value();
+    simdjson::ondemand::value& child = field.value();
     if (key == "field" || key == "type" || key == "name") {
       auto token = _values.read(child);
       if (!token) return in_context(key, token.err());
@@ -381,7 +380,7 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
   return std::nullopt;
 }
 
-std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondemand::value v,
+std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondemand::value& v,
                                                                connect_field_schema& out) {
   json_type type;
   if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -389,8 +388,8 @@ std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondeman
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return _values.fail(code, v);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return _values.fail(code, v);
+    if (auto code = member.error()) return _values.fail(code, v);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
     auto token = _values.read(field.value());
@@ -420,12 +419,24 @@ std::optional<error> debezium_envelope_reader::at_end(simdjson::ondemand::docume
 }
 
 std::optional<error> debezium_envelope_reader::check_unique(
-    const std::vector<debezium_envelope::field>& fields, std::string_view where) {
+    const std::vector<debezium_envelope::field>& fields, std::string_view where,
+    std::vector<std::string>& unique) {
+  if (fields.size() == unique.size()) {
+    size_t same = 0;
+    while (same < fields.size() && same_text(fields[same].name, unique[same]))
+      ++same;
+    if (same == fields.size()) return std::nullopt;
+  }
   _names.clear();
   for (const auto& f : fields)
     _names.push_back(f.name);
   const auto dup = find_duplicate_name(_names);
-  if (!dup) return std::nullopt;
+  if (!dup) {
+    unique.resize(fields.size());
+    for (size_t i = 0; i < fields.size(); ++i)
+      unique[i].assign(fields[i].name);
+    return std::nullopt;
+  }
   return make_error(error_code::invalid_json,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -98,32 +99,37 @@ class debezium_envelope_reader {
                                 debezium_envelope& out);
 
  private:
-  std::optional<error> read_member(std::string_view name, simdjson::ondemand::value v,
+  std::optional<error> read_member(std::string_view name, simdjson::ondemand::value& v,
                                    debezium_envelope& out);
-  std::optional<error> read_row(std::string_view name, simdjson::ondemand::value v,
+  std::optional<error> read_row(std::string_view name, simdjson::ondemand::value& v,
                                 debezium_envelope::row& row, debezium_envelope& out);
-  std::optional<error> read_source(simdjson::ondemand::value v, debezium_envelope& out);
+  std::optional<error> read_source(simdjson::ondemand::value& v, debezium_envelope& out);
   std::optional<error> read_field(std::string_view where, std::string_view name,
-                                  simdjson::ondemand::value v,
+                                  simdjson::ondemand::value& v,
                                   std::vector<debezium_envelope::field>& into,
                                   debezium_envelope& out);
   // A struct schema: with envelope, the columns of its before/after field; else its fields.
-  std::optional<error> read_schema(simdjson::ondemand::value v, bool envelope,
+  std::optional<error> read_schema(simdjson::ondemand::value& v, bool envelope,
                                    debezium_envelope& out);
-  std::optional<error> read_field_schema(simdjson::ondemand::value v, connect_field_schema& out,
+  std::optional<error> read_field_schema(simdjson::ondemand::value& v, connect_field_schema& out,
                                          std::vector<connect_field_schema>* nested);
-  std::optional<error> read_parameters(simdjson::ondemand::value v, connect_field_schema& out);
-  std::optional<error> read_schema_fields(simdjson::ondemand::value v,
+  std::optional<error> read_parameters(simdjson::ondemand::value& v, connect_field_schema& out);
+  std::optional<error> read_schema_fields(simdjson::ondemand::value& v,
                                           std::vector<connect_field_schema>& into);
   std::optional<error> at_end(simdjson::ondemand::document& doc, std::string_view document);
+  // unique: the names of the last list of this object found free of duplicates; a list
+  // naming exactly those (most messages of a topic) needs no check. Updated after a check.
   std::optional<error> check_unique(const std::vector<debezium_envelope::field>& fields,
-                                    std::string_view where);
+                                    std::string_view where, std::vector<std::string>& unique);
 
   json_value_reader _values;
   size_t _max_columns;
   bool _schema_wrapper;
   std::vector<connect_field_schema> _nested;  // scratch: one envelope field's columns
   std::vector<std::string_view> _names;       // scratch for the duplicate check
+  // For check_unique(), per object: the record's top level, source, before, after, the key.
+  std::vector<std::string> _unique_top, _unique_source, _unique_before, _unique_after;
+  std::vector<std::string> _unique_key;
 };
 
 }  // namespace sluice

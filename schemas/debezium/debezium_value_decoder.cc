@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "schemas/common/position_parser.h"
+#include "schemas/common/same_text.h"
 #include "schemas/debezium/connect_logical_types.h"
 
 namespace sluice {
@@ -90,7 +91,8 @@ result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
         (!schema || schema->name.empty())) {
       // A plain value (the common case): written in place, reusing the column's strings.
       column_value& c = columns.next();
-      if (c.name != column.name) c.name.assign(column.name);  // recycled images repeat names
+      if (!same_text(c.name, column.name))
+        c.name.assign(column.name);  // recycled images repeat names
       assign_plain_value(c.v, column.token);
       continue;
     }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "schemas/common/position_parser.h"
+#include "schemas/common/same_text.h"
 #include "schemas/debezium/debezium_value_decoder.h"
 
 namespace sluice {
@@ -36,7 +37,7 @@ std::optional<error> name_part(const debezium_envelope& e, std::string_view name
 
 const value* find_column(const image& row, std::string_view name) {
   for (const column_value& c : row) {
-    if (c.name == name) return &c.v;
+    if (same_text(c.name, name)) return &c.v;
   }
   return nullptr;
 }
@@ -133,7 +134,7 @@ std::optional<error> dsql_decoder::to_change(const raw_message& msg, change& c) 
   image_writer columns(c.after);
   for (const field& column : row.columns) {
     column_value& cv = columns.next();
-    if (cv.name != column.name) cv.name.assign(column.name);
+    if (!same_text(cv.name, column.name)) cv.name.assign(column.name);
     assign_plain_value(cv.v, column.token);
   }
   columns.finish();
@@ -416,7 +417,7 @@ std::optional<error> dsql_decoder::key(change& c) {
     }
     values[i] = *found;
     for (const column_info& info : table.columns) {
-      if (info.name == columns[i]) _key_classes[i] = info.cls;
+      if (same_text(info.name, columns[i])) _key_classes[i] = info.cls;
     }
   }
   if (auto err = canonicalize_key(c.key, _key_classes)) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schemas/common/same_text.h"
 #include "schemas/goldengate/goldengate_metadata.h"
 
 namespace sluice {
@@ -23,7 +24,7 @@ std::string in_quotes(std::string_view s) {
 
 const column_value* find_column(const image& img, std::string_view name) {
   for (const column_value& c : img) {
-    if (c.name == name && !c.v.is_absent()) return &c;
+    if (same_text(c.name, name) && !c.v.is_absent()) return &c;
   }
   return nullptr;
 }
@@ -297,7 +298,7 @@ std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_
     case goldengate_op::insert:
     case goldengate_op::upsert:
       if (!key.empty()) {
-        if (auto err = key_of(t, key, _record.after, nullptr, label(field::after), c.key)) {
+        if (auto err = key_of(t, key, _record.after, nullptr, field::after, c.key)) {
           return err;
         }
       }
@@ -305,11 +306,11 @@ std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_
     case goldengate_op::update: {
       const image* before = has_before ? &_record.before : nullptr;
       if (!key.empty()) {
-        if (auto err = key_of(t, key, _record.after, before, label(field::after), c.key)) {
+        if (auto err = key_of(t, key, _record.after, before, field::after, c.key)) {
           return err;
         }
         if (before && has_all(*before, key)) {
-          if (auto err = key_of(t, key, *before, nullptr, label(field::before), _old_key)) {
+          if (auto err = key_of(t, key, *before, nullptr, field::before, _old_key)) {
             return err;
           }
           if (_old_key.canonical != c.key.canonical) c.old_key = _old_key;  // a key change
@@ -321,7 +322,7 @@ std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_
     }
     case goldengate_op::remove:
       if (!key.empty()) {
-        if (auto err = key_of(t, key, _record.before, nullptr, label(field::before), c.key)) {
+        if (auto err = key_of(t, key, _record.before, nullptr, field::before, c.key)) {
           return err;
         }
       }
@@ -413,7 +414,7 @@ result<const std::vector<std::string>*> goldengate_decoder::key_columns(const ta
 std::optional<error> goldengate_decoder::key_of(const table_entry& t,
                                                 const std::vector<std::string>& columns,
                                                 const image& img, const image* fallback,
-                                                std::string_view which, row_key& out) {
+                                                goldengate_field which, row_key& out) {
   out.columns.assign(columns.begin(), columns.end());
   out.values.resize(columns.size());
   _key_classes.assign(columns.size(), column_class::unknown);
@@ -421,13 +422,13 @@ std::optional<error> goldengate_decoder::key_of(const table_entry& t,
     const column_value* found = find_column(img, columns[i]);
     if (!found && fallback) found = find_column(*fallback, columns[i]);
     if (!found) {
-      return make_error(error_code::missing_key,
-                        "key column " + in_quotes(columns[i]) + " of table " + t.name.qualified() +
-                            " is not in the " + std::string(which) + " image");
+      return make_error(error_code::missing_key, "key column " + in_quotes(columns[i]) +
+                                                     " of table " + t.name.qualified() +
+                                                     " is not in the " + label(which) + " image");
     }
     out.values[i] = found->v;
     for (const column_info& info : t.columns) {
-      if (info.name == columns[i]) _key_classes[i] = info.cls;
+      if (same_text(info.name, columns[i])) _key_classes[i] = info.cls;
     }
   }
   if (auto err = canonicalize_key(out, _key_classes)) {

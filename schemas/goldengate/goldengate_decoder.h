@@ -113,9 +113,9 @@ class goldengate_decoder final : public decoder {
   std::optional<error> fill_dml(goldengate_op op, const table_entry& table,
                                 const std::vector<std::string>& key, bool has_before, change& c);
   // The key of `columns` read from img, else from fallback, into out (its capacity reused);
-  // `which` names img in errors.
+  // `which` names img in errors (its label is built only then: it is a string).
   std::optional<error> key_of(const table_entry& table, const std::vector<std::string>& columns,
-                              const image& img, const image* fallback, std::string_view which,
+                              const image& img, const image* fallback, goldengate_field which,
                               row_key& out);
   bool has_all(const image& img, const std::vector<std::string>& columns) const;
   bool covers_table(const table_entry& table, const image& img);

@@ -1,4 +1,5 @@
 #include "schemas/goldengate/goldengate_names.h"
+#include "schemas/common/same_text.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -98,18 +99,22 @@ goldengate_names::goldengate_names(const name_map& fields, const name_map& ops) 
   if (auto err = check(fields, ops)) throw std::invalid_argument(err->message);
   (void)resolve(fields, field_names, "field", _fields);
   (void)resolve(ops, op_names, "op", _ops);
+  static_assert(goldengate_field_count <= 16);
+  for (size_t i = 0; i < _fields.size(); ++i)
+    _fields_by_length[_fields[i].size() % 32] |= static_cast<uint16_t>(1u << i);
 }
 
 std::optional<goldengate_field> goldengate_names::field(std::string_view sent) const {
-  for (size_t i = 0; i < _fields.size(); ++i) {
-    if (_fields[i] == sent) return static_cast<goldengate_field>(i);
+  for (unsigned bits = _fields_by_length[sent.size() % 32]; bits != 0; bits &= bits - 1) {
+    const auto i = static_cast<size_t>(__builtin_ctz(bits));
+    if (same_text(_fields[i], sent)) return static_cast<goldengate_field>(i);
   }
   return std::nullopt;
 }
 
 std::optional<goldengate_op> goldengate_names::op(std::string_view sent) const {
   for (size_t i = 0; i < _ops.size(); ++i) {
-    if (_ops[i] == sent) return static_cast<goldengate_op>(i);
+    if (same_text(_ops[i], sent)) return static_cast<goldengate_op>(i);
   }
   return std::nullopt;
 }

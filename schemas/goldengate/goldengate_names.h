@@ -62,6 +62,9 @@ class goldengate_names {
  private:
   std::array<std::string, goldengate_field_count> _fields;
   std::array<std::string, goldengate_op_count> _ops;
+  // By name length (mod 32): the fields whose sent name has it, one bit per field. field()
+  // runs for every member of every record and compares only those (at most 3 by default).
+  std::array<uint16_t, 32> _fields_by_length{};
 };
 
 }  // namespace sluice

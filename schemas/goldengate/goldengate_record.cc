@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/same_text.h"
 
 namespace sluice {
 namespace {
@@ -61,7 +62,7 @@ void goldengate_record::clear() {
 
 const goldengate_record::member* goldengate_record::find(std::string_view name) const {
   for (const member& m : members) {
-    if (m.name == name) return &m;
+    if (same_text(m.name, name)) return &m;
   }
   return nullptr;
 }
@@ -115,12 +116,12 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
                                                              goldengate_record& out) {
   bool has_data = false;
   for (auto member : root) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the CloudEvents envelope");
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (key != "data") {
       if (auto err = _values.skip(v)) return in_context("CloudEvents " + in_quotes(key), *err);
       continue;
@@ -158,12 +159,12 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
 std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::object& object,
                                                            goldengate_record& out) {
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the record");
-    simdjson::ondemand::value v = field.value();
+    simdjson::ondemand::value& v = field.value();
     if (const auto which = _names.field(key)) {
       auto& slot = out.fields[static_cast<size_t>(*which)];
       if (slot.present) return duplicate("the record", key);
@@ -191,7 +192,7 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
 }
 
 std::optional<error> goldengate_record_reader::read_member(std::string_view name,
-                                                           simdjson::ondemand::value v,
+                                                           simdjson::ondemand::value& v,
                                                            goldengate_record& out) {
   const size_t first = out.leaves.size();
   json_token token;
@@ -201,7 +202,7 @@ std::optional<error> goldengate_record_reader::read_member(std::string_view name
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::value& v,
                                                           goldengate_field which,
                                                           goldengate_record& out) {
   auto& slot = out.fields[static_cast<size_t>(which)];
@@ -223,8 +224,8 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return fail(code);
     if (_values.has_nul(name)) return nul_name(label());
@@ -233,7 +234,7 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
                         label() + " has more than " + std::to_string(_max_columns) + " columns");
     }
     column_value& column = img.next();
-    if (column.name != name) column.name.assign(name);
+    if (!same_text(column.name, name)) column.name.assign(name);
     if (auto err = _values.read_value(field.value(), column.v)) {
       return in_context(label() + " column " + in_quotes(name), std::move(*err));
     }
@@ -246,7 +247,7 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::value& v,
                                                             goldengate_record& out) {
   json_type type;
   if (auto code = v.type().get(type)) return fail(code);
@@ -255,8 +256,8 @@ std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return fail(code);
     if (_values.has_nul(name)) return nul_name("columns");
@@ -276,7 +277,7 @@ std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::
 }
 
 std::optional<error> goldengate_record_reader::read_column(std::string_view name,
-                                                           simdjson::ondemand::value v,
+                                                           simdjson::ondemand::value& v,
                                                            goldengate_record& out) {
   const std::string where = "columns " + in_quotes(name);
   json_type type;
@@ -289,8 +290,8 @@ std::optional<error> goldengate_record_reader::read_column(std::string_view name
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     const std::string attribute = where + "." + std::string(key);
@@ -326,7 +327,7 @@ std::optional<error> goldengate_record_reader::read_column(std::string_view name
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::value& v,
                                                         goldengate_record& out) {
   json_type type;
   if (auto code = v.type().get(type)) return fail(code);
@@ -335,8 +336,8 @@ std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::valu
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
-    simdjson::ondemand::field field;
-    if (auto code = std::move(member).get(field)) return fail(code);
+    if (auto code = member.error()) return fail(code);
+    simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (key == "object") {
@@ -355,7 +356,7 @@ std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::valu
   return std::nullopt;
 }
 
-std::optional<error> goldengate_record_reader::read_ddl_object(simdjson::ondemand::value v,
+std::optional<error> goldengate_record_reader::read_ddl_object(simdjson::ondemand::value& v,
                                                                goldengate_record& out) {
   std::vector<json_leaf> parts;
   auto token = _values.read(v, &parts);

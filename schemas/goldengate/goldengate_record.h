@@ -96,14 +96,14 @@ class goldengate_record_reader {
  private:
   std::optional<error> read_envelope(simdjson::ondemand::object& root, goldengate_record& out);
   std::optional<error> read_record(simdjson::ondemand::object& object, goldengate_record& out);
-  std::optional<error> read_image(simdjson::ondemand::value v, goldengate_field which,
+  std::optional<error> read_image(simdjson::ondemand::value& v, goldengate_field which,
                                   goldengate_record& out);
-  std::optional<error> read_columns(simdjson::ondemand::value v, goldengate_record& out);
-  std::optional<error> read_column(std::string_view name, simdjson::ondemand::value v,
+  std::optional<error> read_columns(simdjson::ondemand::value& v, goldengate_record& out);
+  std::optional<error> read_column(std::string_view name, simdjson::ondemand::value& v,
                                    goldengate_record& out);
-  std::optional<error> read_ddl(simdjson::ondemand::value v, goldengate_record& out);
-  std::optional<error> read_ddl_object(simdjson::ondemand::value v, goldengate_record& out);
-  std::optional<error> read_member(std::string_view name, simdjson::ondemand::value v,
+  std::optional<error> read_ddl(simdjson::ondemand::value& v, goldengate_record& out);
+  std::optional<error> read_ddl_object(simdjson::ondemand::value& v, goldengate_record& out);
+  std::optional<error> read_member(std::string_view name, simdjson::ondemand::value& v,
                                    goldengate_record& out);
   // Sorts _scratch; the first name it holds twice, or nullptr.
   const std::string_view* find_duplicate();

@@ -585,6 +585,22 @@ TEST_CASE("a name given twice in the event, source_metadata or payload is refuse
   }
 }
 
+TEST_CASE("a payload repeating a column is refused after payloads naming the same columns") {
+  // The reader skips the duplicate check for a payload naming exactly the columns of the
+  // last one it found unique: a payload that only begins like it must still be checked.
+  fixture f;
+  f.ok(with_payload(R"({"id":1,"a":2,"b":3})"));
+  f.ok(with_payload(R"({"id":2,"a":2,"b":3})"));
+  for (std::string_view repeated :
+       {R"({"id":1,"a":2,"b":3,"a":4})", R"({"id":1,"a":2,"a":3})", R"({"id":1,"id":2,"b":3})"}) {
+    CAPTURE(repeated);
+    const error err = f.fails(with_payload(repeated));
+    CHECK(err.code == error_code::invalid_json);
+    CHECK(err.message.find("twice") != std::string::npos);
+    f.ok(with_payload(R"({"id":3,"a":2,"b":3})"));
+  }
+}
+
 TEST_CASE("wrong types are errors naming the field") {
   fixture f;
   CHECK(f.fails("[1,2]").code == error_code::wrong_type);

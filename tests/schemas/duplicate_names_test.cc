@@ -49,5 +49,25 @@ TEST_CASE("a name given twice is found, in small and in wide objects") {
   }
 }
 
+TEST_CASE("names of any length compare equal only when every byte matches") {
+  // same_text reads short names as overlapping words: a difference at any position, and
+  // at either end of a word, must still be seen.
+  for (size_t n = 0; n <= 40; ++n) {
+    CAPTURE(n);
+    std::string a(n, 'x');
+    for (size_t i = 0; i < n; ++i)
+      a[i] = static_cast<char>('a' + i % 26);
+    const std::string b = a;
+    CHECK(same_text(a, b));
+    CHECK_FALSE(same_text(a, a + "z"));
+    for (size_t at = 0; at < n; ++at) {
+      CAPTURE(at);
+      std::string c = a;
+      c[at] = static_cast<char>(c[at] ^ 0x20);
+      CHECK_FALSE(same_text(a, c));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice

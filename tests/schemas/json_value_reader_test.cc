@@ -133,4 +133,30 @@ TEST_CASE("read_value maps JSON kinds onto value kinds") {
   CHECK(*h.read_value(R"({"k": "v"} )") == value::json(R"({"k": "v"})"));
 }
 
+TEST_CASE("numbers are checked digit by digit whatever their length") {
+  // Long digit runs are read eight bytes at a time: a non-digit anywhere, including the
+  // bytes next to '0' and '9' ('/' and ':'), must still be refused.
+  for (size_t n = 1; n <= 24; ++n) {
+    CAPTURE(n);
+    std::string digits(n, '7');
+    CHECK(is_json_number(digits));
+    CHECK(is_json_number("-" + digits));
+    CHECK(is_json_number("1." + digits));
+    CHECK(is_json_number("1" + digits + "e-" + digits));
+    for (size_t at = 0; at < n; ++at) {
+      for (char bad : {'/', ':', 'a', ' ', '\0', '\x80'}) {
+        std::string s = "1" + digits;
+        s[1 + at] = bad;
+        CAPTURE(at);
+        CHECK_FALSE(is_json_number(s));
+        CHECK_FALSE(is_json_number("0." + s.substr(1)));
+      }
+    }
+  }
+  CHECK(is_json_number("1705318200123456789"));
+  CHECK(is_json_number("-0.0000000000000000001"));
+  CHECK_FALSE(is_json_number("01234567890"));
+  CHECK_FALSE(is_json_number("1234567890."));
+}
+
 }  // namespace sluice
