@@ -105,6 +105,10 @@ std::optional<error> goldengate_decoder::read(std::string_view bytes) {
   const simdjson::padded_string_view padded = _buffer.assign(bytes);
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
+  if (_reader.read_plain(doc, padded, _record)) return std::nullopt;
+  // An error or a CloudEvents envelope: read again the general way, which says which (a failed
+  // document may not be rewound, so it is iterated afresh).
+  if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
   if (auto err = _reader.read(doc, padded, /*unwrap=*/true, _record)) return err;
   if (!_record.data_text) return std::nullopt;
   // CloudEvents data sent as a JSON string: its text lives in the parser's string buffer,

@@ -92,6 +92,24 @@ std::optional<error> goldengate_record_reader::read(simdjson::ondemand::document
     envelope = code == simdjson::SUCCESS;
     doc.rewind();
   }
+  return read_root(doc, text, envelope, out);
+}
+
+bool goldengate_record_reader::read_plain(simdjson::ondemand::document& doc, std::string_view text,
+                                          goldengate_record& out) {
+  _doc = &doc;
+  _values.begin_document(text);
+  out.clear();
+  out.raw = trim_json_whitespace(text);
+  _plain = true;
+  const bool read = !read_root(doc, text, /*envelope=*/false, out);
+  _plain = false;
+  return read;
+}
+
+std::optional<error> goldengate_record_reader::read_root(simdjson::ondemand::document& doc,
+                                                         std::string_view text, bool envelope,
+                                                         goldengate_record& out) {
   simdjson::ondemand::object root;
   if (auto code = doc.get_object().get(root)) {
     if (code == simdjson::INCORRECT_TYPE) {
@@ -164,6 +182,10 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the record");
+    // read_plain() only reads records without it; which error it would be does not matter.
+    if (_plain && key.size() == 11 && key == "specversion") {
+      return make_error(error_code::invalid_json, "a CloudEvents envelope");
+    }
     simdjson::ondemand::value& v = field.value();
     if (const auto which = _names.field(key)) {
       auto& slot = out.fields[static_cast<size_t>(*which)];

@@ -92,8 +92,16 @@ class goldengate_record_reader {
   // text: the bytes the parser was given, for error offsets.
   std::optional<error> read(simdjson::ondemand::document& doc, std::string_view text, bool unwrap,
                             goldengate_record& out);
+  // read(doc, text, unwrap = true, out) in one pass for the usual record, one that is not a
+  // CloudEvents envelope: true when it read the record, which has no root "specversion". False
+  // when the record failed or names "specversion" at its root; then out is to be read again,
+  // by read() with unwrap from the document iterated afresh, for its error or its envelope.
+  // (Spares read() its probe of the root's names, a walk over the whole record.)
+  bool read_plain(simdjson::ondemand::document& doc, std::string_view text, goldengate_record& out);
 
  private:
+  std::optional<error> read_root(simdjson::ondemand::document& doc, std::string_view text,
+                                 bool envelope, goldengate_record& out);
   std::optional<error> read_envelope(simdjson::ondemand::object& root, goldengate_record& out);
   std::optional<error> read_record(simdjson::ondemand::object& object, goldengate_record& out);
   std::optional<error> read_image(simdjson::ondemand::value& v, goldengate_field which,
@@ -114,6 +122,7 @@ class goldengate_record_reader {
   size_t _max_columns;
   simdjson::ondemand::document* _doc = nullptr;  // the one being read, for error offsets
   std::vector<std::string_view> _scratch;        // names, for find_duplicate()
+  bool _plain = false;  // in read_plain(): read_record() stops at a "specversion"
 };
 
 }  // namespace sluice
