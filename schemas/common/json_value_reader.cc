@@ -1,4 +1,5 @@
 #include "schemas/common/json_value_reader.h"
+#include "schemas/common/json_text.h"
 
 #include <algorithm>
 #include <cstring>
@@ -247,7 +248,7 @@ void json_value_reader::begin_document(std::string_view document) {
       }
       return std::nullopt;
     case json_kind::string:
-      if (auto code = v.get_string().get(token.text)) return fail(code, v);
+      if (auto code = plain_string(v, token.text)) return fail(code, v);
       if (has_nul(token.text)) return nul_error();
       return std::nullopt;
     case json_kind::object:
@@ -341,7 +342,7 @@ std::optional<error> json_value_reader::container(simdjson::ondemand::value& v, 
       if (auto code = member.error()) return fail(code, v);
       simdjson::ondemand::field& field = member.value_unsafe();
       std::string_view key;
-      if (auto code = field.unescaped_key().get(key)) return fail(code, v);
+      if (auto code = plain_key(field, key)) return fail(code, v);
       if (has_nul(key)) return nul_error();
       simdjson::ondemand::value& item = field.value();
       if (auto err = child(item, depth + 1, key, leaves)) return err;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/json_text.h"
 #include "schemas/common/same_text.h"
 
 namespace sluice {
@@ -171,7 +172,7 @@ std::optional<error> datastream_event_reader::read(simdjson::ondemand::document&
     if (auto code = member.error()) return _values.fail(code, doc);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
+    if (auto code = plain_key(field, key)) return _values.fail(code, doc);
     simdjson::ondemand::value& v = field.value();
     if (key == "payload") {
       if (out.has_payload) return make_error(error_code::invalid_json, "duplicate payload");
@@ -216,7 +217,7 @@ std::optional<error> datastream_event_reader::read_payload(simdjson::ondemand::v
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
-    if (auto code = field.unescaped_key().get(name)) return _values.fail(code, v);
+    if (auto code = plain_key(field, name)) return _values.fail(code, v);
     if (_values.has_nul(name)) {
       return make_error(error_code::nul_in_text, "payload column name contains \\u0000");
     }
@@ -252,7 +253,7 @@ std::optional<error> datastream_event_reader::read_fields(simdjson::ondemand::va
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    if (auto code = plain_key(field, key)) return _values.fail(code, v);
     if (auto err =
             read_field("source_metadata.", key, field.value(), out.metadata, _meta_names, out)) {
       return err;

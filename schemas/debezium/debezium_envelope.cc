@@ -6,6 +6,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/json_text.h"
 #include "schemas/common/position_parser.h"
 #include "schemas/common/same_text.h"
 
@@ -79,7 +80,7 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
     if (auto code = member.error()) return _values.fail(code, doc);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
+    if (auto code = plain_key(field, key)) return _values.fail(code, doc);
     simdjson::ondemand::value& v = field.value();
     if (_schema_wrapper && key == "schema") {
       if (seen_schema) return make_error(error_code::invalid_json, "duplicate schema");
@@ -104,7 +105,7 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
         if (auto code = inner.error()) return _values.fail(code, v);
         simdjson::ondemand::field& f = inner.value_unsafe();
         std::string_view name;
-        if (auto code = f.unescaped_key().get(name)) return _values.fail(code, v);
+        if (auto code = plain_key(f, name)) return _values.fail(code, v);
         if (auto err = read_member(name, f.value(), out)) return err;
       }
     } else if (auto err = read_member(key, v, out)) {
@@ -143,7 +144,7 @@ std::optional<error> debezium_envelope_reader::read_key(simdjson::ondemand::docu
     if (auto code = member.error()) return _values.fail(code, doc);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, doc);
+    if (auto code = plain_key(field, key)) return _values.fail(code, doc);
     simdjson::ondemand::value& v = field.value();
     json_type type;
     if (auto code = v.type().get(type)) return _values.fail(code, v);
@@ -218,7 +219,7 @@ std::optional<error> debezium_envelope_reader::read_row(std::string_view name,
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view column;
-    if (auto code = field.unescaped_key().get(column)) return _values.fail(code, v);
+    if (auto code = plain_key(field, column)) return _values.fail(code, v);
     if (_values.has_nul(column)) return nul_in_name(where);
     if (row.columns.size() >= _max_columns) {
       return make_error(
@@ -249,7 +250,7 @@ std::optional<error> debezium_envelope_reader::read_source(simdjson::ondemand::v
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    if (auto code = plain_key(field, key)) return _values.fail(code, v);
     if (out.source.size() >= max_source_members) {
       return make_error(error_code::too_many_columns,
                         "source has more than " + std::to_string(max_source_members) + " members");
@@ -288,7 +289,7 @@ std::optional<error> debezium_envelope_reader::read_schema(simdjson::ondemand::v
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    if (auto code = plain_key(field, key)) return _values.fail(code, v);
     simdjson::ondemand::value& child = field.value();
     if (key != "fields") {
       if (auto err = _values.skip(child)) return in_context(key, std::move(*err));
@@ -359,7 +360,7 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    if (auto code = plain_key(field, key)) return _values.fail(code, v);
     simdjson::ondemand::value& child = field.value();
     if (key == "field" || key == "type" || key == "name") {
       auto token = _values.read(child);
@@ -391,7 +392,7 @@ std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondeman
     if (auto code = member.error()) return _values.fail(code, v);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return _values.fail(code, v);
+    if (auto code = plain_key(field, key)) return _values.fail(code, v);
     auto token = _values.read(field.value());
     if (!token) return in_context(key, token.err());
     if (key != "scale") continue;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schemas/common/duplicate_names.h"
+#include "schemas/common/json_text.h"
 #include "schemas/common/same_text.h"
 
 namespace sluice {
@@ -137,7 +138,7 @@ std::optional<error> goldengate_record_reader::read_envelope(simdjson::ondemand:
     if (auto code = member.error()) return fail(code);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return fail(code);
+    if (auto code = plain_key(field, key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the CloudEvents envelope");
     simdjson::ondemand::value& v = field.value();
     if (key != "data") {
@@ -180,7 +181,7 @@ std::optional<error> goldengate_record_reader::read_record(simdjson::ondemand::o
     if (auto code = member.error()) return fail(code);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return fail(code);
+    if (auto code = plain_key(field, key)) return fail(code);
     if (_values.has_nul(key)) return nul_name("the record");
     // read_plain() only reads records without it; which error it would be does not matter.
     if (_plain && key.size() == 11 && key == "specversion") {
@@ -249,7 +250,7 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
     if (auto code = member.error()) return fail(code);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
-    if (auto code = field.unescaped_key().get(name)) return fail(code);
+    if (auto code = plain_key(field, name)) return fail(code);
     if (_values.has_nul(name)) return nul_name(label());
     if (img.size() >= _max_columns) {
       return make_error(error_code::too_many_columns,
@@ -281,7 +282,7 @@ std::optional<error> goldengate_record_reader::read_columns(simdjson::ondemand::
     if (auto code = member.error()) return fail(code);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
-    if (auto code = field.unescaped_key().get(name)) return fail(code);
+    if (auto code = plain_key(field, name)) return fail(code);
     if (_values.has_nul(name)) return nul_name("columns");
     if (name.empty())
       return make_error(error_code::bad_identifier, "columns names an empty column");
@@ -315,7 +316,7 @@ std::optional<error> goldengate_record_reader::read_column(std::string_view name
     if (auto code = member.error()) return fail(code);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return fail(code);
+    if (auto code = plain_key(field, key)) return fail(code);
     const std::string attribute = where + "." + std::string(key);
     if (key == "null" || key == "key") {
       auto token = _values.read(field.value());
@@ -361,7 +362,7 @@ std::optional<error> goldengate_record_reader::read_ddl(simdjson::ondemand::valu
     if (auto code = member.error()) return fail(code);
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view key;
-    if (auto code = field.unescaped_key().get(key)) return fail(code);
+    if (auto code = plain_key(field, key)) return fail(code);
     if (key == "object") {
       if (auto err = read_ddl_object(field.value(), out)) return err;
     } else if (key == "statement") {

@@ -160,3 +160,35 @@ TEST_CASE("numbers are checked digit by digit whatever their length") {
 }
 
 }  // namespace sluice
+
+namespace sluice {
+
+TEST_CASE("strings and names read in place are the unescaped ones, escapes anywhere") {
+  harness h;
+  const std::string tail(40, 'x');  // escapes before and after the first 16 and 32 bytes
+  for (const std::string& s :
+       {std::string(""), std::string("a"), std::string("0123456789abcde"),
+        std::string("0123456789abcdef"), std::string("0123456789abcdef0"), tail,
+        std::string("\\\"") + tail, tail + "\\n", std::string("0123456789abcdef\\u00e9"),
+        std::string("0123456789abcdef0123456789abcdef\\/z"), std::string("\xc3\xa9t\xc3\xa9")}) {
+    CAPTURE(s);
+    std::string unescaped;
+    {
+      simdjson::ondemand::parser p;
+      simdjson::padded_string text("\"" + s + "\"");
+      std::string_view u;
+      REQUIRE(p.iterate(text).get_string().get(u) == simdjson::SUCCESS);
+      unescaped = std::string(u);
+    }
+    auto t = h.read("\"" + s + "\" ");
+    REQUIRE(t.ok());
+    CHECK(t->kind == json_kind::string);
+    CHECK(t->text == unescaped);
+    auto o = h.read("{\"" + s + "\": 1}");
+    REQUIRE(o.ok());
+    REQUIRE(h.leaves.size() == 1);
+    CHECK(h.leaves[0].name == unescaped);
+  }
+}
+
+}  // namespace sluice
