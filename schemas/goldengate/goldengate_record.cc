@@ -244,6 +244,9 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
   // Written over the columns an earlier record left (their strings keep their capacity); on
   // error it is left half-written, and the decoder does not use it.
   image_writer img(which == goldengate_field::before ? out.before : out.after);
+  // Names as the last image of this kind found unique: then no duplicate check is needed.
+  std::vector<std::string>& unique = _unique_names[which == goldengate_field::before ? 0 : 1];
+  bool same_as_unique = true;
   simdjson::ondemand::object object;
   if (auto code = v.get_object().get(object)) return fail(code);
   for (auto member : object) {
@@ -256,6 +259,8 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
       return make_error(error_code::too_many_columns,
                         label() + " has more than " + std::to_string(_max_columns) + " columns");
     }
+    const size_t index = img.size();
+    same_as_unique = same_as_unique && index < unique.size() && same_text(unique[index], name);
     column_value& column = img.next();
     if (!same_text(column.name, name)) column.name.assign(name);
     if (auto err = _values.read_value(field.value(), column.v)) {
@@ -263,10 +268,15 @@ std::optional<error> goldengate_record_reader::read_image(simdjson::ondemand::va
     }
   }
   img.finish();
+  if (same_as_unique && img.size() == unique.size()) return std::nullopt;
+  const image& columns = which == goldengate_field::before ? out.before : out.after;
   _scratch.clear();
-  for (const column_value& c : which == goldengate_field::before ? out.before : out.after)
+  for (const column_value& c : columns)
     _scratch.push_back(c.name);
   if (const std::string_view* dup = find_duplicate()) return duplicate(label(), *dup);
+  unique.resize(columns.size());
+  for (size_t i = 0; i < columns.size(); ++i)
+    unique[i].assign(columns[i].name);
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -122,6 +123,8 @@ class goldengate_record_reader {
   size_t _max_columns;
   simdjson::ondemand::document* _doc = nullptr;  // the one being read, for error offsets
   std::vector<std::string_view> _scratch;        // names, for find_duplicate()
+  // Per image (before, after): the column names of the last one found without duplicates.
+  std::array<std::vector<std::string>, 2> _unique_names;
   bool _plain = false;  // in read_plain(): read_record() stops at a "specversion"
 };
 
