@@ -189,6 +189,14 @@ TEST_CASE("strings and names read in place are the unescaped ones, escapes anywh
     REQUIRE(h.leaves.size() == 1);
     CHECK(h.leaves[0].name == unescaped);
   }
+  // Whitespace around the colon, a string as the last token before the brace.
+  auto o = h.read("{\"ab\" \n\t: \"cd\" ,\"\":\"\"\r}");
+  REQUIRE(o.ok());
+  REQUIRE(h.leaves.size() == 2);
+  CHECK(h.leaves[0].name == "ab");
+  CHECK(h.leaves[0].token.text == "cd");
+  CHECK(h.leaves[1].name.empty());
+  CHECK(h.leaves[1].token.text.empty());
 }
 
 }  // namespace sluice
