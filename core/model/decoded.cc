@@ -1,11 +1,20 @@
 #include "core/model/decoded.h"
 
+#include <utility>
+
 namespace sluice {
 
 change& decode_output::add_change() {
   if (_spare.empty()) return changes.emplace_back();
-  change& c = changes.emplace_back(std::move(_spare.back()));
-  _spare.pop_back();
+  if (changes.empty() && _spare.size() == 1) {
+    // A message's one change after clear() swapped the vectors: they trade places again
+    // rather than the change being moved out and destroyed (~5% of a GoldenGate decode).
+    std::swap(changes, _spare);
+  } else {
+    changes.emplace_back(std::move(_spare.back()));
+    _spare.pop_back();
+  }
+  change& c = changes.back();
   // Back to the default state, keeping what has capacity.
   c.op = op_kind::upsert;
   c.table = nullptr;
