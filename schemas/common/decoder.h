@@ -13,6 +13,14 @@
 namespace sluice {
 
 // Bounds on what one message may contain (SPEC §3); bigger or deeper input is an error.
+// The message a change came from, written over `out` (its topic keeps its capacity).
+inline void assign_origin(message_origin& out, const raw_message& msg) {
+  out.topic.assign(msg.topic);
+  out.partition = msg.partition;
+  out.offset = msg.offset;
+  out.timestamp = msg.timestamp;
+}
+
 struct decode_limits {
   size_t max_message_bytes = 16 << 20;
   size_t max_depth = 64;

@@ -36,6 +36,23 @@ void assign_value(value& out, value_kind kind, std::string_view text) {
   out.text.clear();
   if (kind != value_kind::null) out.text.append(text);
 }
+
+value to_value(const json_token& token) {
+  switch (token.kind) {
+    case json_kind::null:
+      return value::null();
+    case json_kind::boolean:
+      return value::boolean(token.text == "true");
+    case json_kind::number:
+      return value::number(token.text);
+    case json_kind::string:
+      return value::string(token.text);
+    case json_kind::object:
+    case json_kind::array:
+      break;
+  }
+  return value::json(token.text);
+}
 namespace {
 
 using simdjson::ondemand::json_type;
@@ -277,20 +294,7 @@ std::optional<error> json_value_reader::read(simdjson::ondemand::value& v, json_
 result<value> json_value_reader::read_value(simdjson::ondemand::value& v) {
   json_token token;
   if (auto err = read(v, token)) return std::move(*err);
-  switch (token.kind) {
-    case json_kind::null:
-      return value::null();
-    case json_kind::boolean:
-      return value::boolean(token.text == "true");
-    case json_kind::number:
-      return value::number(token.text);
-    case json_kind::string:
-      return value::string(token.text);
-    case json_kind::object:
-    case json_kind::array:
-      break;
-  }
-  return value::json(token.text);
+  return to_value(token);
 }
 
 std::optional<error> json_value_reader::read_value(simdjson::ondemand::value& v, value& out) {

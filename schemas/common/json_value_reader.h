@@ -32,6 +32,9 @@ struct json_token {
   bool is_scalar() const { return kind != json_kind::object && kind != json_kind::array; }
 };
 
+// The token as a value (objects and arrays: value_kind::json).
+value to_value(const json_token& token);
+
 // A scalar met inside an object or array, with the name of the member that held it (empty
 // for array elements). read() can list them depth-first, in document order.
 struct json_leaf {

@@ -98,10 +98,7 @@ std::optional<error> debezium_decoder::to_change(const raw_message& msg, change&
   c.source.tx.assign(transaction());
   c.source.source_ts = source_ts->value_or(timestamp_ns{0});
   c.source.read = read;
-  c.source.origin.topic.assign(msg.topic);
-  c.source.origin.partition = msg.partition;
-  c.source.origin.offset = msg.offset;
-  c.source.origin.timestamp = msg.timestamp;
+  assign_origin(c.source.origin, msg);
   if (c.op == op_kind::truncate) {
     c.after.clear();
     return std::nullopt;

@@ -51,20 +51,7 @@ std::optional<int64_t> integer_of(const json_token& t) {
 }  // namespace
 
 value plain_value(const json_token& token) {
-  switch (token.kind) {
-    case json_kind::null:
-      return value::null();
-    case json_kind::boolean:
-      return value::boolean(token.text == "true");
-    case json_kind::number:
-      return value::number(token.text);
-    case json_kind::string:
-      return value::string(token.text);
-    case json_kind::object:
-    case json_kind::array:
-      break;
-  }
-  return value::json(token.text);
+  return to_value(token);
 }
 
 void assign_plain_value(value& out, const json_token& token) {

@@ -175,10 +175,7 @@ std::optional<error> dsql_decoder::header(const raw_message& msg, change& c) {
   c.source.tx.assign(tx);
   c.source.source_ts = *ts;
   c.source.read = read_method::cdc;
-  c.source.origin.topic.assign(msg.topic);
-  c.source.origin.partition = msg.partition;
-  c.source.origin.offset = msg.offset;
-  c.source.origin.timestamp = msg.timestamp;
+  assign_origin(c.source.origin, msg);
   return std::nullopt;
 }
 

@@ -288,10 +288,7 @@ std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_mess
   c.source.tx.assign(*tx);
   c.source.source_ts = ts->value_or(timestamp_ns{0});
   c.source.read = read_method::cdc;
-  c.source.origin.topic.assign(msg.topic);
-  c.source.origin.partition = msg.partition;
-  c.source.origin.offset = msg.offset;
-  c.source.origin.timestamp = msg.timestamp;
+  assign_origin(c.source.origin, msg);
   return std::nullopt;
 }
 
