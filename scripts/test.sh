@@ -44,6 +44,7 @@ cmake --build build -j"$jobs"
 
 step "Tests (build/, all labels)"
 status=0
+rm -f build/Testing/Temporary/LastTestsFailed.log build-asan/Testing/Temporary/LastTestsFailed.log
 ctest --test-dir build --output-on-failure -j1 "$@" || status=$?
 
 if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
@@ -60,7 +61,31 @@ if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
     || status=$?
 fi
 
+# The end of a long run is what gets read first: name the failed tests there again, with the
+# last lines of what each printed (the whole output is above, from --output-on-failure).
+summarize_failures() {
+  local dir="$1" failed="$1/Testing/Temporary/LastTestsFailed.log" name section
+  [[ -s "$failed" ]] || return 0
+  printf '\nFailed in %s/:\n' "$dir"
+  sed 's/^[0-9]*:/  /' "$failed"
+  while IFS= read -r name; do
+    name="${name#*:}"
+    section="$(awk -v n="$name" '
+      { t = "Testing: " n }
+      length($0) >= length(t) && substr($0, length($0) - length(t) + 1) == t { on = 1 }
+      on { print }
+      on && index($0, "\"" n "\" end time") == 1 { exit }' \
+      "$dir/Testing/Temporary/LastTest.log")"
+    printf '\n--- %s: its failed checks ---\n' "$name"
+    grep -E -m 40 'ERROR|FATAL|Sanitizer|runtime error|Timeout|terminate|what\(\)' <<<"$section" || true
+    printf -- '--- %s: its last lines ---\n' "$name"
+    tail -n 25 <<<"$section"
+  done <"$failed"
+}
+
 if ((status != 0)); then
+  summarize_failures build
+  summarize_failures build-asan
   step "FAILED (see the output above)"
 fi
 exit "$status"
