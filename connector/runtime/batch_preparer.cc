@@ -1,7 +1,5 @@
 #include "connector/runtime/batch_preparer.h"
 
-#include <set>
-
 #include "connector/runtime/stage_factory.h"
 
 namespace sluice {
@@ -80,13 +78,12 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
   std::vector<lane_batch> lanes(_lanes);
   std::vector<decode_output> decoded(_lanes);
   std::map<topic_partition, std::pair<size_t, kafka_offset>> next;  // lane, next offset
-  std::set<topic_partition> poisoned;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> outcomes;  // topic: decoded, dead
+  std::map<std::string, std::pair<uint64_t, uint64_t>> outcomes;    // topic: decoded, dead
   std::map<topic_partition, partition_table::entry> owned;
 
   for (const kafka_message& m : raw.messages) {
     const topic_partition tp = partition_of(*m);
-    if (poisoned.contains(tp)) continue;
+    if (_poisoned.contains(tp)) continue;
     auto own = owned.find(tp);
     if (own == owned.end()) {
       auto e = _partitions.get(tp);
@@ -103,7 +100,7 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     if (auto err = decoder_for(tp.topic).decode(r, decoded[lane])) {
       std::string reason = std::string(to_string(err->code)) + ": " + err->message;
       if (_config.errors.tolerance == error_tolerance::none) {
-        poisoned.insert(tp);
+        _poisoned.insert(tp);
         lb.poison = "cannot decode " + label(tp, m->offset) + ": " + reason;
         continue;  // commit what came before it, never move past it
       }

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ class batch_preparer {
   partition_table& _partitions;
   size_t _lanes;
   std::map<std::string, std::unique_ptr<decoder>, std::less<>> _decoders;
+  // Under errors.tolerance none, partitions whose poison message was met: nothing of theirs
+  // is prepared again. Later batches may be prepared before the lane applying the poison's
+  // batch turns the connector FAILED; their offsets would commit past the poison.
+  std::set<topic_partition> _poisoned;
   std::vector<merge_engine> _merges;  // one per lane: each keeps its own scratch
   decode_probe _decode_probe;
   merge_probe _merge_probe;

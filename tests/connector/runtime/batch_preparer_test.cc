@@ -1,0 +1,165 @@
+#include "connector/runtime/batch_preparer.h"
+
+#include <doctest/doctest.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "connector/config/config_loader.h"
+#include "connector/metrics/metrics_registry.h"
+
+// The prepare stage on real librdkafka messages, read from librdkafka's in-process mock
+// cluster: no broker needed.
+
+using namespace sluice;
+
+namespace {
+
+std::string event(int id) {
+  const std::string lsn = "0/" + std::to_string(100 + id);
+  return R"({"uuid":"u)" + std::to_string(id) +
+         R"(","read_timestamp":"2026-01-01T00:00:01.000Z","source_timestamp":1767225600000,)"
+         R"("object":"public_rows","read_method":"postgresql-cdc","stream_name":"s",)"
+         R"("schema_key":"k","sort_keys":[1767225600000,")" +
+         lsn +
+         R"("],"source_metadata":{"schema":"public","table":"rows","is_deleted":false,)"
+         R"("change_type":"INSERT","primary_keys":["id"],"lsn":")" +
+         lsn + R"(","tx_id":1},"payload":{"id":)" + std::to_string(id) + "}}";
+}
+
+// A one-partition topic on a mock cluster holding `values`, and every message of it read back
+// as librdkafka hands them to sluice.
+class mock_partition {
+ public:
+  mock_partition(const std::string& topic, const std::vector<std::string>& values) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
+    _host = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    REQUIRE(_host);
+    _cluster = rd_kafka_mock_cluster_new(_host, 1);
+    REQUIRE(_cluster);
+    REQUIRE(rd_kafka_mock_topic_create(_cluster, topic.c_str(), 1, 1) == 0);
+    const std::string bootstraps = rd_kafka_mock_cluster_bootstraps(_cluster);
+
+    conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps.c_str(), err, sizeof err);
+    rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    REQUIRE(producer);
+    for (const std::string& v : values) {
+      REQUIRE(rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(0),
+                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
+                                RD_KAFKA_V_END) == 0);
+    }
+    REQUIRE(rd_kafka_flush(producer, 10000) == 0);
+    rd_kafka_destroy(producer);
+
+    conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps.c_str(), err, sizeof err);
+    rd_kafka_conf_set(conf, "group.id", "reader", err, sizeof err);
+    _consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    REQUIRE(_consumer);
+    rd_kafka_poll_set_consumer(_consumer);
+    rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(parts, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    REQUIRE(rd_kafka_assign(_consumer, parts) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    rd_kafka_topic_partition_list_destroy(parts);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (messages.size() < values.size() && std::chrono::steady_clock::now() < deadline) {
+      kafka_message m(rd_kafka_consumer_poll(_consumer, 100));
+      if (m && !m->err) messages.push_back(std::move(m));
+    }
+    REQUIRE(messages.size() == values.size());
+  }
+  ~mock_partition() {
+    messages.clear();  // before the consumer they belong to
+    rd_kafka_consumer_close(_consumer);
+    rd_kafka_destroy(_consumer);
+    rd_kafka_mock_cluster_destroy(_cluster);
+    rd_kafka_destroy(_host);
+  }
+
+  std::vector<kafka_message> messages;
+
+ private:
+  rd_kafka_t* _host = nullptr;
+  rd_kafka_mock_cluster_t* _cluster = nullptr;
+  rd_kafka_t* _consumer = nullptr;
+};
+
+config load(const std::string& extra) {
+  load_result r = load_config(R"yaml(name: prepare-test
+kafka:
+  bootstrap.servers: 127.0.0.1:9092
+topics: [cdc]
+postgres:
+  dsn: postgresql://sluice@127.0.0.1:5432/replica
+format: datastream
+)yaml" + extra,
+                              [](std::string_view) { return std::optional<std::string>(); });
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  return r.value();
+}
+
+// Messages [from, to) of the partition as one raw batch.
+raw_batch slice(mock_partition& p, size_t from, size_t to) {
+  raw_batch b;
+  for (size_t i = from; i < to; ++i)
+    b.messages.push_back(std::move(p.messages[i]));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("under errors.tolerance none, no batch after the poison's moves its partition on") {
+  // Offsets 0-2 decode, 3 cannot, 4-6 decode. The pipeline prepares the next batch while a
+  // lane still applies the poison's: that batch must not carry the partition past offset 3.
+  mock_partition p("cdc",
+                   {event(1), event(2), event(3), "{not json", event(4), event(5), event(6)});
+  const config cfg = load("errors.tolerance: none\n");
+  table_catalog catalog;
+  partition_table partitions;
+  const topic_partition tp{"cdc", partition_id{0}};
+  partitions.claim(tp, owner_epoch{1}, kafka_offset{-1}, 0);
+  metrics_registry metrics;
+  batch_preparer prepare(cfg, catalog, partitions, 1, metrics);
+
+  std::vector<lane_batch> first = prepare.prepare(slice(p, 0, 5));
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].poison.find("cdc[0]@3") != std::string::npos);
+  REQUIRE(first[0].progress.size() == 1);
+  CHECK(first[0].progress[0].next == kafka_offset{3});
+  REQUIRE(first[0].merged.tables.size() == 1);
+  CHECK(first[0].merged.tables[0].rows.size() == 3);  // the fourth event comes after the poison
+  CHECK(first[0].dead_letters.empty());
+
+  std::vector<lane_batch> second = prepare.prepare(slice(p, 5, 7));
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].progress.empty());
+  CHECK(second[0].merged.tables.empty());
+  CHECK(second[0].poison.empty());  // the poison was reported once
+}
+
+TEST_CASE("under errors.tolerance all, the poison is a dead letter and later batches go on") {
+  mock_partition p("cdc", {event(1), "{not json", event(2), event(3)});
+  const config cfg = load("errors.tolerance: all\n");
+  table_catalog catalog;
+  partition_table partitions;
+  partitions.claim({"cdc", partition_id{0}}, owner_epoch{1}, kafka_offset{-1}, 0);
+  metrics_registry metrics;
+  batch_preparer prepare(cfg, catalog, partitions, 1, metrics);
+
+  std::vector<lane_batch> first = prepare.prepare(slice(p, 0, 3));
+  REQUIRE(first[0].progress.size() == 1);
+  CHECK(first[0].progress[0].next == kafka_offset{3});
+  REQUIRE(first[0].dead_letters.size() == 1);
+  CHECK(first[0].dead_letters[0].value == std::optional<std::string>("{not json"));
+  CHECK(first[0].poison.empty());
+  std::vector<lane_batch> second = prepare.prepare(slice(p, 3, 4));
+  REQUIRE(second[0].progress.size() == 1);
+  CHECK(second[0].progress[0].expected == kafka_offset{3});
+  CHECK(second[0].progress[0].next == kafka_offset{4});
+}
