@@ -54,10 +54,12 @@ void apply_lane::run() {
           _applier->apply(batch->merged, batch->dead_letters, batch->progress, metadata);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // Metrics first, then the committed offsets the lag is computed from: whoever sees a
+      // partition's lag at 0 also sees the batch's rows counted.
+      _cb.applied(*batch, stats, seconds);
       for (const partition_progress& p : batch->progress) {
         _partitions.committed({p.topic, p.partition}, p.next);
       }
-      _cb.applied(*batch, stats, seconds);
       if (!batch->poison.empty()) _cb.failed(batch->poison);
     } catch (const stale_epoch_error& e) {
       SLUICE_LOG(warn, "lane", "lane " << _index << ": batch abandoned: " << e.what());
