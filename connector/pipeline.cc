@@ -377,6 +377,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
   }
   for (auto& lane : _lanes)
     lane->start();
+  _janitor->start();  // the state schema exists now (_control->start())
   _prepare_thread = std::thread([this] { prepare_loop(); });
 
   kafka_settings settings;

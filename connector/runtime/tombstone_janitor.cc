@@ -33,7 +33,8 @@ void tombstone_janitor::run() {
   using namespace std::chrono;
   const auto interval = std::clamp<milliseconds>(_retention / 10, seconds(10), minutes(10));
   std::unique_lock lock(_mutex);
-  while (!_cv.wait_for(lock, interval, [&] { return _stopping; })) {
+  // A first pass at start: after a long stop, what expired meanwhile goes now.
+  do {
     lock.unlock();
     try {
       const size_t n = _applier->expire_tombstones(duration_cast<seconds>(_retention));
@@ -42,7 +43,7 @@ void tombstone_janitor::run() {
       SLUICE_LOG(warn, "tombstones", "expiry failed (will retry): " << e.what());
     }
     lock.lock();
-  }
+  } while (!_cv.wait_for(lock, interval, [&] { return _stopping; }));
 }
 
 }  // namespace sluice

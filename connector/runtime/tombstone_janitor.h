@@ -11,8 +11,8 @@ namespace sluice {
 class pg_applier;
 
 // Expires tombstones older than tombstone.retention (SPEC §4) in the background, on its own
-// PostgreSQL connection, so that apply never waits for it. Runs every retention/10 (at least
-// 10 s, at most 10 min); a failure is logged and tried again next time.
+// PostgreSQL connection, so that apply never waits for it. Runs when started, then every
+// retention/10 (at least 10 s, at most 10 min); a failure is logged and tried again next time.
 // Lifecycle: start() launches the thread; stop() (or the destructor) ends it promptly.
 class tombstone_janitor {
  public:

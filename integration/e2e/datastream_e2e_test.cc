@@ -250,6 +250,43 @@ TEST_CASE("offsets are read back from PostgreSQL on restart: nothing is applied 
         std::string::npos);
 }
 
+TEST_CASE("a running sluice expires tombstones past tombstone.retention, younger ones guard on") {
+  const std::string topic = unique_name("cdc_expiry");
+  const std::string table = unique_name("expiring");
+  const std::string connector = unique_name("expiry");
+  create_topic(topic, 1);
+  produce(topic, {keyed(1, customer(table, "INSERT", 101, 1, "one")),
+                  keyed(2, customer(table, "INSERT", 102, 2, "two")),
+                  keyed(1, customer(table, "DELETE", 201, 1, "one")),
+                  keyed(2, customer(table, "DELETE", 202, 2, "two"))});
+  const std::string tombstones =
+      "SELECT key_json->>'id' FROM sluice.tombstones WHERE target_table = '" + table + "'";
+  {
+    sluice_process p(basic_config(connector, topic));
+    REQUIRE_MESSAGE(caught_up(connector, 4), p.log());
+    CHECK(p.stop() == 0);
+  }
+  REQUIRE(query(tombstones).size() == 2);
+  // Key 1's delete is two days old, past the default retention of 24 h; key 2's is fresh.
+  execute(
+      "UPDATE sluice.tombstones SET deleted_at = now() - interval '2 days' WHERE "
+      "target_table = '" +
+      table + "' AND key_json->>'id' = '1'");
+
+  // A late update of key 2, older than its delete: its young tombstone still refuses it.
+  produce(topic, {keyed(2, customer(table, "UPDATE", 150, 2, "late"))});
+  sluice_process p(basic_config(connector, topic));
+  REQUIRE_MESSAGE(caught_up(connector, 5), p.log());
+  CHECK_MESSAGE(wait_until([&] { return query(tombstones).size() == 1; }, std::chrono::seconds(30)),
+                p.log());
+  const auto left = query(tombstones);
+  REQUIRE(left.size() == 1);
+  CHECK(str(left[0][0]) == "2");
+  CHECK(query("SELECT 1 FROM public.\"" + table + "\"").empty());
+  CHECK(p.stop() == 0);
+  CHECK(p.log().find("expired 1 tombstone(s)") != std::string::npos);
+}
+
 TEST_CASE("kill -9 in the middle of a stream neither loses nor double-applies anything") {
   const std::string topic = unique_name("cdc_kill");
   const std::string table = unique_name("ledger");
