@@ -32,8 +32,9 @@ std::string label(const topic_partition& tp) {
 
 pipeline::pipeline(const config& cfg, metrics_registry& metrics)
     : _config(cfg),
-      _consumer_probe(metrics),
       _state_probe(metrics),
+      _state([this](connector_state s) { _state_probe.set(s); }),
+      _consumer_probe(metrics),
       _apply_probe(metrics),
       _chunk_probe(metrics) {
   for (const auto& [source, table] : cfg.tables) {
@@ -68,7 +69,7 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
     };
     cb.stale = [this](const std::string&) { _resync_requested = true; };
     cb.failed = [this](const std::string& why) {
-      if (_state.get() != connector_state::failed) fail(why);
+      fail(why);  // the first failure is kept
     };
     cb.done = [this] { finished_one(); };
     _lanes.push_back(
@@ -93,16 +94,6 @@ size_t pipeline::lane_of(const topic_partition& tp) const {
 int64_t pipeline::start_offset(std::optional<kafka_offset> stored) const {
   if (stored) return stored->value();
   return starts_from_beginning(_config) ? RD_KAFKA_OFFSET_BEGINNING : RD_KAFKA_OFFSET_END;
-}
-
-void pipeline::set_state(connector_state s) {
-  _state.set(s);
-  _state_probe.set(s);
-}
-
-void pipeline::fail(const std::string& why) {
-  _state.fail(why);
-  _state_probe.set(connector_state::failed);
 }
 
 void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, double seconds) {
@@ -323,8 +314,7 @@ void pipeline::handle_pause_requests() {
     wait_idle();
     _consumer->pause_all();
     _paused = true;
-    set_state(connector_state::paused);
-    SLUICE_LOG(info, "pipeline", "paused");
+    if (set_state(connector_state::paused)) SLUICE_LOG(info, "pipeline", "paused");
   }
   if (_resume_requested.exchange(false) && _paused) {
     _consumer->resume_all();
@@ -439,8 +429,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
         next_watermarks = clock_type::now() + std::chrono::seconds(1);
       }
     }
-    if (_state.get() != connector_state::failed) {
-      set_state(connector_state::draining);
+    if (set_state(connector_state::draining)) {  // not FAILED
       SLUICE_LOG(info, "pipeline", "draining: applying the batches in flight");
       dispatch();
       wait_idle();

@@ -95,16 +95,16 @@ class pipeline : public assignment_listener, public status_source {
   void handle_pause_requests();
   void refresh_watermarks();
   void finished_one();
-  void set_state(connector_state s);
-  void fail(const std::string& why);
+  bool set_state(connector_state s) { return _state.set(s); }
+  void fail(const std::string& why) { _state.fail(why); }
   void observe_applied(const lane_batch& b, const apply_stats& stats, double seconds);
   size_t lane_of(const topic_partition& tp) const;
   int64_t start_offset(std::optional<kafka_offset> stored) const;
 
   const config& _config;
-  state_holder _state;
-  consumer_probe _consumer_probe;
   state_probe _state_probe;
+  state_holder _state;  // publishes to _state_probe
+  consumer_probe _consumer_probe;
   apply_probe _apply_probe;
   chunk_probe _chunk_probe;
   table_catalog _catalog;

@@ -1,0 +1,32 @@
+#include "connector/runtime/connector_state.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace sluice;
+
+TEST_CASE("FAILED is final: no later state hides it, and the first reason is kept") {
+  std::vector<connector_state> published;
+  state_holder state([&](connector_state s) { published.push_back(s); });
+  CHECK(state.get() == connector_state::starting);
+  CHECK(state.set(connector_state::running));
+  CHECK(state.set(connector_state::paused));
+  CHECK(state.set(connector_state::running));
+  CHECK(published ==
+        std::vector{connector_state::running, connector_state::paused, connector_state::running});
+
+  state.fail("cannot decode cdc[0]@5");
+  // A pause, a resume or a drain that raced the failure is refused.
+  for (connector_state later : {connector_state::paused, connector_state::running,
+                                connector_state::draining, connector_state::stopped}) {
+    CAPTURE(to_string(later));
+    CHECK_FALSE(state.set(later));
+    CHECK(state.get() == connector_state::failed);
+  }
+  state.fail("a later failure");
+  CHECK(state.reason() == "cannot decode cdc[0]@5");
+  // The gauge saw FAILED once and nothing after it.
+  CHECK(published.size() == 4);
+  CHECK(published.back() == connector_state::failed);
+}
