@@ -406,8 +406,13 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       const auto wait = held ? std::chrono::milliseconds(10)
                              : std::clamp(until_deadline, std::chrono::milliseconds(0),
                                           std::chrono::milliseconds(100));
-      const size_t before = _batch.size();
+      size_t before = _batch.size();
       _consumer->poll(_batch, std::max<size_t>(room, 1), wait);
+      if (_batch.size() < before) {
+        // A rebalance inside the poll dropped or trimmed the batch: count what is left anew.
+        before = 0;
+        _batch_bytes = 0;
+      }
       if (before == 0 && !_batch.empty())
         batch_deadline = clock_type::now() + _config.batch.max_time;
       for (size_t i = before; i < _batch.size(); ++i) {

@@ -110,7 +110,8 @@ TEST_CASE("a partition paused before its assignment was lost is consumed when as
   const auto never = [] { return false; };
 
   size_t first = poll_until(consumer, until_assigned(1), 30s);
-  first += poll_until(consumer, never, 1s);
+  for (int i = 0; i < 10 && first < 50; ++i)  // a busy machine may need more than a second
+    first += poll_until(consumer, never, 1s);
   CHECK(first == 50);
 
   consumer.pause({{topic, partition_id{0}}});
