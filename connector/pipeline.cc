@@ -341,6 +341,16 @@ void pipeline::refresh_watermarks() {
   }
   // Idle tables show no growing lag: replication lag is measured on what is pending.
   if (caught_up && idle) _apply_probe.caught_up();
+  // Lanes count pending chunks inside their transactions and may report in either order: one
+  // that counted before another's completing batch committed can report last. Idle, count
+  // again (only while the gauge shows any: nothing to correct otherwise).
+  if (idle && _chunk_probe.pending() > 0) {
+    try {
+      _chunk_probe.pending(_control->pending_chunks());
+    } catch (const std::exception& e) {
+      SLUICE_LOG(warn, "pipeline", "counting pending chunks failed: " << e.what());
+    }
+  }
 }
 
 connector_status pipeline::status() const {

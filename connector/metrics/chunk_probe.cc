@@ -12,4 +12,8 @@ void chunk_probe::pending(uint64_t chunks) {
   _pending.Set(static_cast<double>(chunks));
 }
 
+uint64_t chunk_probe::pending() const {
+  return static_cast<uint64_t>(_pending.Value());
+}
+
 }  // namespace sluice

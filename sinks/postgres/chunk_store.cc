@@ -132,6 +132,14 @@ chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
   return out;
 }
 
+size_t chunk_store::count_pending(pqxx::transaction_base& tx) const {
+  return tx
+      .exec_params1("SELECT count(DISTINCT chunk_id) FROM " + _table +
+                        " WHERE connector = $1 AND piece <> $2",
+                    _connector, completed_marker)[0]
+      .as<size_t>();
+}
+
 std::vector<const chunk_piece*> chunk_store::unique_pieces(const std::vector<chunk_piece>& pieces,
                                                            chunk_outcome& out) const {
   std::vector<const chunk_piece*> sorted;

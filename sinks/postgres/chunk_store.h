@@ -57,6 +57,8 @@ class chunk_store {
   // decoder may be null: completed chunks are then dead-lettered as undecodable.
   chunk_outcome process(pqxx::transaction_base& tx, const std::vector<chunk_piece>& pieces,
                         timestamp_ns stream_time, chunk_decoder* decoder);
+  // Chunks with pieces waiting, as tx sees them.
+  size_t count_pending(pqxx::transaction_base& tx) const;
 
  private:
   struct stored_piece;

@@ -196,6 +196,13 @@ size_t pg_applier::expire_tombstones(std::chrono::seconds retention) {
   });
 }
 
+size_t pg_applier::pending_chunks() {
+  return with_retries([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_pending_chunks");
+    return _chunks.count_pending(tx);
+  });
+}
+
 std::vector<catalog_update> pg_applier::load_catalog() {
   return with_retries([&](pqxx::connection& conn) {
     pqxx::read_transaction tx(conn, "sluice_load_catalog");

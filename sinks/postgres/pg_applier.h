@@ -95,6 +95,8 @@ class pg_applier {
 
   // Deletes tombstones older than the retention (tombstone.retention); returns how many.
   size_t expire_tombstones(std::chrono::seconds retention);
+  // Chunks of this connector whose pieces wait for the rest, as committed now.
+  size_t pending_chunks();
 
   // Called in the batch transaction just before it commits, with the dead letters the apply
   // itself found (rows the planner or PostgreSQL refused, chunks that failed): the runtime

@@ -153,6 +153,9 @@ TEST_CASE("chunks: pieces out of order across batches apply once the last one ar
   apply_stats s = w.apply(applier, w.batch({c.fragments[2]}));
   CHECK(s.pending_chunks == 1);
   CHECK(w.pending_pieces() == 1);
+  // Counted outside any batch too (what the runtime does when idle), by another connection.
+  pg_applier other(w.dsn, w.options());
+  CHECK(other.pending_chunks() == 1);
   s = w.apply(applier, w.batch({c.fragments[0], c.principal}));
   CHECK(s.pending_chunks == 1);
   CHECK(s.chunks_completed == 0);
@@ -164,6 +167,7 @@ TEST_CASE("chunks: pieces out of order across batches apply once the last one ar
   s = w.apply(applier, w.batch({c.fragments[1]}));
   CHECK(s.chunks_completed == 1);
   CHECK(s.pending_chunks == 0);
+  CHECK(other.pending_chunks() == 0);  // the completed chunk's marker is not a pending chunk
   CHECK(s.upserted == 1);
   CHECK(w.pending_pieces() == 0);
   CHECK(w.dead_letters() == 0);
