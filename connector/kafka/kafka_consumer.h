@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -76,7 +77,7 @@ class kafka_consumer {
   assignment_listener& _listener;
   std::exception_ptr _listener_error;  // thrown in the rebalance callback, rethrown by poll()
   kafka_handle _handle;                // destroyed last among handles
-  bool _closed = false;
+  std::atomic<bool> _closed{false};    // read by the apply lanes (commit_async)
 };
 
 }  // namespace sluice
