@@ -268,8 +268,10 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
     dispatch();
   }
   wait_idle();
-  for (const topic_partition& tp : parts)
+  for (const topic_partition& tp : parts) {
     _partitions.remove(tp);
+    if (!lost) SLUICE_LOG(info, "pipeline", "released " << label(tp));
+  }
   std::erase_if(_batch,
                 [&](const kafka_message& m) { return !_partitions.owns(partition_of(*m)); });
 }

@@ -152,17 +152,25 @@ class mock_scenario {
   const std::string& accounts_table() const { return _accounts_table; }
   const std::string& ledger_table() const { return _ledger_table; }
 
-  // The partitions a member owns according to its log: claimed since it last lost any.
+  // The partitions a member owns according to its log: claimed since it last lost any, and
+  // not released since (a cooperative rebalance moves some of a member's partitions only).
   std::vector<int32_t> claimed_by(size_t member) const {
-    std::map<int32_t, size_t> at;  // partition → position of its last claim
     const std::string text = _members.at(member)->log();
-    const std::string what = "claimed " + _topic + "[";
-    for (size_t i = text.find(what); i != std::string::npos; i = text.find(what, i + 1))
-      at[std::stoi(text.substr(i + what.size()))] = i;
+    const auto last = [&](const std::string& what) {
+      std::map<int32_t, size_t> at;  // partition → position of its last such line
+      const std::string prefix = what + " " + _topic + "[";
+      for (size_t i = text.find(prefix); i != std::string::npos; i = text.find(prefix, i + 1))
+        at[std::stoi(text.substr(i + prefix.size()))] = i;
+      return at;
+    };
+    const std::map<int32_t, size_t> released = last("released");
     const size_t lost = text.rfind("lost ");
     std::vector<int32_t> out;
-    for (const auto& [p, i] : at)
-      if (lost == std::string::npos || i > lost) out.push_back(p);
+    for (const auto& [p, i] : last("claimed")) {
+      const auto r = released.find(p);
+      if ((lost == std::string::npos || i > lost) && (r == released.end() || i > r->second))
+        out.push_back(p);
+    }
     return out;
   }
 
