@@ -1,12 +1,13 @@
 #include "connector/kafka/kafka_consumer.h"
 
 #include <doctest/doctest.h>
-#include <librdkafka/rdkafka_mock.h>
 
 #include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tests/connector/kafka/mock_topic.h"
 
 // kafka_consumer against librdkafka's in-process mock cluster: no broker needed.
 
@@ -14,52 +15,6 @@ using namespace sluice;
 using namespace std::chrono_literals;
 
 namespace {
-
-constexpr int16_t heartbeat_api = 12;
-
-// A one-broker mock cluster with a one-partition topic holding `messages` messages.
-class mock_topic {
- public:
-  mock_topic(const std::string& topic, int messages) {
-    char err[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
-    _host = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    REQUIRE(_host);
-    _cluster = rd_kafka_mock_cluster_new(_host, 1);
-    REQUIRE(_cluster);
-    REQUIRE(rd_kafka_mock_topic_create(_cluster, topic.c_str(), 1, 1) == 0);
-
-    conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps().c_str(), err, sizeof err);
-    rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    REQUIRE(producer);
-    for (int i = 0; i < messages; ++i) {
-      const std::string value = "m" + std::to_string(i);
-      REQUIRE(rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(0),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                                RD_KAFKA_V_END) == 0);
-    }
-    REQUIRE(rd_kafka_flush(producer, 10000) == 0);
-    rd_kafka_destroy(producer);
-  }
-  ~mock_topic() {
-    rd_kafka_mock_cluster_destroy(_cluster);
-    rd_kafka_destroy(_host);
-  }
-
-  std::string bootstraps() const { return rd_kafka_mock_cluster_bootstraps(_cluster); }
-  // The next heartbeat of the group is answered ILLEGAL_GENERATION: the assignment is lost.
-  void fence_next_heartbeat() {
-    rd_kafka_mock_push_request_errors(_cluster, heartbeat_api, 1,
-                                      RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION);
-  }
-
- private:
-  rd_kafka_t* _host = nullptr;
-  rd_kafka_mock_cluster_t* _cluster = nullptr;
-};
 
 // Starts every assigned partition at its beginning and counts what happens.
 struct recording_listener : assignment_listener {
@@ -103,7 +58,10 @@ TEST_CASE("a partition paused before its assignment was lost is consumed when as
   // The pipeline pauses a partition it was fenced from (another owner holds its epoch); if
   // the group then drops the assignment and hands the partition back, it must flow again.
   const std::string topic = "paused_then_lost";
-  mock_topic cluster(topic, 50);
+  std::vector<std::string> values;
+  for (int i = 0; i < 50; ++i)
+    values.push_back("m" + std::to_string(i));
+  mock_topic cluster(topic, values);
   recording_listener listener;
   kafka_consumer consumer(settings_for(cluster, topic), listener);
   const auto until_assigned = [&](int n) { return [&, n] { return listener.assigned == n; }; };

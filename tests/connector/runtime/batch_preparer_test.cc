@@ -1,7 +1,6 @@
 #include "connector/runtime/batch_preparer.h"
 
 #include <doctest/doctest.h>
-#include <librdkafka/rdkafka_mock.h>
 
 #include <chrono>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "connector/config/config_loader.h"
 #include "connector/metrics/metrics_registry.h"
+#include "tests/connector/kafka/mock_topic.h"
 
 // The prepare stage on real librdkafka messages, read from librdkafka's in-process mock
 // cluster: no broker needed.
@@ -29,36 +29,14 @@ std::string event(int id) {
          lsn + R"(","tx_id":1},"payload":{"id":)" + std::to_string(id) + "}}";
 }
 
-// A one-partition topic on a mock cluster holding `values`, and every message of it read back
-// as librdkafka hands them to sluice.
+// Every message of a mock topic's partition, read back as librdkafka hands them to sluice.
 class mock_partition {
  public:
-  mock_partition(const std::string& topic, const std::vector<std::string>& values) {
+  mock_partition(const std::string& topic, const std::vector<std::string>& values)
+      : _cluster(topic, values) {
     char err[512];
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
-    _host = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    REQUIRE(_host);
-    _cluster = rd_kafka_mock_cluster_new(_host, 1);
-    REQUIRE(_cluster);
-    REQUIRE(rd_kafka_mock_topic_create(_cluster, topic.c_str(), 1, 1) == 0);
-    const std::string bootstraps = rd_kafka_mock_cluster_bootstraps(_cluster);
-
-    conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps.c_str(), err, sizeof err);
-    rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    REQUIRE(producer);
-    for (const std::string& v : values) {
-      REQUIRE(rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(0),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
-                                RD_KAFKA_V_END) == 0);
-    }
-    REQUIRE(rd_kafka_flush(producer, 10000) == 0);
-    rd_kafka_destroy(producer);
-
-    conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps.c_str(), err, sizeof err);
+    rd_kafka_conf_set(conf, "bootstrap.servers", _cluster.bootstraps().c_str(), err, sizeof err);
     rd_kafka_conf_set(conf, "group.id", "reader", err, sizeof err);
     _consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
     REQUIRE(_consumer);
@@ -78,15 +56,12 @@ class mock_partition {
     messages.clear();  // before the consumer they belong to
     rd_kafka_consumer_close(_consumer);
     rd_kafka_destroy(_consumer);
-    rd_kafka_mock_cluster_destroy(_cluster);
-    rd_kafka_destroy(_host);
   }
 
   std::vector<kafka_message> messages;
 
  private:
-  rd_kafka_t* _host = nullptr;
-  rd_kafka_mock_cluster_t* _cluster = nullptr;
+  mock_topic _cluster;  // first: outlives the consumer
   rd_kafka_t* _consumer = nullptr;
 };
 
