@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <pqxx/pqxx>
 
 #include <fstream>
 #include <regex>
@@ -19,6 +20,8 @@
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
+#include "sinks/postgres/advisory_lock_space.h"
+#include "sinks/postgres/key_locks.h"
 #include "tests/connector/http/http_test_client.h"
 
 namespace sluice::testing {
@@ -185,8 +188,27 @@ TEST_CASE("a poison message under errors.tolerance none: commits before it, FAIL
   auto after = events(table, 7, 5);
   records.insert(records.end(), after.begin(), after.end());
   produce(topic, records);
+  // The poison's batch waits for its table's lock (sluice's lanes take it shared; held here
+  // exclusively) while more messages arrive, so the next batch is prepared and queued behind
+  // it: none of that may carry the partition past the poison once the lock goes.
+  pqxx::connection locker(postgres_dsn());
+  pqxx::nontransaction lock(locker);
+  lock.exec("SELECT pg_advisory_lock(" + std::to_string(advisory_lock_space::table) + ", " +
+            std::to_string(table_lock_key({"public", table})) + ")");
   const uint16_t port = free_port();
   sluice_process p(config_with_http(connector, topic, port, "errors.tolerance: none\n"));
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        return !query(
+                                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = "
+                                    "'Lock' AND wait_event = 'advisory'")
+                                    .empty();
+                      },
+                      std::chrono::seconds(60)),
+                  p.log());
+  produce(topic, events(table, 12, 20));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // > batch.max.ms: prepared, queued
+  lock.exec("SELECT pg_advisory_unlock_all()");
 
   REQUIRE_MESSAGE(wait_until(
                       [&] {
@@ -200,6 +222,7 @@ TEST_CASE("a poison message under errors.tolerance none: commits before it, FAIL
                       },
                       std::chrono::seconds(60)),
                   p.log());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a queued batch would be applied
   const auto status = http_request(port, "GET", "/status");
   CHECK(status.body.find("cannot decode") != std::string::npos);
   CHECK(status.body.find("@5") != std::string::npos);  // names the poison's offset
