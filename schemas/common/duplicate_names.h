@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "schemas/common/same_text.h"
 
@@ -41,6 +43,26 @@ inline std::optional<std::string_view> find_duplicate_name(std::span<std::string
   const auto dup = std::adjacent_find(names.begin(), names.end());
   if (dup == names.end()) return std::nullopt;
   return *dup;
+}
+
+// find_duplicate_name over the names of `members` (anything with a `name`), gathered in
+// `scratch`. When they are unique they are remembered in `unique`, so that a reader can skip
+// the check for the next object that names exactly the same list.
+template <typename Members>
+std::optional<std::string_view> find_duplicate_member(const Members& members,
+                                                      std::vector<std::string_view>& scratch,
+                                                      std::vector<std::string>& unique) {
+  scratch.clear();
+  for (const auto& m : members)
+    scratch.push_back(m.name);
+  const auto dup = find_duplicate_name(scratch);
+  if (!dup) {
+    unique.resize(scratch.size());
+    size_t i = 0;
+    for (const auto& m : members)
+      unique[i++].assign(m.name);
+  }
+  return dup;
 }
 
 }  // namespace sluice

@@ -306,16 +306,8 @@ std::optional<error> datastream_event_reader::check_unique(names_seen& names,
 std::optional<error> datastream_event_reader::check_payload_unique(const image& payload,
                                                                    bool same_as_unique) {
   if (same_as_unique) return std::nullopt;
-  _names.clear();
-  for (const auto& c : payload)
-    _names.push_back(c.name);
-  const auto dup = find_duplicate_name(_names);
-  if (!dup) {
-    _unique_columns.resize(payload.size());
-    for (size_t i = 0; i < payload.size(); ++i)
-      _unique_columns[i].assign(payload[i].name);
-    return std::nullopt;
-  }
+  const auto dup = find_duplicate_member(payload, _names, _unique_columns);
+  if (!dup) return std::nullopt;
   return make_error(error_code::invalid_json, "payload names " + in_quotes(*dup) + " twice");
 }
 

@@ -428,16 +428,8 @@ std::optional<error> debezium_envelope_reader::check_unique(
       ++same;
     if (same == fields.size()) return std::nullopt;
   }
-  _names.clear();
-  for (const auto& f : fields)
-    _names.push_back(f.name);
-  const auto dup = find_duplicate_name(_names);
-  if (!dup) {
-    unique.resize(fields.size());
-    for (size_t i = 0; i < fields.size(); ++i)
-      unique[i].assign(fields[i].name);
-    return std::nullopt;
-  }
+  const auto dup = find_duplicate_member(fields, _names, unique);
+  if (!dup) return std::nullopt;
   return make_error(error_code::invalid_json,
                     std::string(where) + " names " + in_quotes(*dup) + " twice");
 }
