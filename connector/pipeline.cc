@@ -3,13 +3,14 @@
 #include <chrono>
 #include <functional>
 #include <stdexcept>
+#include <tuple>
 
 #include "connector/kafka/dead_letter_producer.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
 #include "schemas/goldengate/goldengate_metadata.h"
-#include "sinks/postgres/pg_applier.h"
-#include "sinks/postgres/pg_error_policy.h"
+#include "sinks/postgres/session/pg_error_policy.h"
+#include "sinks/postgres/state_reader.h"
 
 namespace sluice {
 namespace {
@@ -18,6 +19,12 @@ using clock_type = std::chrono::steady_clock;
 
 // How long a closed batch may wait for the prepare stage before the partitions are paused.
 constexpr auto k_pause_after = std::chrono::seconds(1);
+// How long the consumer thread waits for the partition owner's claims and offset reads before
+// it polls on and applies the answer when it comes (PostgreSQL answers in milliseconds when it
+// is there; the wait keeps the common case a plain assignment at the stored offsets).
+constexpr auto k_owner_wait = std::chrono::seconds(3);
+// How long a revocation waits for a claim of the revoked partitions still being retried.
+constexpr auto k_cancel_wait = std::chrono::seconds(30);
 
 bool starts_from_beginning(const config& c) {
   const auto reset = c.kafka_property("auto.offset.reset").value_or("latest");
@@ -36,23 +43,32 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
       _state([this](connector_state s) { _state_probe.set(s); }),
       _consumer_probe(metrics),
       _apply_probe(metrics),
-      _chunk_probe(metrics) {
+      _chunk_probe(metrics),
+      _postgres_probe(metrics),
+      _health(_state, _postgres_probe, _apply_probe) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
+  const session_options sessions = make_session_options(cfg);
+  const retry_policy policy = make_retry_policy(cfg);
   apply_options options = make_applier_options(cfg);
-  options.on_error = [this](const pg_error_class& e) { _apply_probe.postgres_error(e.sqlstate); };
-  options.chunk_decoders = chunk_decoder_factory(cfg);
-  _key_lookup = std::make_unique<target_key_lookup>(cfg.postgres.dsn, options);
+  options.chunk_decoders = chunk_decoder_factory(cfg, &_health);
+  // The prepare thread's lookups give up when the batch they decode for is abandoned.
+  _key_lookup = std::make_unique<target_key_lookup>(
+      sessions, policy, options.routing, &_health,
+      [this] { return _preparing.load() >= _generation.load(); });
   _catalog.set_key_resolver([this](const table_name& source, std::string_view topic) {
     return (*_key_lookup)(source, topic);
   });
-  _control = std::make_unique<pg_applier>(cfg.postgres.dsn, options);
+  owner_worker::callbacks owner_cb;
+  owner_cb.chunks_counted = [this](uint64_t n) { _chunk_probe.pending(n); };
+  owner_cb.failed = [this](const std::string& why) { fail(why); };
+  _owner = std::make_unique<owner_worker>(sessions, policy, cfg.name, &_health, owner_cb);
   if (!cfg.errors.dead_letter_topic.empty()) {
     _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);
   }
-  _janitor = std::make_unique<tombstone_janitor>(
-      std::make_unique<pg_applier>(cfg.postgres.dsn, options), cfg.tombstone_retention);
+  _janitor =
+      std::make_unique<tombstone_janitor>(sessions, policy, &_health, cfg.tombstone_retention);
   const size_t lanes = static_cast<size_t>(std::max(1, cfg.apply_lanes));
   _preparer = std::make_unique<batch_preparer>(cfg, _catalog, _partitions, lanes, metrics);
   for (size_t i = 0; i < lanes; ++i) {
@@ -72,14 +88,15 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
       fail(why);  // the first failure is kept
     };
     cb.done = [this] { finished_one(); };
-    _lanes.push_back(
-        std::make_unique<apply_lane>(i, std::make_unique<pg_applier>(cfg.postgres.dsn, options),
-                                     _partitions, _dlq.get(), std::move(cb), /*queue_capacity=*/1));
+    _lanes.push_back(std::make_unique<apply_lane>(i, sessions, policy, options, &_health,
+                                                  _partitions, _dlq.get(), std::move(cb),
+                                                  /*queue_capacity=*/1));
   }
 }
 
 pipeline::~pipeline() {
   _janitor->stop();
+  _owner->stop();
   _prepare_queue.close();
   if (_prepare_thread.joinable()) _prepare_thread.join();
   for (auto& lane : _lanes)
@@ -132,14 +149,37 @@ bool pipeline::idle() {
   return _in_flight == 0;
 }
 
-void pipeline::wait_idle() {
+bool pipeline::settle() {
+  bool kept = true;
   std::unique_lock lock(_idle_mutex);
-  _idle_cv.wait(lock, [&] { return _in_flight == 0; });
+  while (
+      !_idle_cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return _in_flight == 0; })) {
+    if (kept && (degraded() || _state.get() == connector_state::failed)) {
+      // PostgreSQL is away: what is in flight cannot commit now. Let it go (the lanes stop
+      // retrying it) rather than hold the consumer thread for the length of the outage.
+      lock.unlock();
+      abandon_in_flight();
+      kept = false;
+      lock.lock();
+    }
+  }
+  return kept;
+}
+
+void pipeline::abandon_in_flight() {
+  ++_generation;  // the lanes give up their batches; the prepare stage drops its input
+  _batch.clear();
+  _batch_bytes = 0;
+  drop_held();
+  if (_state.get() != connector_state::failed) _resync_requested = true;
+  SLUICE_LOG(warn, "pipeline",
+             "PostgreSQL unreachable: the batches in flight are abandoned, to be consumed again");
 }
 
 void pipeline::prepare_loop() {
   while (auto raw = _prepare_queue.pop()) {
     if (raw->generation >= _generation.load() && _state.get() != connector_state::failed) {
+      _preparing = raw->generation;
       try {
         std::vector<lane_batch> batches = _preparer->prepare(std::move(*raw));
         for (size_t i = 0; i < batches.size(); ++i) {
@@ -199,12 +239,22 @@ bool pipeline::push_held(std::chrono::milliseconds wait) {
 }
 
 bool pipeline::push_held_blocking() {
-  if (!_held) return true;
-  const bool pushed = _prepare_queue.push(std::move(*_held));
-  _held.reset();
-  if (!pushed) finished_one();  // the queue is closed: nothing will run it
-  end_backpressure();
-  return pushed;
+  while (_held) {
+    if (_prepare_queue.closed()) {
+      drop_held();  // nothing will run it
+      return false;
+    }
+    if (_prepare_queue.try_push_for(*_held, std::chrono::milliseconds(100))) {
+      _held.reset();
+      end_backpressure();
+      return true;
+    }
+    if (degraded() || _state.get() == connector_state::failed) {
+      abandon_in_flight();  // the stages ahead wait for PostgreSQL: do not wait with them
+      return false;
+    }
+  }
+  return true;
 }
 
 void pipeline::drop_held() {
@@ -222,42 +272,115 @@ void pipeline::end_backpressure() {
   _held_back.clear();
 }
 
-std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& parts) {
-  std::map<std::string, std::vector<partition_id>> by_topic;
-  for (const topic_partition& tp : parts)
-    by_topic[tp.topic].push_back(tp.partition);
-  std::map<topic_partition, std::optional<kafka_offset>> stored;
-  for (const auto& [topic, partitions] : by_topic) {
-    for (const claimed_partition& claim : _control->claim(topic, partitions)) {
-      const topic_partition tp{topic, claim.partition};
+void pipeline::apply_claims(std::vector<owner_worker::claimed> claims, uint64_t assigning,
+                            std::map<topic_partition, int64_t>* starts) {
+  std::vector<topic_partition> ready;
+  kafka_partition_list seek(rd_kafka_topic_partition_list_new(8));
+  for (owner_worker::claimed& c : claims) {
+    for (const claimed_partition& claim : c.partitions) {
+      const topic_partition tp{c.topic, claim.partition};
+      auto it = _unclaimed.find(tp);
+      if (it == _unclaimed.end() || it->second != c.ticket) continue;  // revoked meanwhile
+      _unclaimed.erase(it);
       _partitions.claim(tp, claim.epoch, claim.next.value_or(kafka_offset{-1}), lane_of(tp));
-      stored[tp] = claim.next;
       SLUICE_LOG(
           info, "pipeline",
           "claimed " << label(tp) << " epoch " << claim.epoch.value() << ", starting at "
                      << (claim.next
                              ? std::to_string(claim.next->value())
                              : _config.kafka_property("auto.offset.reset").value_or("latest")));
+      if (starts && c.ticket == assigning) {
+        (*starts)[tp] = start_offset(claim.next);
+        continue;
+      }
+      // Assigned earlier, paused and held until now: start at the stored offset.
+      rd_kafka_topic_partition_list_add(seek.get(), tp.topic.c_str(), tp.partition.value())
+          ->offset = start_offset(claim.next);
+      ready.push_back(tp);
     }
   }
+  if (ready.empty()) return;
+  _consumer->seek(seek.get());
+  resume_ready(ready);
+}
+
+void pipeline::resume_ready(const std::vector<topic_partition>& parts) {
+  if (_paused) return;  // PAUSED: they wait for the resume with the others
+  if (!_held_back.empty()) {
+    // Under backpressure: they wait with the others (resumed when the held batch goes).
+    _held_back.insert(_held_back.end(), parts.begin(), parts.end());
+    return;
+  }
+  _consumer->resume(parts);
+}
+
+void pipeline::drop_unready(size_t from) {
+  if (_unclaimed.empty() && _resync_ticket == 0) return;
+  const auto unready = [&](const kafka_message& m) {
+    const topic_partition tp = partition_of(*m);
+    return _resync_ticket != 0 || _unclaimed.count(tp) > 0;
+  };
+  _batch.erase(
+      std::remove_if(_batch.begin() + static_cast<std::ptrdiff_t>(from), _batch.end(), unready),
+      _batch.end());
+}
+
+std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& parts) {
+  // Claimed on the partition owner's thread; waited for briefly, so that the usual assignment
+  // starts right at the stored offsets.
+  const uint64_t ticket = ++_claim_tickets;
+  std::map<std::string, std::vector<partition_id>> by_topic;
+  for (const topic_partition& tp : parts) {
+    by_topic[tp.topic].push_back(tp.partition);
+    _unclaimed[tp] = ticket;
+  }
+  for (const auto& [topic, partitions] : by_topic)
+    _owner->claim(ticket, topic, partitions);
+  std::map<topic_partition, int64_t> starts;
+  const auto deadline = clock_type::now() + k_owner_wait;
+  while (starts.size() < parts.size() && clock_type::now() < deadline &&
+         _state.get() != connector_state::failed) {
+    apply_claims(_owner->take_claims(), ticket, &starts);
+    if (starts.size() < parts.size()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   _consumer_probe.rebalance();
+  std::vector<topic_partition> held;
+  std::vector<int64_t> out;
+  out.reserve(parts.size());
+  for (const topic_partition& tp : parts) {
+    auto it = starts.find(tp);
+    if (it != starts.end()) {
+      out.push_back(it->second);
+    } else {
+      out.push_back(assignment_listener::held);
+      held.push_back(tp);
+    }
+  }
+  if (!held.empty()) {
+    SLUICE_LOG(warn, "pipeline",
+               held.size() << " partition(s) assigned before PostgreSQL answered their claim: "
+                              "held paused until it does");
+  }
   if (_paused) _consumer->pause(parts);  // PAUSED: new partitions wait for the resume too
   if (!_held_back.empty()) {
     // Under backpressure: these wait with the others (resumed when the held batch goes).
     _held_back.insert(_held_back.end(), parts.begin(), parts.end());
     if (!_paused) _consumer->pause(parts);
   }
-  std::vector<int64_t> starts;
-  starts.reserve(parts.size());
-  for (const topic_partition& tp : parts)
-    starts.push_back(start_offset(stored.at(tp)));
-  return starts;
+  return out;
 }
 
 void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) {
+  std::vector<topic_partition> unclaimed;
+  for (const topic_partition& tp : parts) {
+    if (_unclaimed.erase(tp) > 0) unclaimed.push_back(tp);
+  }
+  // A claim still retried for them must not land after the next owner's.
+  if (!unclaimed.empty()) _owner->cancel(unclaimed, k_cancel_wait);
   const bool failed = _state.get() == connector_state::failed;
-  if (lost || failed) {
-    // Someone else owns them already: abandon everything in flight, then resync the rest.
+  if (lost || failed || degraded()) {
+    // Someone else owns them already (or PostgreSQL is away and nothing can commit now):
+    // abandon everything in flight, then resync the rest.
     ++_generation;
     _batch.clear();
     _batch_bytes = 0;
@@ -267,7 +390,7 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
     // Still the owner: finish and commit what was consumed of them first.
     dispatch();
   }
-  wait_idle();
+  settle();
   for (const topic_partition& tp : parts) {
     _partitions.remove(tp);
     if (!lost) SLUICE_LOG(info, "pipeline", "released " << label(tp));
@@ -282,12 +405,33 @@ void pipeline::resync() {
   _batch.clear();
   _batch_bytes = 0;
   drop_held();
-  wait_idle();
-  std::map<topic_partition, stored_offset> stored;
-  for (stored_offset& s : _control->read_offsets()) {
-    stored[{s.topic, s.partition}] = std::move(s);
+  settle();
+  const uint64_t ticket = ++_claim_tickets;
+  _owner->read_offsets(ticket);
+  const auto deadline = clock_type::now() + k_owner_wait;
+  while (clock_type::now() < deadline && _state.get() != connector_state::failed) {
+    if (auto answer = _owner->take_offsets(); answer && answer->first == ticket) {
+      finish_resync(answer->second);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  std::vector<topic_partition> fenced;
+  // PostgreSQL is slow to answer: poll on with every owned partition paused, and messages
+  // dropped, until it does (take_owner_answers).
+  _resync_ticket = ticket;
+  _resync_paused.clear();
+  for (const auto& [tp, e] : _partitions.snapshot())
+    _resync_paused.push_back(tp);
+  if (!_resync_paused.empty()) _consumer->pause(_resync_paused);
+  SLUICE_LOG(warn, "pipeline", "resync waits for PostgreSQL: partitions paused");
+}
+
+void pipeline::finish_resync(const std::vector<stored_offset>& offsets) {
+  std::map<topic_partition, stored_offset> stored;
+  for (const stored_offset& s : offsets) {
+    stored[{s.topic, s.partition}] = s;
+  }
+  std::vector<topic_partition> fenced, ready;
   kafka_partition_list seek(rd_kafka_topic_partition_list_new(8));
   for (const auto& [tp, entry] : _partitions.snapshot()) {
     auto it = stored.find(tp);
@@ -302,18 +446,35 @@ void pipeline::resync() {
     _partitions.committed(tp, committed);
     rd_kafka_topic_partition_list_add(seek.get(), tp.topic.c_str(), tp.partition.value())->offset =
         start_offset(it->second.next);
+    ready.push_back(tp);
   }
   _partitions.rewind_to_committed();
   for (const topic_partition& tp : fenced)
     _partitions.remove(tp);
   if (!fenced.empty()) _consumer->pause(fenced);
   _consumer->seek(seek.get());
+  if (_resync_ticket != 0) {
+    // The partitions were paused for the wait: resume those still owned.
+    _resync_ticket = 0;
+    _resync_paused.clear();
+    resume_ready(ready);
+  }
+}
+
+void pipeline::take_owner_answers() {
+  apply_claims(_owner->take_claims(), 0, nullptr);
+  if (_resync_ticket == 0) return;
+  if (auto answer = _owner->take_offsets(); answer && answer->first == _resync_ticket) {
+    finish_resync(answer->second);
+  }
 }
 
 void pipeline::handle_pause_requests() {
-  if (_pause_requested.exchange(false) && !_paused && _state.get() == connector_state::running) {
+  const connector_state now = _state.get();
+  if (_pause_requested.exchange(false) && !_paused &&
+      (now == connector_state::running || now == connector_state::degraded)) {
     dispatch();
-    wait_idle();
+    settle();
     _consumer->pause_all();
     _paused = true;
     if (set_state(connector_state::paused)) SLUICE_LOG(info, "pipeline", "paused");
@@ -345,14 +506,9 @@ void pipeline::refresh_watermarks() {
   if (caught_up && idle) _apply_probe.caught_up();
   // Lanes count pending chunks inside their transactions and may report in either order: one
   // that counted before another's completing batch committed can report last. Idle, count
-  // again (only while the gauge shows any: nothing to correct otherwise).
-  if (idle && _chunk_probe.pending() > 0) {
-    try {
-      _chunk_probe.pending(_control->pending_chunks());
-    } catch (const std::exception& e) {
-      SLUICE_LOG(warn, "pipeline", "counting pending chunks failed: " << e.what());
-    }
-  }
+  // again (only while the gauge shows any: nothing to correct otherwise), on the partition
+  // owner's thread.
+  if (idle && _chunk_probe.pending() > 0) _owner->count_pending_chunks();
 }
 
 connector_status pipeline::status() const {
@@ -360,6 +516,7 @@ connector_status pipeline::status() const {
   s.name = _config.name;
   s.state = _state.get();
   s.last_error = _state.reason();
+  std::tie(s.degraded_reason, s.degraded_since_ms) = _state.degraded();
   for (const auto& [tp, e] : _partitions.snapshot()) {
     partition_status& p = s.assigned.emplace_back();
     p.topic = tp.topic;
@@ -370,16 +527,23 @@ connector_status pipeline::status() const {
   return s;
 }
 
-int pipeline::run(const std::atomic<bool>& stop_requested) {
-  _control->start();
-  // What metadata records taught before a restart lies behind the committed offsets: learn it
-  // again from sluice.catalog before the first message is decoded.
-  for (const catalog_update& u : _control->load_catalog()) {
+bool pipeline::start(const std::atomic<bool>& stop_requested) {
+  // The state schema is migrated, and what metadata records taught before a restart (it lies
+  // behind the committed offsets) is learned again from sluice.catalog, before the first
+  // message is decoded. PostgreSQL away at start-up is waited out like any outage.
+  session_options options = make_session_options(_config);
+  pg_session session(options, make_retry_policy(_config), "start-up", &_health);
+  state_reader reader(session, _config.name);
+  const auto reached = session.run_while([&] { return !stop_requested.load(); },
+                                         [](pqxx::connection&) { return true; });
+  if (!reached) return false;  // stopped while waiting
+  for (const catalog_update& u : reader.load_catalog()) {
     learn_shape(*_catalog.intern(u.table), u.columns, u.key_columns);
   }
   for (auto& lane : _lanes)
     lane->start();
-  _janitor->start();  // the state schema exists now (_control->start())
+  _janitor->start();  // the state schema exists now
+  _owner->start();
   _prepare_thread = std::thread([this] { prepare_loop(); });
 
   kafka_settings settings;
@@ -395,13 +559,27 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
   SLUICE_LOG(
       info, "pipeline",
       "running as connector '" << _config.name << "' with " << _lanes.size() << " apply lane(s)");
+  return true;
+}
 
+int pipeline::run(const std::atomic<bool>& stop_requested) {
+  try {
+    if (!start(stop_requested)) {
+      set_state(connector_state::stopped);
+      SLUICE_LOG(info, "pipeline", "stopped before PostgreSQL answered");
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    SLUICE_LOG(error, "pipeline", "failed to start: " << e.what());
+    fail(e.what());
+  }
   auto batch_deadline = clock_type::now() + _config.batch.max_time;
   auto next_watermarks = clock_type::now();
   try {
     while (!stop_requested.load()) {
       const connector_state st = _state.get();
       if (st == connector_state::failed) break;
+      take_owner_answers();
       if (_resync_requested.load()) resync();
       handle_pause_requests();
       // A held batch waits for room. Briefly, without polling (nothing more is consumed;
@@ -425,6 +603,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
         before = 0;
         _batch_bytes = 0;
       }
+      drop_unready(before);
       if (before == 0 && !_batch.empty())
         batch_deadline = clock_type::now() + _config.batch.max_time;
       for (size_t i = before; i < _batch.size(); ++i) {
@@ -449,7 +628,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
     if (set_state(connector_state::draining)) {  // not FAILED
       SLUICE_LOG(info, "pipeline", "draining: applying the batches in flight");
       dispatch();
-      wait_idle();
+      settle();  // abandoned, not waited for, while PostgreSQL is away
     }
   } catch (const std::exception& e) {
     SLUICE_LOG(error, "pipeline", "failed: " << e.what());
@@ -461,10 +640,10 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
     SLUICE_LOG(error, "pipeline", "FAILED: " << _state.reason() << " (waiting to be stopped)");
     while (!stop_requested.load())
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    _consumer->close();
+    if (_consumer) _consumer->close();
     return 1;
   }
-  _consumer->close();
+  if (_consumer) _consumer->close();
   set_state(connector_state::stopped);
   SLUICE_LOG(info, "pipeline", "stopped");
   return 0;

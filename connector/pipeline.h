@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,13 +17,16 @@
 #include "connector/metrics/apply_probe.h"
 #include "connector/metrics/chunk_probe.h"
 #include "connector/metrics/consumer_probe.h"
+#include "connector/metrics/postgres_probe.h"
 #include "connector/metrics/state_probe.h"
 #include "connector/runtime/apply_lane.h"
 #include "connector/runtime/batch_preparer.h"
 #include "connector/runtime/batches.h"
 #include "connector/runtime/bounded_queue.h"
 #include "connector/runtime/connector_state.h"
+#include "connector/runtime/owner_worker.h"
 #include "connector/runtime/partition_table.h"
+#include "connector/runtime/postgres_health.h"
 #include "connector/runtime/target_key_lookup.h"
 #include "connector/runtime/tombstone_janitor.h"
 #include "core/catalog/table_catalog.h"
@@ -30,7 +34,6 @@
 namespace sluice {
 
 class dead_letter_producer;
-class pg_applier;
 
 // The one place that knows every stage (STYLE.md #1). Three kinds of threads:
 //
@@ -57,6 +60,15 @@ class pg_applier;
 // is abandoned, never retried as if nothing happened, and every partition is re-read from
 // PostgreSQL (fenced if its epoch moved, else rewound to its committed offset).
 //
+// No PostgreSQL call runs on the consumer thread: claims and the resync's offset reads run on
+// the partition owner's thread (owner_worker.h). The consumer thread waits for them briefly
+// (k_owner_wait); when PostgreSQL does not answer in that time (an outage), it goes on polling
+// — the member stays in its group — with those partitions assigned but paused, and their
+// messages dropped, until the answer comes: then it seeks them to the stored offset and
+// resumes them. While PostgreSQL is unreachable the connector is DEGRADED (postgres_health.h):
+// lanes wait the outage out, backpressure pauses the partitions, and work that cannot finish
+// (a revocation, a pause, a drain meanwhile) is abandoned, to be consumed again.
+//
 // Threading: run() and the assignment callbacks run on the consumer thread; request_*() and
 // status() may be called from any thread.
 class pipeline : public assignment_listener, public status_source {
@@ -78,6 +90,9 @@ class pipeline : public assignment_listener, public status_source {
   void on_revoked(const std::vector<topic_partition>& parts, bool lost) override;
 
  private:
+  // Migrates the state schema, learns the stored catalog, starts the threads and the
+  // consumer; false when stopped while waiting for PostgreSQL.
+  bool start(const std::atomic<bool>& stop_requested);
   void prepare_loop();
   // Closes the current batch and hands it to the prepare stage. wait: block until the stage
   // takes it (revocation, pause, drain); else hold it under backpressure when the stage is
@@ -90,8 +105,22 @@ class pipeline : public assignment_listener, public status_source {
   void end_backpressure();
   // Nothing handed on and not yet applied.
   bool idle();
-  void wait_idle();
+  // Waits until nothing is in flight. While PostgreSQL is unreachable the work in flight
+  // cannot finish: it is abandoned (a resync follows) and the wait ends once the lanes let go.
+  // False when work was abandoned.
+  bool settle();
+  void abandon_in_flight();
   void resync();  // abandon work in flight, re-read offsets, fence or rewind
+  void finish_resync(const std::vector<stored_offset>& stored);
+  // Claims and offsets the partition owner answered: applied on the consumer thread.
+  void take_owner_answers();
+  // Applies answered claims; for a claim of the assignment being made (`assigning`), fills
+  // `starts` instead of seeking.
+  void apply_claims(std::vector<owner_worker::claimed> claims, uint64_t assigning,
+                    std::map<topic_partition, int64_t>* starts);
+  void resume_ready(const std::vector<topic_partition>& parts);
+  void drop_unready(size_t from);  // messages of partitions not claimed or being resynced
+  bool degraded() const { return _health.down(); }
   void handle_pause_requests();
   void refresh_watermarks();
   void finished_one();
@@ -107,6 +136,8 @@ class pipeline : public assignment_listener, public status_source {
   consumer_probe _consumer_probe;
   apply_probe _apply_probe;
   chunk_probe _chunk_probe;
+  postgres_probe _postgres_probe;
+  postgres_health _health;  // observes every session below: built before them
   table_catalog _catalog;
   partition_table _partitions;
   std::atomic<uint64_t> _generation{1};
@@ -125,7 +156,13 @@ class pipeline : public assignment_listener, public status_source {
   std::chrono::steady_clock::time_point _held_since;  // when _held was closed
   std::vector<topic_partition> _held_back;            // partitions paused for backpressure
 
-  std::unique_ptr<pg_applier> _control;            // claims and offset reads (consumer thread)
+  std::map<topic_partition, uint64_t> _unclaimed;  // assigned, claim pending: its ticket
+  uint64_t _claim_tickets = 0;
+  uint64_t _resync_ticket = 0;  // a resync waiting for its offsets (0: none)
+  std::vector<topic_partition> _resync_paused;
+  std::atomic<uint64_t> _preparing{0};  // the generation the prepare thread works for
+
+  std::unique_ptr<owner_worker> _owner;            // claims, offset reads (owner thread)
   std::unique_ptr<target_key_lookup> _key_lookup;  // the catalog's key resolver (prepare thread)
   std::unique_ptr<tombstone_janitor> _janitor;
   std::unique_ptr<dead_letter_producer> _dlq;

@@ -17,7 +17,7 @@
 #include "connector/pipeline.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
-#include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/session/pg_session.h"
 
 namespace sluice {
 namespace {
@@ -110,8 +110,9 @@ int check_command(const arguments& args) {
     std::cout << "kafka: ok\n";
   }
   try {
-    pg_applier applier(c->postgres.dsn, make_applier_options(*c));
-    applier.start();
+    // A person waits for check: a short, bounded retry policy, never a hang.
+    pg_session session(make_session_options(*c), retry_policy::bounded(), "check");
+    session.run([](pqxx::connection&) { return true; });
     std::cout << "postgres: ok (" << redact(c->postgres.dsn) << ", state schema "
               << c->postgres.state_schema << ")\n";
   } catch (const std::exception& e) {

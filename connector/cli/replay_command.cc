@@ -30,7 +30,7 @@
 #include "connector/cli/replayer.h"
 #include "connector/config/redact.h"
 #include "connector/runtime/stage_factory.h"
-#include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/batch_applier.h"
 
 namespace sluice {
 namespace {
@@ -113,9 +113,11 @@ int replay_command(const arguments& args) {
   // Completed chunked records are decoded by the applier.
   apply_options options = make_applier_options(*c);
   options.chunk_decoders = chunk_decoder_factory(*c);
-  pg_applier applier(c->postgres.dsn, options);
+  // A person waits for a replay: a short, bounded retry policy, never a hang.
+  pg_session session(make_session_options(*c), retry_policy::bounded(), "replay");
+  batch_applier applier(session, options);
   try {
-    applier.start();
+    session.run([](pqxx::connection&) { return true; });  // connects, migrates the state schema
   } catch (const std::exception& e) {
     std::cerr << "sluice replay: PostgreSQL: " << redact(e.what()) << "\n";
     return 1;

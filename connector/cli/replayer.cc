@@ -4,7 +4,7 @@
 
 #include "connector/cli/progress_bar.h"
 #include "connector/runtime/stage_factory.h"
-#include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/batch_applier.h"
 
 namespace sluice {
 namespace {
@@ -70,12 +70,12 @@ std::string format_replay_summary(const replay_totals& t, double elapsed_seconds
   return s;
 }
 
-replayer::replayer(const config& c, pg_applier& applier,
+replayer::replayer(const config& c, batch_applier& applier,
                    std::function<void(std::string_view)> report)
     : _config(c),
       _applier(applier),
       _report(std::move(report)),
-      _keys(c.postgres.dsn, make_applier_options(c)),
+      _keys(make_session_options(c), retry_policy::bounded(), make_applier_options(c).routing),
       _decoders(c) {
   _decoders.set_key_resolver(
       [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
@@ -133,7 +133,7 @@ void replayer::flush() {
   batch_metadata metadata{std::move(_pending.catalog), std::move(_pending.ddl),
                           std::move(_pending.pieces), _newest};
   // No progress: a replay moves no offsets.
-  const apply_stats stats = _applier.apply(merged, _dead, {}, metadata);
+  const apply_stats stats = _applier.apply(merged, _dead, {}, metadata).stats;
   add(_totals.merge, merged.stats);
   _totals.applied += stats;
   ++_totals.batches;

@@ -19,7 +19,7 @@
 
 namespace sluice {
 
-class pg_applier;
+class batch_applier;
 
 // What a replay did, for its summary.
 struct replay_totals {
@@ -65,12 +65,12 @@ std::string format_replay_summary(const replay_totals& t, double elapsed_seconds
 //
 // Lifecycle: one per replay; call flush() after the last line (and after a stop, to apply
 // everything before the bad line). Threading: one thread. Errors of the database are thrown
-// by flush() (pg_applier::apply); a topic whose format is not supported throws
+// by flush() (batch_applier::apply); a topic whose format is not supported throws
 // std::invalid_argument from add_line().
 class replayer {
  public:
   // report is told each dead letter's origin and reason as it is found.
-  replayer(const config& c, pg_applier& applier, std::function<void(std::string_view)> report);
+  replayer(const config& c, batch_applier& applier, std::function<void(std::string_view)> report);
 
   // Returns false when the replay must stop at this line (errors.tolerance: none); failure()
   // then names it. The line is not part of the batch.
@@ -84,7 +84,7 @@ class replayer {
   void dead_letter_or_stop(dead_letter d, std::string where);
 
   const config& _config;
-  pg_applier& _applier;
+  batch_applier& _applier;
   std::function<void(std::string_view)> _report;
   target_key_lookup _keys;  // declared before _decoders, whose catalog asks it
   topic_decoders _decoders;

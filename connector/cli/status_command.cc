@@ -15,7 +15,7 @@
 #include "connector/kafka/kafka_handles.h"
 #include "connector/kafka/kafka_log.h"
 #include "connector/runtime/stage_factory.h"
-#include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/state_reader.h"
 
 namespace sluice {
 namespace {
@@ -54,9 +54,10 @@ int status_command(const arguments& args) {
   std::vector<stored_offset> offsets;
   std::vector<table_progress> tables;
   try {
-    pg_applier applier(c->postgres.dsn, make_applier_options(*c));
-    offsets = applier.read_offsets();
-    tables = applier.read_table_progress();
+    pg_session session(make_session_options(*c), retry_policy::bounded(), "status");
+    state_reader reader(session, c->name);
+    offsets = reader.read_offsets();
+    tables = reader.read_table_progress();
   } catch (const std::exception& e) {
     std::cerr << "sluice status: PostgreSQL unreachable: " << redact(e.what()) << "\n";
     return 3;

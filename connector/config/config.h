@@ -65,6 +65,16 @@ struct topic_override {
 struct postgres_config {
   std::string dsn;  // secret: print through redact()
   std::string state_schema;
+  std::chrono::milliseconds retry_timeout{};  // 0: wait an outage out, however long
+  std::chrono::milliseconds connect_timeout{};
+  std::chrono::milliseconds keepalives_idle{};
+  std::chrono::milliseconds keepalives_interval{};
+  int keepalives_count{};
+  std::chrono::milliseconds tcp_user_timeout{};
+  std::chrono::milliseconds statement_timeout{};
+  std::chrono::milliseconds lock_timeout{};
+  std::chrono::milliseconds idle_in_transaction_timeout{};
+  std::chrono::milliseconds round_trip_timeout{};
 };
 
 struct batch_config {

@@ -159,6 +159,58 @@ const config_key keys[] = {
                   "pending_fragments, catalog, ddl_history, table_progress).",
    .check = check_identifier,
    .binding = field<&config::postgres, &postgres_config::state_schema>()},
+  {.name = "postgres.retry.timeout", .type = value_type::duration, .default_value = "0s",
+   .min = 0, .max = 365 * day,
+   .description = "How long an unreachable PostgreSQL (refused or lost connections, a server "
+                  "restarting: 08xxx, 57P01-57P03) is retried before the connector goes FAILED; "
+                  "0: forever — the connector waits in DEGRADED and resumes by itself.",
+   .binding = field<&config::postgres, &postgres_config::retry_timeout>()},
+  {.name = "postgres.connect.timeout", .type = value_type::duration, .default_value = "10s",
+   .min = 0, .max = hour,
+   .description = "libpq connect_timeout of every sluice connection (whole seconds, at least "
+                  "2; 0: none). A connect_timeout in the DSN wins.",
+   .binding = field<&config::postgres, &postgres_config::connect_timeout>()},
+  {.name = "postgres.keepalives.idle", .type = value_type::duration, .default_value = "10s",
+   .min = 0, .max = hour,
+   .description = "TCP keepalives: idle time before the first probe (0: keepalives as the "
+                  "system sets them). Keepalive settings in the DSN win.",
+   .binding = field<&config::postgres, &postgres_config::keepalives_idle>()},
+  {.name = "postgres.keepalives.interval", .type = value_type::duration, .default_value = "5s",
+   .min = second, .max = hour,
+   .description = "TCP keepalives: time between unanswered probes.",
+   .binding = field<&config::postgres, &postgres_config::keepalives_interval>()},
+  {.name = "postgres.keepalives.count", .type = value_type::integer, .default_value = "3",
+   .min = 1, .max = 100,
+   .description = "TCP keepalives: unanswered probes before the connection counts as lost.",
+   .binding = field<&config::postgres, &postgres_config::keepalives_count>()},
+  {.name = "postgres.tcp.user.timeout", .type = value_type::duration, .default_value = "30s",
+   .min = 0, .max = hour,
+   .description = "libpq tcp_user_timeout: how long sent data may stay unacknowledged before "
+                  "the connection counts as lost (0: the system's).",
+   .binding = field<&config::postgres, &postgres_config::tcp_user_timeout>()},
+  {.name = "postgres.statement.timeout", .type = value_type::duration, .default_value = "60s",
+   .min = 0, .max = day,
+   .description = "statement_timeout of every sluice session (0: none); a statement cancelled "
+                  "by it (57014) is retried like other transient errors, errors.retry.max times.",
+   .binding = field<&config::postgres, &postgres_config::statement_timeout>()},
+  {.name = "postgres.lock.timeout", .type = value_type::duration, .default_value = "30s",
+   .min = 0, .max = day,
+   .description = "lock_timeout of every sluice session (0: none); a lock wait ended by it "
+                  "(55P03) is retried, errors.retry.max times.",
+   .binding = field<&config::postgres, &postgres_config::lock_timeout>()},
+  {.name = "postgres.idle.in.transaction.timeout", .type = value_type::duration,
+   .default_value = "120s", .min = 0, .max = day,
+   .description = "idle_in_transaction_session_timeout of every sluice session (0: none): "
+                  "longer than anything sluice does inside a transaction between statements "
+                  "(producing dead letters to the dead-letter topic).",
+   .binding = field<&config::postgres, &postgres_config::idle_in_transaction_timeout>()},
+  {.name = "postgres.round.trip.timeout", .type = value_type::duration, .default_value = "90s",
+   .min = 0, .max = day,
+   .description = "Client-side deadline on one round trip: when nothing has arrived from the "
+                  "server for this long, the connection is cut and opened again (a link that "
+                  "stops forwarding without closing). Keep it above postgres.statement.timeout "
+                  "and postgres.lock.timeout; 0: none.",
+   .binding = field<&config::postgres, &postgres_config::round_trip_timeout>()},
   {.name = "batch.size", .type = value_type::integer, .default_value = "10000",
    .min = 1, .max = 10'000'000,
    .description = "A batch closes when it holds this many rows (changes).",
@@ -216,8 +268,10 @@ const config_key keys[] = {
    .binding = field<&config::errors, &errors_config::dead_letter_topic>()},
   {.name = "errors.retry.max", .type = value_type::integer, .default_value = "10",
    .min = 0, .max = 1'000'000,
-   .description = "Retries of a transient PostgreSQL failure (connection loss, 40001, 40P01, "
-                  "25006) before the connector goes FAILED.",
+   .description = "Attempts at a statement-level transient PostgreSQL failure on a reachable "
+                  "server (40001, 40P01, 55P03 lock timeout, 57014 statement timeout, 25006, "
+                  "53300) before the connector goes FAILED. Lost connections are not counted "
+                  "here: postgres.retry.timeout bounds them.",
    .binding = field<&config::errors, &errors_config::retry_max>()},
   {.name = "errors.retry.backoff.max", .type = value_type::duration, .default_value = "30s",
    .min = 10, .max = hour,

@@ -221,7 +221,8 @@ void http_server::start() {
   _bound = address.ipv6 ? "[" + address.host + "]:" + std::to_string(_port)
                         : address.host + ":" + std::to_string(_port);
   mg_set_request_handler(_context, "/", &http_server::dispatch, this);
-  SLUICE_LOG(info, "http", "serving /metrics, /healthz, /status, /pause, /resume on " << _bound);
+  SLUICE_LOG(info, "http",
+             "serving /metrics, /healthz, /readyz, /status, /pause, /resume on " << _bound);
 }
 
 void http_server::stop() {
@@ -260,7 +261,8 @@ int http_server::handle(mg_connection* conn) {
   const std::string_view method = request->request_method ? request->request_method : "";
   const std::string_view path = request->local_uri ? request->local_uri : "";
 
-  const bool is_get = path == "/metrics" || path == "/healthz" || path == "/status";
+  const bool is_get =
+      path == "/metrics" || path == "/healthz" || path == "/readyz" || path == "/status";
   const bool is_put = path == "/pause" || path == "/resume";
   if (!is_get && !is_put) {
     respond_error(conn, 404, "no such endpoint: " + std::string(path));
@@ -279,9 +281,14 @@ int http_server::handle(mg_connection* conn) {
     respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", _registry.serialize());
     return 200;
   }
-  if (path == "/healthz") {
+  if (path == "/healthz" || path == "/readyz") {
+    // Liveness: the process works (also while DEGRADED, PAUSED, starting or draining); only
+    // FAILED and STOPPED want a restart. Readiness: RUNNING only.
     const connector_state s = _status.state();
-    if (s == connector_state::running || s == connector_state::draining) {
+    const bool ok = path == "/healthz"
+                        ? s != connector_state::failed && s != connector_state::stopped
+                        : s == connector_state::running;
+    if (ok) {
       respond(conn, 200, k_text, "ok\n");
       return 200;
     }

@@ -1,5 +1,7 @@
 #include "connector/http/status_json.h"
 
+#include <cstdio>
+#include <ctime>
 #include <type_traits>
 
 #include "core/model/json_text.h"
@@ -16,6 +18,18 @@ void append_state(std::string& out, const connector_status& s, std::string_view 
     out += ",\"trace\":";
     append_json_string(out, s.last_error);
   }
+}
+
+// 2026-07-13T04:01:01.123Z
+std::string iso_utc(int64_t ms) {
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
 }
 
 template <typename T>
@@ -64,6 +78,13 @@ std::string to_json(const connector_status& s, std::string_view worker_id) {
     out += "null";
   } else {
     append_json_string(out, s.last_error);
+  }
+  if (!s.degraded_reason.empty()) {
+    out += ",\"degraded\":{\"since\":";
+    append_json_string(out, iso_utc(s.degraded_since_ms));
+    out += ",\"reason\":";
+    append_json_string(out, s.degraded_reason);
+    out += '}';
   }
   out += '}';
   return out;

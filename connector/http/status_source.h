@@ -31,6 +31,8 @@ struct connector_status {
   std::string name;  // the connector name (config `name`)
   connector_state state = connector_state::starting;
   std::string last_error;                  // empty: none (in FAILED: why)
+  std::string degraded_reason;             // while DEGRADED: what is unreachable, and why
+  int64_t degraded_since_ms = 0;           // since when (ms since the epoch, UTC)
   std::vector<partition_status> assigned;  // partitions this process owns
 };
 
@@ -42,7 +44,7 @@ class status_source {
  public:
   virtual ~status_source() = default;
   virtual connector_status status() const = 0;
-  // For GET /healthz and the pause/resume guard; override when status() is costly.
+  // For GET /healthz, /readyz and the pause/resume guard; override when status() is costly.
   virtual connector_state state() const { return status().state; }
 };
 

@@ -1,5 +1,6 @@
 #include "connector/kafka/kafka_consumer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
@@ -105,8 +106,25 @@ void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partit
     // once assigned back. Assigned partitions start resumed; the listener may pause them.
     rd_kafka_resume_partitions(rk, parts);
     const std::vector<int64_t> starts = _listener.on_assigned(tps);
-    for (int i = 0; i < parts->cnt; ++i)
-      parts->elems[i].offset = starts.at(static_cast<size_t>(i));
+    kafka_partition_list held(rd_kafka_topic_partition_list_new(1));
+    for (int i = 0; i < parts->cnt; ++i) {
+      rd_kafka_topic_partition_t& p = parts->elems[i];
+      p.offset = starts.at(static_cast<size_t>(i));
+      if (p.offset != assignment_listener::held) continue;
+      // An absolute offset, so that librdkafka queries nothing whose answer could land after
+      // the listener's seek: the log start (cached from the last fetch, else asked with a
+      // bounded wait; 0 when the broker does not say).
+      int64_t low = -1, high = -1;
+      if (rd_kafka_get_watermark_offsets(rk, p.topic, p.partition, &low, &high) != 0 || low < 0) {
+        if (rd_kafka_query_watermark_offsets(rk, p.topic, p.partition, &low, &high, 2000) != 0) {
+          low = 0;
+        }
+      }
+      p.offset = std::max<int64_t>(0, low);
+      rd_kafka_topic_partition_list_add(held.get(), p.topic, p.partition);
+    }
+    // Paused before the assignment too, where librdkafka already knows the partition.
+    if (held->cnt > 0) rd_kafka_pause_partitions(rk, held.get());
     rd_kafka_error_t* e = nullptr;
     if (cooperative) {
       e = rd_kafka_incremental_assign(rk, parts);
@@ -118,6 +136,7 @@ void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partit
       rd_kafka_error_destroy(e);
       throw std::runtime_error("incremental assign failed: " + msg);
     }
+    if (held->cnt > 0) rd_kafka_pause_partitions(rk, held.get());
     SLUICE_LOG(info, "consumer", "assigned " << parts->cnt << " partition(s)");
     return;
   }

@@ -32,9 +32,14 @@ struct topic_partition {
 // on_assigned may pause them. on_revoked runs before the partitions are given up.
 class assignment_listener {
  public:
+  // A start offset that says: not known yet. The partition is assigned at its log start and
+  // paused at once; the listener seeks it (seek()) and resumes it once it knows where it
+  // starts. Its messages fetched meanwhile are the listener's to drop.
+  static constexpr int64_t held = RD_KAFKA_OFFSET_INVALID;
+
   virtual ~assignment_listener() = default;
-  // Returns one start offset per partition, in order: an offset, or RD_KAFKA_OFFSET_BEGINNING /
-  // RD_KAFKA_OFFSET_END.
+  // Returns one start offset per partition, in order: an offset, RD_KAFKA_OFFSET_BEGINNING /
+  // RD_KAFKA_OFFSET_END, or held.
   virtual std::vector<int64_t> on_assigned(const std::vector<topic_partition>& parts) = 0;
   virtual void on_revoked(const std::vector<topic_partition>& parts, bool lost) = 0;
 };

@@ -67,6 +67,19 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                           .Name("sluice_postgres_errors_total")
                           .Help("PostgreSQL errors by SQLSTATE.")
                           .Register(r);
+  _postgres_up = &prometheus::BuildGauge()
+                      .Name("sluice_postgres_up")
+                      .Help(
+                          "1 while PostgreSQL answers sluice's sessions, 0 while one of them "
+                          "waits out an outage.")
+                      .Register(r)
+                      .Add({});
+  _postgres_up->Set(1);
+  _postgres_reconnects = &prometheus::BuildCounter()
+                              .Name("sluice_postgres_reconnects_total")
+                              .Help("PostgreSQL connections opened again after one was lost.")
+                              .Register(r)
+                              .Add({});
   _rebalances = &prometheus::BuildCounter()
                      .Name("sluice_rebalances_total")
                      .Help("Consumer group rebalances (assignments and revocations).")

@@ -28,12 +28,14 @@ namespace sluice {
 //   sluice_batch_rows                                 histogram
 //   sluice_batch_apply_seconds                        histogram
 //   sluice_postgres_errors_total{sqlstate}            counter
+//   sluice_postgres_up                                gauge    0 while PostgreSQL is unreachable
+//   sluice_postgres_reconnects_total                  counter
 //   sluice_rebalances_total                           counter
 //   sluice_pending_chunks                             gauge
 //   sluice_state{state}                               gauge    1 for the current state
 //
 // Families are created here, filled through the probes (consumer_probe, decode_probe,
-// merge_probe, apply_probe, state_probe, chunk_probe: STYLE.md #10) and read by
+// merge_probe, apply_probe, state_probe, chunk_probe, postgres_probe: STYLE.md #10) and read by
 // serialize() for GET /metrics. The accessors below are for those probes only: labelled
 // metrics as families (a probe adds and caches its children), unlabelled ones as their
 // single series (created here, so they are scraped from the start, as is sluice_state with
@@ -64,6 +66,8 @@ class metrics_registry {
   prometheus::Histogram& batch_rows() { return *_batch_rows; }
   prometheus::Histogram& batch_apply_seconds() { return *_batch_apply_seconds; }
   prometheus::Family<prometheus::Counter>& postgres_errors() { return *_postgres_errors; }
+  prometheus::Gauge& postgres_up() { return *_postgres_up; }
+  prometheus::Counter& postgres_reconnects() { return *_postgres_reconnects; }
   prometheus::Counter& rebalances() { return *_rebalances; }
   prometheus::Gauge& pending_chunks() { return *_pending_chunks; }
   prometheus::Family<prometheus::Gauge>& state() { return *_state; }
@@ -79,6 +83,8 @@ class metrics_registry {
   prometheus::Histogram* _batch_rows;
   prometheus::Histogram* _batch_apply_seconds;
   prometheus::Family<prometheus::Counter>* _postgres_errors;
+  prometheus::Gauge* _postgres_up;
+  prometheus::Counter* _postgres_reconnects;
   prometheus::Counter* _rebalances;
   prometheus::Gauge* _pending_chunks;
   prometheus::Family<prometheus::Gauge>* _state;

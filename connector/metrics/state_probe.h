@@ -13,7 +13,7 @@ namespace sluice {
 
 class metrics_registry;
 
-// sluice_state{state}: 1 for the connector's current state, 0 for the five others
+// sluice_state{state}: 1 for the connector's current state, 0 for the six others
 // (SPEC §5 states). Stage: runtime (whoever changes the state_holder calls set()).
 //
 // Lifecycle: after the registry, destroyed before it. Threading: set() may be called from
@@ -21,14 +21,15 @@ class metrics_registry;
 // from the thread that owns the state (the pipeline's).
 class state_probe {
  public:
-  static constexpr std::array<connector_state, 6> states = {
-      connector_state::starting, connector_state::running, connector_state::draining,
-      connector_state::paused,   connector_state::failed,  connector_state::stopped};
+  static constexpr std::array<connector_state, 7> states = {
+      connector_state::starting, connector_state::running, connector_state::degraded,
+      connector_state::draining, connector_state::paused,  connector_state::failed,
+      connector_state::stopped};
 
   explicit state_probe(metrics_registry& registry);
 
   void set(connector_state s);
-  // By name (STARTING, RUNNING, DRAINING, PAUSED, FAILED, STOPPED); an unknown name sets
+  // By name (STARTING, RUNNING, DEGRADED, DRAINING, PAUSED, FAILED, STOPPED); an unknown name sets
   // every state to 0 and returns false.
   bool set(std::string_view name);
 

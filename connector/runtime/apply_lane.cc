@@ -5,21 +5,22 @@
 #include "connector/kafka/dead_letter_producer.h"
 #include "connector/runtime/log.h"
 #include "sinks/postgres/batch_metadata.h"
-#include "sinks/postgres/stale_epoch_error.h"
 
 namespace sluice {
 
-apply_lane::apply_lane(size_t index, std::unique_ptr<pg_applier> applier,
+apply_lane::apply_lane(size_t index, session_options session, retry_policy policy,
+                       apply_options options, session_observer* observer,
                        partition_table& partitions, dead_letter_producer* dlq, callbacks cb,
                        size_t queue_capacity)
     : _index(index),
-      _applier(std::move(applier)),
+      _session(std::move(session), policy, "lane-" + std::to_string(index), observer),
+      _applier(_session, std::move(options)),
       _partitions(partitions),
       _dlq(dlq),
       _cb(std::move(cb)),
       _queue(queue_capacity) {
   if (_dlq) {
-    _applier->set_dead_letter_sink(
+    _applier.set_dead_letter_sink(
         [dlq = _dlq](const std::vector<const dead_letter*>& letters) { dlq->send(letters); });
   }
 }
@@ -33,6 +34,7 @@ void apply_lane::start() {
 }
 
 void apply_lane::stop() {
+  _stopping = true;
   _queue.close();
   if (_thread.joinable()) _thread.join();
 }
@@ -50,20 +52,31 @@ void apply_lane::run() {
       // past those records must still know what they said.
       batch_metadata metadata{std::move(batch->catalog), std::move(batch->ddl),
                               std::move(batch->pieces), batch->newest_message};
-      const apply_stats stats =
-          _applier->apply(batch->merged, batch->dead_letters, batch->progress, metadata);
+      const uint64_t generation = batch->generation;
+      const apply_result result = _applier.apply(
+          batch->merged, batch->dead_letters, batch->progress, metadata, [this, generation] {
+            return !_stopping.load() && generation >= _cb.current_generation();
+          });
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      // Metrics first, then the committed offsets the lag is computed from: whoever sees a
-      // partition's lag at 0 also sees the batch's rows counted.
-      _cb.applied(*batch, stats, seconds);
-      for (const partition_progress& p : batch->progress) {
-        _partitions.committed({p.topic, p.partition}, p.next);
+      switch (result.outcome) {
+        case apply_outcome::committed:
+          // Metrics first, then the committed offsets the lag is computed from: whoever sees
+          // a partition's lag at 0 also sees the batch's rows counted.
+          _cb.applied(*batch, result.stats, seconds);
+          for (const partition_progress& p : batch->progress) {
+            _partitions.committed({p.topic, p.partition}, p.next);
+          }
+          if (!batch->poison.empty()) _cb.failed(batch->poison);
+          break;
+        case apply_outcome::stale:
+          SLUICE_LOG(warn, "lane", "lane " << _index << ": batch abandoned: " << result.why);
+          _cb.stale(result.why);
+          break;
+        case apply_outcome::abandoned:
+          SLUICE_LOG(debug, "lane", "lane " << _index << ": " << result.why);
+          break;
       }
-      if (!batch->poison.empty()) _cb.failed(batch->poison);
-    } catch (const stale_epoch_error& e) {
-      SLUICE_LOG(warn, "lane", "lane " << _index << ": batch abandoned: " << e.what());
-      _cb.stale(e.what());
     } catch (const std::exception& e) {
       SLUICE_LOG(error, "lane", "lane " << _index << ": " << e.what());
       _cb.failed(e.what());

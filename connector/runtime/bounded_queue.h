@@ -54,6 +54,10 @@ class bounded_queue {
     return _items.size() >= _capacity;
   }
 
+  bool closed() const {
+    std::lock_guard lock(_mutex);
+    return _closed;
+  }
   void close() {
     std::lock_guard lock(_mutex);
     _closed = true;

@@ -94,8 +94,10 @@ namespace {
 // A DSQL decoder with the catalog it reads and learns into.
 class owning_chunk_decoder : public chunk_decoder {
  public:
-  owning_chunk_decoder(const config& cfg, const dsql_options& options)
-      : _keys(cfg.postgres.dsn, make_applier_options(cfg)), _decoder(_catalog, options) {
+  owning_chunk_decoder(const config& cfg, const dsql_options& options, session_observer* observer)
+      : _keys(make_session_options(cfg), make_retry_policy(cfg), make_applier_options(cfg).routing,
+              observer),
+        _decoder(_catalog, options) {
     for (const auto& [source, table] : cfg.tables) {
       if (!table.primary_key_fields.empty()) {
         _catalog.configure_key(source, table.primary_key_fields);
@@ -117,10 +119,36 @@ class owning_chunk_decoder : public chunk_decoder {
 
 }  // namespace
 
-std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg) {
-  return [&cfg, options = dsql_options{limits_of(cfg)}]() -> std::unique_ptr<chunk_decoder> {
-    return std::make_unique<owning_chunk_decoder>(cfg, options);
-  };
+std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg,
+                                                                      session_observer* observer) {
+  return
+      [&cfg, observer, options = dsql_options{limits_of(cfg)}]() -> std::unique_ptr<chunk_decoder> {
+        return std::make_unique<owning_chunk_decoder>(cfg, options, observer);
+      };
+}
+
+session_options make_session_options(const config& cfg) {
+  session_options o;
+  o.dsn = cfg.postgres.dsn;
+  o.state_schema = cfg.postgres.state_schema;
+  o.connect_timeout = cfg.postgres.connect_timeout;
+  o.keepalives_idle = cfg.postgres.keepalives_idle;
+  o.keepalives_interval = cfg.postgres.keepalives_interval;
+  o.keepalives_count = cfg.postgres.keepalives_count;
+  o.tcp_user_timeout = cfg.postgres.tcp_user_timeout;
+  o.statement_timeout = cfg.postgres.statement_timeout;
+  o.lock_timeout = cfg.postgres.lock_timeout;
+  o.idle_in_transaction_timeout = cfg.postgres.idle_in_transaction_timeout;
+  o.round_trip_timeout = cfg.postgres.round_trip_timeout;
+  return o;
+}
+
+retry_policy make_retry_policy(const config& cfg) {
+  retry_policy p = retry_policy::waiting_out();
+  p.outage_limit = cfg.postgres.retry_timeout;
+  if (cfg.errors.retry_max > 0) p.statement_attempts = cfg.errors.retry_max;
+  if (cfg.errors.retry_backoff_max.count() > 0) p.backoff_max = cfg.errors.retry_backoff_max;
+  return p;
 }
 
 apply_options make_applier_options(const config& cfg) {
@@ -141,8 +169,6 @@ apply_options make_applier_options(const config& cfg) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.target.empty()) o.routing.explicit_targets[source] = table.target;
   }
-  if (cfg.errors.retry_max > 0) o.max_attempts = cfg.errors.retry_max;
-  if (cfg.errors.retry_backoff_max.count() > 0) o.backoff_max = cfg.errors.retry_backoff_max;
   // column.types are keyed by source table; the applier keys them by target table.
   table_router router(o.routing);
   for (const auto& [source, table] : cfg.tables) {

@@ -8,6 +8,9 @@
 #include "core/catalog/table_catalog.h"
 #include "schemas/common/decoder.h"
 #include "sinks/postgres/apply_options.h"
+#include "sinks/postgres/session/retry_policy.h"
+#include "sinks/postgres/session/session_observer.h"
+#include "sinks/postgres/session/session_options.h"
 
 namespace sluice {
 
@@ -22,10 +25,18 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
 
 apply_options make_applier_options(const config& cfg);
 
+// Every PostgreSQL session's settings (postgres.*: DSN, state schema, timeouts, keepalives).
+session_options make_session_options(const config& cfg);
+// How the connector's sessions retry: outages waited out (postgres.retry.timeout, forever by
+// default), statement-level errors bounded (errors.retry.max, errors.retry.backoff.max).
+retry_policy make_retry_policy(const config& cfg);
+
 // Decoders for completed chunked records (DSQL), one per applier: for
 // apply_options::chunk_decoders. Each runs on its applier's thread, so each owns its table
 // catalog (the configured keys, and the target tables' primary keys through a key lookup
 // of its own) instead of sharing the decode stage's.
-std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg);
+// observer: the runtime's PostgreSQL health (nullptr: none).
+std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(
+    const config& cfg, session_observer* observer = nullptr);
 
 }  // namespace sluice

@@ -1,16 +1,18 @@
 #include "connector/runtime/target_key_lookup.h"
 
 #include "connector/runtime/log.h"
-#include "sinks/postgres/pg_applier.h"
 
 namespace sluice {
 
-target_key_lookup::target_key_lookup(std::string dsn, apply_options options,
+target_key_lookup::target_key_lookup(session_options session, retry_policy policy,
+                                     routing_options routing, session_observer* observer,
+                                     pg_session::keep_going go,
                                      std::chrono::milliseconds retry_after)
-    : _dsn(std::move(dsn)),
-      _options(std::move(options)),
-      _router(_options.routing),
-      _retry_after(retry_after) {}
+    : _router(std::move(routing)),
+      _retry_after(retry_after),
+      _go(std::move(go)),
+      _session(std::move(session), policy, "key-lookup", observer),
+      _reader(_session) {}
 
 target_key_lookup::~target_key_lookup() = default;
 
@@ -25,8 +27,9 @@ std::vector<std::string> target_key_lookup::operator()(const table_name& source,
   }
   std::vector<std::string> key;
   try {
-    if (!_applier) _applier = std::make_unique<pg_applier>(_dsn, _options);
-    key = _applier->target_primary_key(*target);
+    auto answer = _reader.primary_key(*target, _go);
+    if (!answer) return {};  // given up: not an answer, so not remembered
+    key = std::move(*answer);
   } catch (const std::exception& e) {
     // Unknown, not keyless: the change is refused with the missing-key reason and the
     // lookup is tried again later.

@@ -9,11 +9,10 @@
 
 #include "core/catalog/table_catalog.h"
 #include "core/catalog/table_router.h"
-#include "sinks/postgres/apply_options.h"
+#include "sinks/postgres/session/pg_session.h"
+#include "sinks/postgres/target_key_reader.h"
 
 namespace sluice {
-
-class pg_applier;
 
 // Answers table_catalog's key resolver from the target database (SPEC §1: "the connector asks
 // the sink and feeds the answer into the catalog"): a source table is routed to its target
@@ -23,11 +22,17 @@ class pg_applier;
 // again after `retry_after`, so a table created meanwhile is found without a lookup per
 // message.
 //
-// Lifecycle: its own PostgreSQL connection, opened at the first lookup. Threading: one
-// thread (the decode stage).
+// An unreachable PostgreSQL is waited out (the session's policy), never answered with "no
+// key" (which would dead-letter the change).
+//
+// Lifecycle: its own PostgreSQL session, opened at the first lookup. Threading: one thread
+// (the decode stage, or a lane's chunk decoder).
 class target_key_lookup {
  public:
-  target_key_lookup(std::string dsn, apply_options options,
+  // go: asked while an outage is waited out; false gives up the lookup unanswered (the
+  // caller's work was abandoned) — nothing is remembered of it.
+  target_key_lookup(session_options session, retry_policy policy, routing_options routing,
+                    session_observer* observer = nullptr, pg_session::keep_going go = {},
                     std::chrono::milliseconds retry_after = std::chrono::seconds(5));
   ~target_key_lookup();
 
@@ -38,12 +43,12 @@ class target_key_lookup {
     std::vector<std::string> key;
     std::chrono::steady_clock::time_point asked;
   };
-  std::string _dsn;
-  apply_options _options;
   table_router _router;
   std::chrono::milliseconds _retry_after;
   std::map<target_table, answer> _answers;
-  std::unique_ptr<pg_applier> _applier;
+  pg_session::keep_going _go;
+  pg_session _session;
+  target_key_reader _reader;
 };
 
 }  // namespace sluice

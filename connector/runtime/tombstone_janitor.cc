@@ -3,13 +3,15 @@
 #include <algorithm>
 
 #include "connector/runtime/log.h"
-#include "sinks/postgres/pg_applier.h"
 
 namespace sluice {
 
-tombstone_janitor::tombstone_janitor(std::unique_ptr<pg_applier> applier,
+tombstone_janitor::tombstone_janitor(session_options session, retry_policy policy,
+                                     session_observer* observer,
                                      std::chrono::milliseconds retention)
-    : _applier(std::move(applier)), _retention(retention) {}
+    : _session(std::move(session), policy, "janitor", observer),
+      _janitor(_session),
+      _retention(retention) {}
 
 tombstone_janitor::~tombstone_janitor() {
   stop();
@@ -37,8 +39,11 @@ void tombstone_janitor::run() {
   do {
     lock.unlock();
     try {
-      const size_t n = _applier->expire_tombstones(duration_cast<seconds>(_retention));
-      if (n > 0) SLUICE_LOG(info, "tombstones", "expired " << n << " tombstone(s)");
+      const auto n = _janitor.expire_tombstones(duration_cast<seconds>(_retention), [this] {
+        std::lock_guard stopping(_mutex);
+        return !_stopping;
+      });
+      if (n && *n > 0) SLUICE_LOG(info, "tombstones", "expired " << *n << " tombstone(s)");
     } catch (const std::exception& e) {
       SLUICE_LOG(warn, "tombstones", "expiry failed (will retry): " << e.what());
     }

@@ -6,17 +6,20 @@
 #include <mutex>
 #include <thread>
 
+#include "sinks/postgres/session/pg_session.h"
+#include "sinks/postgres/state_janitor.h"
+
 namespace sluice {
 
-class pg_applier;
-
 // Expires tombstones older than tombstone.retention (SPEC §4) in the background, on its own
-// PostgreSQL connection, so that apply never waits for it. Runs when started, then every
-// retention/10 (at least 10 s, at most 10 min); a failure is logged and tried again next time.
+// PostgreSQL session (state_janitor), so that apply never waits for it. Runs when started, then
+// every retention/10 (at least 10 s, at most 10 min); an outage is waited out, another failure
+// logged and tried again next time.
 // Lifecycle: start() launches the thread; stop() (or the destructor) ends it promptly.
 class tombstone_janitor {
  public:
-  tombstone_janitor(std::unique_ptr<pg_applier> applier, std::chrono::milliseconds retention);
+  tombstone_janitor(session_options session, retry_policy policy, session_observer* observer,
+                    std::chrono::milliseconds retention);
   ~tombstone_janitor();
 
   void start();
@@ -25,7 +28,8 @@ class tombstone_janitor {
  private:
   void run();
 
-  std::unique_ptr<pg_applier> _applier;
+  pg_session _session;
+  state_janitor _janitor;
   std::chrono::milliseconds _retention;
   std::mutex _mutex;
   std::condition_variable _cv;

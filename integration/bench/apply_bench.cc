@@ -1,4 +1,4 @@
-// pg_applier::apply throughput against a raw COPY of the same rows (SPEC §8 "Benchmarks"):
+// test_sink::apply throughput against a raw COPY of the same rows (SPEC §8 "Benchmarks"):
 // for each workload, batches of --rows rows (default 10,000; five columns of ~200 bytes in
 // all) go through apply() — one transaction each, with offsets, key locks, tombstones and
 // guards — and then, as the same-run reference, through a plain libpq COPY into a fresh table
@@ -39,7 +39,7 @@
 #include "core/merge/merge_engine.h"
 #include "core/model/csn.h"
 #include "core/model/row_key.h"
-#include "sinks/postgres/pg_applier.h"
+#include "tests/sinks/test_sink.h"
 
 namespace {
 
@@ -272,7 +272,7 @@ class bench {
     ao.state_schema = _state;
     ao.connector = "bench";
     ao.bulk_path = path;
-    sluice::pg_applier applier(_o.dsn, ao);
+    sluice::test_sink applier(_o.dsn, ao);
     const std::string topic = "bench." + name + "." + path_name;
     const auto claimed = applier.claim(topic, {sluice::partition_id(0)});
     int64_t offset = -1;

@@ -20,8 +20,8 @@
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
-#include "sinks/postgres/advisory_lock_space.h"
-#include "sinks/postgres/key_locks.h"
+#include "sinks/postgres/write/advisory_lock_space.h"
+#include "sinks/postgres/write/key_locks.h"
 #include "tests/connector/http/http_test_client.h"
 
 namespace sluice::testing {
@@ -258,8 +258,9 @@ TEST_CASE("PUT /pause stops consuming and PUT /resume continues") {
       std::chrono::seconds(10)));
   produce(topic, events(table, 11, 10));
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  CHECK(count() == 10);  // paused: nothing new applied
-  CHECK(http_request(port, "GET", "/healthz").status == 503);
+  CHECK(count() == 10);                                        // paused: nothing new applied
+  CHECK(http_request(port, "GET", "/healthz").status == 200);  // alive…
+  CHECK(http_request(port, "GET", "/readyz").status == 503);   // …but not ready
   CHECK(http_request(port, "PUT", "/resume").status == 202);
   CHECK(wait_until([&] { return count() == 20; }, std::chrono::seconds(30)));
   CHECK(p.stop() == 0);

@@ -13,8 +13,6 @@
 
 namespace sluice {
 
-struct pg_error_class;
-
 enum class apply_delete_mode : uint8_t { hard, soft };
 enum class apply_keyless_mode : uint8_t { append, dead_letter };
 // How a statement's rows reach the server (SPEC §4 "Bulk path").
@@ -23,8 +21,9 @@ enum class apply_bulk_path : uint8_t {
   unnest,  // unnest() over one array parameter per column
 };
 
-// What the PostgreSQL applier does with a merged batch (SPEC §4). Filled from the connector's
-// configuration; every field has the documented default.
+// What the batch applier does with a merged batch (SPEC §4). Filled from the connector's
+// configuration; every field has the documented default. (How failures are retried is the
+// session's: session/retry_policy.h.)
 struct apply_options {
   std::string state_schema = "sluice";  // postgres.state.schema
   std::string connector;                // name: keys offsets and dead letters
@@ -38,14 +37,6 @@ struct apply_options {
   // Target "schema.table" -> target column name -> SQL type, used when sluice creates the
   // table or adds the column. Column names go through the routing case policy.
   std::map<std::string, std::map<std::string, std::string>> column_types;
-  // Transient failures re-run the whole transaction up to max_attempts times in all, waiting
-  // backoff_initial, doubling up to backoff_max, between attempts.
-  int max_attempts = 5;
-  // Called with every PostgreSQL error the applier classifies, retried or not (for
-  // sluice_postgres_errors_total); runs on the applier's thread.
-  std::function<void(const pg_error_class&)> on_error;
-  std::chrono::milliseconds backoff_initial{100};
-  std::chrono::milliseconds backoff_max{5000};
   // Writers of one key serialize on an advisory lock per key (key_locks.h). Each takes a slot
   // of PostgreSQL's shared lock table, max_locks_per_transaction x (max_connections +
   // max_prepared_transactions): a batch takes at most max_key_locks of them, and a batch with

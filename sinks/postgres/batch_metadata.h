@@ -7,7 +7,7 @@
 namespace sluice {
 
 // What a batch's messages taught besides rows (decode_output::catalog and ::ddl): written
-// by pg_applier::apply in the batch transaction, after the table writes (SPEC §4 "Batch
+// by batch_applier::apply in the batch transaction, after the table writes (SPEC §4 "Batch
 // transaction"), so that it is kept exactly when the offsets move past the messages.
 struct batch_metadata {
   std::vector<catalog_update> catalog;

@@ -1,4 +1,4 @@
-// Property and fault tests of the apply path (merge_engine, then pg_applier::apply) against a
+// Property and fault tests of the apply path (merge_engine, then test_sink::apply) against a
 // real PostgreSQL (CTest label "integration"): random change histories, applied in any order,
 // any number of times, in any batch split, by one or two concurrent appliers, through broken
 // connections and lost COMMIT answers, with hard or soft deletes, truncates applied or only
@@ -33,10 +33,10 @@
 #include "core/merge/merge_engine.h"
 #include "core/model/csn.h"
 #include "core/model/row_key.h"
-#include "sinks/postgres/pg_applier.h"
 #include "tests/sinks/apply_history.h"
 #include "tests/sinks/pg_fault_proxy.h"
 #include "tests/sinks/pg_test_env.h"
+#include "tests/sinks/test_sink.h"
 
 namespace doctest {
 template <>
@@ -105,8 +105,6 @@ struct world {
     apply_options o;
     o.state_schema = state;
     o.connector = connector;
-    o.backoff_initial = std::chrono::milliseconds(2);
-    o.backoff_max = std::chrono::milliseconds(40);
     return o;
   }
 
@@ -168,7 +166,7 @@ struct world {
 };
 
 // The one place a test calls apply, so that a change of its parameters is one edit here.
-apply_stats apply_batch(pg_applier& applier, const merged_batch& batch,
+apply_stats apply_batch(test_sink& applier, const merged_batch& batch,
                         const std::vector<partition_progress>& progress = {},
                         const std::vector<dead_letter>& dead_letters = {}) {
   return applier.apply(batch, dead_letters, progress);
@@ -265,7 +263,7 @@ struct run_totals {
 
 struct lane {
   std::string app;
-  std::unique_ptr<pg_applier> applier;
+  std::unique_ptr<test_sink> applier;
   merge_engine merger;
   std::vector<std::vector<change>> batches;
   std::vector<std::vector<size_t>> batch_events;  // event index of each change, per batch
@@ -342,15 +340,13 @@ class property_runner {
     opts.bulk_path = cfg.bulk_path;
     opts.deletes = cfg.soft_deletes ? apply_delete_mode::soft : apply_delete_mode::hard;
     opts.truncate_enabled = cfg.truncate_enabled;
-    if (cfg.faulty) {
-      opts.max_attempts = 100;
-      opts.backoff_max = std::chrono::milliseconds(20);
-    }
+    const retry_policy policy =
+        cfg.faulty ? test_policy(100, std::chrono::milliseconds(20)) : test_policy();
     for (size_t l = 0; l < lanes.size(); ++l) {
       lane& ln = lanes[l];
       ln.app = unique_name("prop_lane");
       const std::string dsn = cfg.faulty ? _proxy.with_proxy(_w.dsn) : _w.dsn;
-      ln.applier = std::make_unique<pg_applier>(with_application_name(dsn, ln.app), opts);
+      ln.applier = std::make_unique<test_sink>(with_application_name(dsn, ln.app), opts, policy);
     }
 
     std::atomic<bool> done{false};
@@ -455,7 +451,7 @@ class property_runner {
     }
     // Offsets: every lane's partition ends at the count of changes it applied.
     if (report.empty()) {
-      pg_applier reader(_w.dsn, opts);
+      test_sink reader(_w.dsn, opts);
       for (const stored_offset& o : reader.read_offsets()) {
         if (o.topic != topic) continue;
         const lane& ln = lanes.at(static_cast<size_t>(o.partition.value()));
@@ -553,7 +549,7 @@ image ab(const std::string& a, const std::string& b) {
 
 TEST_CASE("insert, delete and re-insert of one key in one batch keep only the last image") {
   world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   table_entry* t = w.table("orders");
   apply_batch(applier, w.merger.merge({upsert(t, 1, 1, ab("1", "one")), remove(t, 1, 2),
                                        upsert(t, 1, 3, ab("3", "three"))}));
@@ -587,7 +583,7 @@ TEST_CASE("different images of one key at one CSN end the same in one batch or m
         CAPTURE(one_batch);
         CAPTURE(order[0] * 100 + order[1] * 10 + order[2]);
         world w;
-        pg_applier applier(w.dsn, w.options());
+        test_sink applier(w.dsn, w.options());
         table_entry* t = w.table("orders");
         // A partial image of another key makes the table keep per-column CSNs.
         apply_batch(applier, w.merger.merge({upsert(t, 9, 1, ab("1", "one"), versioned)}));
@@ -612,7 +608,7 @@ TEST_CASE("different images of one key at one CSN end the same in one batch or m
 
 TEST_CASE("a key's tombstone is added once, then only ever raised") {
   world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   table_entry* t = w.table("orders");
   const std::string tomb =
       "SELECT encode(csn, 'hex') FROM \"" + w.state + "\".tombstones WHERE key <> ''::bytea";
@@ -632,7 +628,7 @@ TEST_CASE("a key's tombstone is added once, then only ever raised") {
 
 TEST_CASE("a key sent many times in one batch reaches the database once, newest image") {
   world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   table_entry* t = w.table("orders");
   std::vector<change> batch;
   for (int round = 0; round < 3; ++round) {
@@ -656,7 +652,7 @@ TEST_CASE("a key change A to B and back leaves A with the last image, in any ord
       CAPTURE(one_batch);
       CAPTURE(order[0] * 100 + order[1] * 10 + order[2]);
       world w;
-      pg_applier applier(w.dsn, w.options());
+      test_sink applier(w.dsn, w.options());
       table_entry* t = w.table("orders");
       const std::vector<change> changes = {upsert(t, 1, 1, ab("1", "first")),
                                            move_key(t, 1, 2, 2, ab("2", "moved")),
@@ -680,7 +676,7 @@ TEST_CASE("an equal-CSN key shift (pk = pk + 1) moves every row, whatever the ba
   for (int split = 0; split < 3; ++split) {
     CAPTURE(split);
     world w;
-    pg_applier applier(w.dsn, w.options());
+    test_sink applier(w.dsn, w.options());
     table_entry* t = w.table("orders");
     std::vector<change> inserts, shift;
     for (int64_t id = 1; id <= 5; ++id)
@@ -718,7 +714,7 @@ TEST_CASE("two appliers writing the same keys at once neither resurrect a row no
   world w;
   table_entry* t = w.table("hot");
   {
-    pg_applier setup(w.dsn, w.options());
+    test_sink setup(w.dsn, w.options());
     apply_batch(setup, w.merger.merge({upsert(t, 0, 0, ab("0", "seed"))}));
   }
   // Both lanes touch all 200 keys in every batch, one lane's batches newest first, with
@@ -753,7 +749,7 @@ TEST_CASE("two appliers writing the same keys at once neither resurrect a row no
     try {
       apply_options options = w.options();
       options.max_key_locks = budgets[l];
-      pg_applier applier(w.dsn, options);
+      test_sink applier(w.dsn, options);
       merge_engine merger;
       for (std::vector<change>& batch : lanes[l]) {
         const apply_stats s = apply_batch(applier, merger.merge(std::move(batch)));
@@ -777,7 +773,7 @@ TEST_CASE("two appliers writing the same keys at once neither resurrect a row no
 TEST_CASE("a zombie with a stale epoch writes nothing while the new owner applies") {
   world w;
   table_entry* t = w.table("orders");
-  pg_applier zombie(w.dsn, w.options()), owner(w.dsn, w.options());
+  test_sink zombie(w.dsn, w.options()), owner(w.dsn, w.options());
   const auto old_claim = zombie.claim("cdc.orders", {partition_id(0)});
   // The zombie's first batch lands while it still owns the partition.
   apply_batch(
@@ -796,16 +792,12 @@ TEST_CASE("a zombie with a stale epoch writes nothing while the new owner applie
     for (int i = 0; i < 30; ++i) {
       dead_letter dl;
       dl.reason = "zombie";
-      try {
-        apply_batch(zombie,
-                    merger.merge({upsert(t, 1 + i % 3, 1000 + i, ab("9", "zombie")),
-                                  remove(t, 4, 1000 + i)}),
-                    {{"cdc.orders", partition_id(0), old_claim[0].epoch, kafka_offset(expected),
-                      kafka_offset(expected + 2)}},
-                    {dl});
-      } catch (const stale_epoch_error&) {
-        ++zombie_refused;
-      }
+      const apply_result r = zombie.try_apply(
+          merger.merge({upsert(t, 1 + i % 3, 1000 + i, ab("9", "zombie")), remove(t, 4, 1000 + i)}),
+          {dl},
+          {{"cdc.orders", partition_id(0), old_claim[0].epoch, kafka_offset(expected),
+            kafka_offset(expected + 2)}});
+      if (r.outcome == apply_outcome::stale) ++zombie_refused;
     }
   });
   std::thread o([&] {
@@ -839,7 +831,7 @@ TEST_CASE(
     "a lane whose cached shape predates another lane's per-column CSNs still merges columns") {
   world w;
   table_entry* t = w.table("orders");
-  pg_applier a(w.dsn, w.options()), b(w.dsn, w.options());
+  test_sink a(w.dsn, w.options()), b(w.dsn, w.options());
   // b creates the table from full images and caches it without per-column CSNs.
   apply_batch(b, w.merger.merge({upsert(t, 1, 1, ab("1", "one"))}));
   // a's partial image makes the table keep per-column CSNs; its row 2 has only a, at CSN 5.
@@ -857,7 +849,7 @@ TEST_CASE(
 TEST_CASE("a lane that saw no table deletes from the table another lane created since") {
   world w;
   table_entry* t = w.table("orders");
-  pg_applier a(w.dsn, w.options()), b(w.dsn, w.options());
+  test_sink a(w.dsn, w.options()), b(w.dsn, w.options());
   // b's first batch only deletes, from a table that does not exist yet: tombstones only.
   apply_batch(b, w.merger.merge({remove(t, 1, 5)}));
   apply_batch(a,
@@ -869,7 +861,7 @@ TEST_CASE("a lane that saw no table deletes from the table another lane created 
 
 TEST_CASE("a column a tombstone nulls on insert stays at the tombstone for later images") {
   world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   table_entry* t = w.table("orders");
   // The table keeps per-column CSNs; key 1 is deleted at 10.
   apply_batch(applier, w.merger.merge({upsert(t, 9, 1, {{"a", value::number("1")}}, true)}));
@@ -892,7 +884,7 @@ TEST_CASE("a delete and an upsert at one CSN: the upsert wins column by column, 
   for (const std::vector<int>& order : orders) {
     CAPTURE(order[0] * 100 + order[1] * 10 + order[2]);
     world w;
-    pg_applier applier(w.dsn, w.options());
+    test_sink applier(w.dsn, w.options());
     table_entry* t = w.table("orders");
     image six = ab("6", "six");
     six.push_back({"c", value::string("six")});
@@ -937,7 +929,7 @@ TEST_CASE("a connection killed in the middle of a batch transaction is re-run to
   world w;
   table_entry* t = w.table("orders");
   const std::string app = unique_name("killed");
-  pg_applier applier(with_application_name(w.dsn, app), w.options());
+  test_sink applier(with_application_name(w.dsn, app), w.options());
   const auto claimed = applier.claim("cdc.orders", {partition_id(0)});
   apply_batch(
       applier, w.merger.merge({upsert(t, 1, 1, ab("1", "old")), upsert(t, 2, 1, ab("1", "old"))}),
@@ -978,7 +970,7 @@ void check_lost_commit(pg_fault_proxy::fault f) {
   world w;
   auto proxy = proxy_for(w.dsn);
   table_entry* t = w.table("orders");
-  pg_applier applier(proxy->with_proxy(w.dsn), w.options());
+  test_sink applier(proxy->with_proxy(w.dsn), w.options());
   const auto claimed = applier.claim("cdc.orders", {partition_id(3)});
   apply_batch(
       applier, w.merger.merge({upsert(t, 1, 1, ab("1", "old")), upsert(t, 2, 1, ab("1", "old"))}),
@@ -1021,7 +1013,7 @@ TEST_CASE("an in-doubt COMMIT the server is still running is waited for, not run
   world w;
   auto proxy = proxy_for(w.dsn);
   table_entry* t = w.table("orders");
-  pg_applier applier(proxy->with_proxy(w.dsn), w.options());
+  test_sink applier(proxy->with_proxy(w.dsn), w.options());
   const auto claimed = applier.claim("cdc.orders", {partition_id(0)});
   apply_batch(
       applier, w.merger.merge({upsert(t, 1, 1, ab("1", "old"))}),
@@ -1060,7 +1052,7 @@ TEST_CASE("a COMMIT of the table's creation lost either way: the batch still lan
     world w;
     auto proxy = proxy_for(w.dsn);
     table_entry* t = w.table("orders");
-    pg_applier applier(proxy->with_proxy(w.dsn), w.options());
+    test_sink applier(proxy->with_proxy(w.dsn), w.options());
     const auto claimed = applier.claim("cdc.orders", {partition_id(0)});
     proxy->arm(f);  // the next COMMIT is auto-create's
     const apply_stats s = apply_batch(

@@ -1,4 +1,4 @@
-#include "sinks/postgres/catalog_writer.h"
+#include "sinks/postgres/state/catalog_writer.h"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Reassembly of Aurora DSQL chunked records by the PostgreSQL applier, against a real server
-// (CTest "sinks.pg_applier", label integration): pieces travel through
+// (CTest "sinks.test_sink", label integration): pieces travel through
 // <state>.pending_fragments in the batch transaction (sinks/postgres/chunk_store.h). Pieces
 // are made by the real DSQL decoder, completed chunks decoded by it, as `sluice run` does.
 #include <doctest/doctest.h>
@@ -16,10 +16,10 @@
 
 #include "core/model/crc32c.h"
 #include "schemas/dsql/dsql_decoder.h"
-#include "sinks/postgres/advisory_lock_space.h"
-#include "sinks/postgres/pg_applier.h"
+#include "sinks/postgres/write/advisory_lock_space.h"
 #include "tests/schemas/dsql_records.h"
 #include "tests/sinks/pg_test_env.h"
+#include "tests/sinks/test_sink.h"
 
 namespace sluice {
 namespace {
@@ -66,8 +66,6 @@ struct chunk_world {
     o.state_schema = state;
     o.connector = "chunks";
     o.chunk_timeout = timeout;
-    o.backoff_initial = 5ms;
-    o.backoff_max = 50ms;
     o.chunk_decoders = [this] { return std::make_unique<dsql_decoder>(catalog, dsql_options{}); };
     return o;
   }
@@ -93,7 +91,7 @@ struct chunk_world {
     return m;
   }
 
-  apply_stats apply(pg_applier& a, batch_metadata m) { return a.apply({}, {}, {}, m); }
+  apply_stats apply(test_sink& a, batch_metadata m) { return a.apply({}, {}, {}, m); }
 
   std::optional<std::string> one(const std::string& sql) {
     pqxx::work tx(look);
@@ -147,14 +145,14 @@ bool contains(const std::string& text, std::string_view part) {
 
 TEST_CASE("chunks: pieces out of order across batches apply once the last one arrives") {
   chunk_world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   const auto c = dsql_chunk("c-ooo", row_image(), 3, "100", "c", w.table);
 
   apply_stats s = w.apply(applier, w.batch({c.fragments[2]}));
   CHECK(s.pending_chunks == 1);
   CHECK(w.pending_pieces() == 1);
   // Counted outside any batch too (what the runtime does when idle), by another connection.
-  pg_applier other(w.dsn, w.options());
+  test_sink other(w.dsn, w.options());
   CHECK(other.pending_chunks() == 1);
   s = w.apply(applier, w.batch({c.fragments[0], c.principal}));
   CHECK(s.pending_chunks == 1);
@@ -178,7 +176,7 @@ TEST_CASE("chunks: pieces out of order across batches apply once the last one ar
 
 TEST_CASE("chunks: identical redeliveries change nothing, different bytes are a dead letter") {
   chunk_world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   const auto c = dsql_chunk("c-dup", row_image(7, "once"), 3, "100", "c", w.table);
 
   // Twice in one batch, and again in the next.
@@ -208,7 +206,7 @@ TEST_CASE("chunks: identical redeliveries change nothing, different bytes are a 
 
 TEST_CASE("chunks: pieces redelivered after their chunk completed are dropped, not dead letters") {
   chunk_world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   const auto c = dsql_chunk("c-again", row_image(7, "first"), 2, "100", "c", w.table);
   apply_stats s = w.apply(applier, w.batch({c.fragments[1], c.principal, c.fragments[0]}, t0));
   CHECK(s.chunks_completed == 1);
@@ -235,7 +233,7 @@ TEST_CASE("chunks: pieces redelivered after their chunk completed are dropped, n
 
 TEST_CASE("chunks: a CRC32C mismatch sends the chunk's pieces to the dead letters, not the row") {
   chunk_world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   const std::string text = row_image(7, "crc");
   const auto parts = testing::split_text(text, 2);
   const std::string principal = dsql_principal("c-crc", 2, crc32c(text) ^ 1, "100", "c", w.table);
@@ -258,7 +256,7 @@ TEST_CASE("chunks: a CRC32C mismatch sends the chunk's pieces to the dead letter
 
 TEST_CASE("chunks: a fragment beyond total_fragments spoils its chunk: all pieces dead-lettered") {
   chunk_world w;
-  pg_applier applier(w.dsn, w.options());
+  test_sink applier(w.dsn, w.options());
   const auto c = dsql_chunk("c-stray", row_image(7, "stray"), 2, "100", "c", w.table);
   apply_stats s = w.apply(applier, w.batch({dsql_fragment("c-stray", 5, "??"), c.fragments[0]}));
   CHECK(s.chunks_completed == 0);
@@ -272,7 +270,7 @@ TEST_CASE("chunks: a fragment beyond total_fragments spoils its chunk: all piece
 
 TEST_CASE("chunks: an incomplete chunk expires in stream time, never in wall time") {
   chunk_world w;
-  pg_applier applier(w.dsn, w.options(1s));
+  test_sink applier(w.dsn, w.options(1s));
   const auto c = dsql_chunk("c-late", row_image(), 3, "100", "c", w.table);
   apply_stats s = w.apply(applier, w.batch({c.principal, c.fragments[0]}, t0));
   CHECK(s.pending_chunks == 1);
@@ -308,10 +306,10 @@ TEST_CASE("chunks: pieces stored before a restart complete with a new applier") 
   chunk_world w;
   const auto c = dsql_chunk("c-restart", row_image(7, "survived"), 2, "100", "c", w.table);
   {
-    pg_applier before(w.dsn, w.options());
+    test_sink before(w.dsn, w.options());
     w.apply(before, w.batch({c.principal, c.fragments[1]}));
   }
-  pg_applier after(w.dsn, w.options());
+  test_sink after(w.dsn, w.options());
   const apply_stats s = w.apply(after, w.batch({c.fragments[0]}, t0 + minute_ns));
   CHECK(s.chunks_completed == 1);
   CHECK(w.column("note") == "survived");
@@ -321,13 +319,13 @@ TEST_CASE("chunks: pieces stored before a restart complete with a new applier") 
 TEST_CASE("chunks: two appliers holding different pieces of one chunk at once apply it once") {
   chunk_world w;
   const auto c = dsql_chunk("c-race", row_image(7, "raced"), 4, "100", "c", w.table);
-  pg_applier a(w.dsn, w.options());
-  pg_applier b(w.dsn, w.options());
+  test_sink a(w.dsn, w.options());
+  test_sink b(w.dsn, w.options());
   a.start();
   b.start();
   // The table exists beforehand, so that neither needs DDL while the other waits.
   {
-    pg_applier prep(w.dsn, w.options());
+    test_sink prep(w.dsn, w.options());
     const auto warm = dsql_chunk("c-warm", row_image(8, "warm"), 1, "50", "c", w.table);
     w.apply(prep, w.batch({warm.principal, warm.fragments[0]}));
     REQUIRE(w.column("note", 8) == "warm");

@@ -1,4 +1,4 @@
-#include "sinks/postgres/offset_store.h"
+#include "sinks/postgres/state/offset_store.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "sinks/postgres/pg_array.h"
+#include "sinks/postgres/write/pg_array.h"
 
 #include <doctest/doctest.h>
 

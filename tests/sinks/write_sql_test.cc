@@ -1,8 +1,8 @@
-#include "sinks/postgres/write_sql.h"
+#include "sinks/postgres/write/write_sql.h"
 
 #include <doctest/doctest.h>
 
-#include "sinks/postgres/table_ddl.h"
+#include "sinks/postgres/plan/table_ddl.h"
 
 namespace sluice {
 namespace {

@@ -91,27 +91,44 @@ TEST_CASE("GET /metrics serves the registry as Prometheus text") {
   CHECK(r.body.find("sluice_state{state=\"STARTING\"} 1") != std::string::npos);
 }
 
-TEST_CASE("GET /healthz answers 200 while RUNNING or DRAINING and 503 with the state otherwise") {
+TEST_CASE("GET /healthz is liveness: 200 while the process works, DEGRADED and PAUSED too") {
   fixture f;
-  auto r = http_request(f.server.port(), "GET", "/healthz");
+  for (connector_state s :
+       {connector_state::starting, connector_state::running, connector_state::degraded,
+        connector_state::paused, connector_state::draining}) {
+    f.status.set(s);
+    const auto r = http_request(f.server.port(), "GET", "/healthz");
+    CHECK_MESSAGE(r.status == 200, to_string(s));
+    CHECK(r.body == "ok\n");
+  }
+  for (connector_state s : {connector_state::failed, connector_state::stopped}) {
+    f.status.set(s, "boom");
+    const auto r = http_request(f.server.port(), "GET", "/healthz");
+    CHECK(r.status == 503);
+    CHECK(r.body == std::string(to_string(s)) + "\n");
+  }
+}
+
+TEST_CASE("GET /readyz is readiness: 200 only while RUNNING, 503 with the state otherwise") {
+  fixture f;
+  auto r = http_request(f.server.port(), "GET", "/readyz");
   CHECK(r.status == 503);
   CHECK(r.body == "STARTING\n");
 
   f.status.set(connector_state::running);
-  r = http_request(f.server.port(), "GET", "/healthz");
+  r = http_request(f.server.port(), "GET", "/readyz");
   CHECK(r.status == 200);
   CHECK(r.body == "ok\n");
 
-  f.status.set(connector_state::draining);
-  CHECK(http_request(f.server.port(), "GET", "/healthz").status == 200);
-
   for (connector_state s :
-       {connector_state::paused, connector_state::failed, connector_state::stopped}) {
+       {connector_state::degraded, connector_state::paused, connector_state::draining,
+        connector_state::failed, connector_state::stopped}) {
     f.status.set(s, "boom");
-    r = http_request(f.server.port(), "GET", "/healthz");
-    CHECK(r.status == 503);
+    r = http_request(f.server.port(), "GET", "/readyz");
+    CHECK_MESSAGE(r.status == 503, to_string(s));
     CHECK(r.body == std::string(to_string(s)) + "\n");
   }
+  CHECK(http_request(f.server.port(), "PUT", "/readyz").status == 405);
 }
 
 TEST_CASE("GET /status has Kafka Connect's connector status shape plus partitions and lag") {
@@ -198,7 +215,7 @@ TEST_CASE("a listen address without a host binds the loopback only") {
   REQUIRE(server.running());
   CHECK(server.port() != 0);
   CHECK(server.listening_address() == "127.0.0.1:" + std::to_string(server.port()));
-  CHECK(http_request(server.port(), "GET", "/healthz").status == 503);
+  CHECK(http_request(server.port(), "GET", "/readyz").status == 503);
 
   http_server colon(":0", registry, status, http_controls{});
   colon.start();

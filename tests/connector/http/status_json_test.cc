@@ -39,3 +39,18 @@ TEST_CASE("strings in /status are JSON-escaped") {
                 0) == 0);
   CHECK(j.find("\"assigned\":[],\"last_error\":\"line1\\nline2\\t\\u0001\"}") != std::string::npos);
 }
+
+TEST_CASE("/status says since when and why the connector is DEGRADED") {
+  connector_status s;
+  s.name = "n";
+  s.state = connector_state::degraded;
+  s.degraded_reason = "PostgreSQL unreachable (lane-0): connection refused";
+  s.degraded_since_ms = 1'783'915'261'123;  // 2026-07-13T04:01:01.123Z
+  const std::string j = to_json(s, "h:1");
+  CHECK(j.find("\"state\":\"DEGRADED\"") != std::string::npos);
+  CHECK(j.find("\"degraded\":{\"since\":\"2026-07-13T04:01:01.123Z\",\"reason\":\"PostgreSQL "
+               "unreachable (lane-0): connection refused\"}") != std::string::npos);
+  s.state = connector_state::running;
+  s.degraded_reason.clear();
+  CHECK(to_json(s, "h:1").find("degraded") == std::string::npos);
+}

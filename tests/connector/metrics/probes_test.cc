@@ -94,7 +94,7 @@ TEST_CASE("every SPEC §6 family is exposed with its type and label names once p
   CHECK(has_sample(m, "sluice_pending_chunks", "7"));
   CHECK(has(m, "# TYPE sluice_state gauge\n"));
   CHECK(has_sample(m, "sluice_state{state=\"RUNNING\"}", "1"));
-  for (const char* other : {"STARTING", "DRAINING", "PAUSED", "FAILED", "STOPPED"}) {
+  for (const char* other : {"STARTING", "DEGRADED", "DRAINING", "PAUSED", "FAILED", "STOPPED"}) {
     CHECK(has_sample(m, std::string("sluice_state{state=\"") + other + "\"}", "0"));
   }
 }

@@ -1,0 +1,374 @@
+#include "sinks/postgres/batch_applier.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include <pqxx/except>
+#include <pqxx/nontransaction>
+#include <pqxx/transaction>
+
+#include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/state/change_dead_letter.h"
+
+namespace sluice {
+namespace {
+
+std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+void check_progress(const std::vector<partition_progress>& progress) {
+  std::set<std::pair<std::string, int32_t>> seen;
+  for (const partition_progress& p : progress) {
+    if (!seen.emplace(p.topic, p.partition.value()).second) {
+      throw std::invalid_argument("partition " + p.topic + "[" +
+                                  std::to_string(p.partition.value()) +
+                                  "] appears twice in one batch's progress");
+    }
+  }
+}
+
+}  // namespace
+
+batch_applier::batch_applier(pg_session& session, apply_options options)
+    : _session(session),
+      _options(std::move(options)),
+      _planner(_options),
+      _ddl(_options),
+      _writer(_options, _session.schema().table("tombstones")),
+      _locks(_options.max_key_locks),
+      _offsets(_session.schema(), _options.connector),
+      _progress(_session.schema(), _options.connector),
+      _dead_letters(_session.schema(), _options.connector),
+      _catalog(_session.schema(), _options.connector),
+      _chunks(_session.schema(), _options.connector, _options.chunk_timeout) {
+  if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
+  _session.on_open([this](pqxx::connection& conn) { session_opened(conn); });
+  _session.on_drop([this] { _writer.session_lost(); });
+}
+
+batch_applier::~batch_applier() {
+  _session.on_open({});
+  _session.on_drop({});
+}
+
+void batch_applier::session_opened(pqxx::connection& conn) {
+  // JIT compiles a batch statement for tens of milliseconds whenever the per-row tombstone
+  // probes push its estimated cost past jit_above_cost, to save less than it costs. A batch
+  // joins a few thousand keys with tables that may hold millions of rows: one primary-key
+  // probe per key, as INSERT … ON CONFLICT did, never a hash of a whole table (which the
+  // planner, without statistics on the staged rows and counting cached index pages as disk
+  // reads, may find cheaper). Every join sluice makes is on a primary key; tombstones are
+  // probed by scalar subqueries.
+  pqxx::nontransaction(conn).exec(
+      "SET jit = off; SET enable_hashjoin = off; SET enable_mergejoin = off");
+  if (_options.max_key_locks == 0) {
+    // A 32nd of the shared lock table: room for many lanes and instances at once, and for
+    // everything else the server locks.
+    const pqxx::row r = pqxx::nontransaction(conn).exec1(
+        "SELECT current_setting('max_locks_per_transaction')::bigint * "
+        "(current_setting('max_connections')::bigint + "
+        "current_setting('max_prepared_transactions')::bigint) / 32");
+    _locks.set_max_keys(r[0].as<size_t>());
+  }
+}
+
+apply_result batch_applier::apply(const merged_batch& batch,
+                                  const std::vector<dead_letter>& dead_letters,
+                                  const std::vector<partition_progress>& progress,
+                                  const batch_metadata& metadata,
+                                  const pg_session::keep_going& go) {
+  check_progress(progress);
+  std::vector<dead_letter> found;
+  std::vector<table_plan> plans = _planner.plan(batch, found);
+  // What the planner refused stays refused; what an attempt found is forgotten with it.
+  const size_t planned_rejects = found.size();
+  std::vector<std::vector<uint8_t>> planned(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i)
+    planned[i] = plans[i].rejected;
+
+  _stream_time = std::max(_stream_time, metadata.stream_time);
+  for (const chunk_piece& p : metadata.pieces)
+    _stream_time = std::max(_stream_time, p.origin.timestamp);
+
+  apply_result out;
+  const auto abandoned = [this, &out](std::string why) {
+    _session.withdraw();
+    out.outcome = apply_outcome::abandoned;
+    out.why = std::move(why);
+    return out;
+  };
+  bool isolate = false;
+  int attempts = 0;
+  int chunk_ddl_rounds = 0;
+  bool chunk_ddl = false;  // the last attempt completed chunks whose tables need DDL first
+  retry_state retries;
+  for (;;) {
+    if (go && !go()) return abandoned("abandoned before its transaction ran");
+    apply_stats& stats = out.stats;
+    stats = apply_stats{};
+    stats.attempts = ++attempts;
+    found.resize(planned_rejects);
+    for (size_t i = 0; i < plans.size(); ++i)
+      plans[i].rejected = planned[i];
+    pg_error_class error;
+    std::exception_ptr failure;
+    try {
+      pqxx::connection& conn = _session.connection();
+      pg_session::round_trip guard(_session);
+      _ddl.prepare(conn, plans, found);
+      if (chunk_ddl) {
+        std::vector<dead_letter> ignored;  // found again by the next attempt
+        std::vector<table_plan> completed = _planner.plan(_completed, ignored);
+        _ddl.prepare(conn, completed, ignored);
+        chunk_ddl = false;
+      }
+      switch (run_batch(plans, dead_letters, found, progress, metadata, isolate, stats, out.why)) {
+        case attempt_end::committed:
+          _session.succeeded();
+          out.outcome = apply_outcome::committed;
+          return out;
+        case attempt_end::stale:
+          _session.succeeded();
+          out.outcome = apply_outcome::stale;
+          return out;
+        case attempt_end::chunk_ddl_needed:
+          // A chunk completed in the batch transaction needs a table or columns that DDL
+          // must make first, in a transaction of its own: make them, run the batch again.
+          if (++chunk_ddl_rounds > _session.policy().statement_attempts) {
+            throw std::runtime_error(
+                "completed chunked records keep needing new tables or columns");
+          }
+          chunk_ddl = true;
+          continue;
+      }
+    } catch (const schema_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      error = _session.classify(e);
+      failure = std::current_exception();
+    }
+    switch (error.action) {
+      case pg_error_action::reject:
+        // Once: re-run with the table writes under savepoints to find the culprit. A
+        // reject outside the table writes (or again) has no change to blame: fatal.
+        _session.recover(error, retries, go);  // reported; a reject is never retried
+        if (isolate) std::rethrow_exception(failure);
+        isolate = true;
+        continue;
+      case pg_error_action::in_doubt: {
+        _session.recover(error, retries, go);  // reported; the connection dropped
+        // Whether the commit happened: read the offsets back (waiting out an outage, each
+        // round trip under the session's deadline). Until it is known, nothing goes on.
+        const std::optional<commit_outcome> outcome = _session.run_while(
+            go, [&](pqxx::connection& conn) { return resolve_in_doubt(conn, progress); });
+        if (!outcome) return abandoned("commit outcome unknown: " + error.message);
+        if (*outcome == commit_outcome::committed) return out;
+        if (*outcome == commit_outcome::stale) {
+          out.outcome = apply_outcome::stale;
+          out.why = "commit outcome unknown and the offsets moved on: " + error.message;
+          return out;
+        }
+        continue;  // not committed: run it again
+      }
+      case pg_error_action::fatal:
+        _ddl.forget();
+        [[fallthrough]];
+      default:
+        if (_session.recover(error, retries, go)) continue;
+        if (go && !go()) return abandoned("abandoned while retrying: " + error.message);
+        _session.give_up(error, failure);
+    }
+  }
+}
+
+batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& plans,
+                                                    const std::vector<dead_letter>& given,
+                                                    std::vector<dead_letter>& found,
+                                                    const std::vector<partition_progress>& progress,
+                                                    const batch_metadata& metadata, bool isolate,
+                                                    apply_stats& stats, std::string& why) {
+  pqxx::work tx(_session.connection(), "sluice_batch");
+  _writer.transaction_begun();
+
+  // Chunked records first: their locks come before the table and key locks.
+  std::vector<dead_letter> chunk_letters;
+  std::vector<table_plan> completed;
+  if (!complete_chunks(tx, metadata, chunk_letters, stats, completed)) {
+    return attempt_end::chunk_ddl_needed;  // rolled back with tx
+  }
+
+  _locks.clear();
+  for (const table_plan& p : plans) {
+    _locks.add_table(p.target, p.truncate && _options.truncate_enabled);
+    if (p.keyless) continue;
+    for (size_t i = 0; i < p.item_count(); ++i) {
+      if (!p.rejected[i]) _locks.add_key(p.target, p.row(i).key.canonical);
+    }
+  }
+  for (const table_plan& p : completed) {
+    _locks.add_table(p.target, false);
+    for (size_t i = 0; i < p.item_count(); ++i) {
+      if (!p.rejected[i] && !p.keyless) _locks.add_key(p.target, p.row(i).key.canonical);
+    }
+  }
+  _locks.acquire(tx);
+  // Under the key locks: another lane may have created or versioned a table since we cached it.
+  _ddl.refresh(tx, plans);
+  _ddl.refresh(tx, completed);
+
+  // Before any write, so that a zombie fails fast.
+  const std::vector<std::string> stale = _offsets.advance(tx, progress);
+  if (!stale.empty()) {
+    std::string which;
+    for (const std::string& s : stale)
+      which += (which.empty() ? "" : ", ") + s;
+    why = "offsets compare-and-set failed for " + which +
+          ": another owner holds the partition or the offset moved";
+    return attempt_end::stale;  // rolled back with tx
+  }
+
+  // What one plan's write added to the batch's figures, kept per source table.
+  struct counters {
+    size_t written, deleted, stale;
+  };
+  const auto snapshot = [&stats] {
+    return counters{stats.upserted + stats.appended, stats.deleted, stats.stale};
+  };
+  const auto account = [&stats, &snapshot](const table_plan& p, const counters& before) {
+    const counters after = snapshot();
+    table_apply_stats t;
+    t.table = p.rows ? p.rows->table : nullptr;
+    t.written = after.written - before.written;
+    t.deleted = after.deleted - before.deleted;
+    t.stale = after.stale - before.stale;
+    for (uint8_t r : p.rejected)
+      t.rejected += r ? 1 : 0;
+    stats.tables.push_back(t);
+  };
+  for (table_plan& p : plans) {
+    const counters before = snapshot();
+    const table_shape& shape = _ddl.shape(p.target);
+    _writer.truncate(tx, p, shape, stats);
+    if (isolate) {
+      write_isolated(tx, p, 0, p.item_count(), found, stats);
+    } else {
+      _writer.write(tx, p, shape, 0, p.item_count(), stats);
+    }
+    account(p, before);
+  }
+  // The completed chunks' changes: a second merged batch, after the first (apply is
+  // order-insensitive by CSN, so it does not matter that they came in earlier batches).
+  for (table_plan& p : completed) {
+    const counters before = snapshot();
+    if (isolate) {
+      write_isolated(tx, p, 0, p.item_count(), found, stats);
+    } else {
+      _writer.write(tx, p, _ddl.shape(p.target), 0, p.item_count(), stats);
+    }
+    account(p, before);
+  }
+  _progress.record(tx, plans, completed);
+  // What the batch's metadata records taught: kept exactly when the offsets move past them.
+  _catalog.write(tx, metadata.catalog);
+  _catalog.record(tx, metadata.ddl);
+
+  std::vector<const dead_letter*> letters;
+  letters.reserve(given.size() + found.size());
+  for (const dead_letter& d : given)
+    letters.push_back(&d);
+  for (const dead_letter& d : found)
+    letters.push_back(&d);
+  for (const dead_letter& d : chunk_letters)
+    letters.push_back(&d);
+  stats.dead_lettered = _dead_letters.write(tx, letters);
+  stats.rejected = found.size();
+  if (_dead_letter_sink && letters.size() > given.size()) {
+    _session.off_clock(true);
+    try {
+      _dead_letter_sink(
+          std::vector<const dead_letter*>(letters.begin() + given.size(), letters.end()));
+    } catch (...) {
+      _session.off_clock(false);
+      throw;
+    }
+    _session.off_clock(false);
+  }
+  tx.commit();
+  _writer.transaction_committed();
+  return attempt_end::committed;
+}
+
+void batch_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, size_t begin,
+                                   size_t end, std::vector<dead_letter>& found,
+                                   apply_stats& stats) {
+  size_t live = 0;
+  size_t last = begin;
+  for (size_t i = begin; i < end; ++i) {
+    if (!plan.rejected[i]) {
+      ++live;
+      last = i;
+    }
+  }
+  if (live == 0) return;
+  // Savepoints by hand: libpqxx 6.4's subtransaction does not open its savepoint before
+  // exec_params().
+  std::string reason;
+  tx.exec("SAVEPOINT sluice_isolate");
+  try {
+    apply_stats part;
+    _writer.write(tx, plan, _ddl.shape(plan.target), begin, end, part);
+    tx.exec("RELEASE SAVEPOINT sluice_isolate");
+    stats += part;
+    return;
+  } catch (const std::exception& e) {
+    const pg_error_class c = classify_pg_error(e);
+    if (c.action != pg_error_action::reject) throw;
+    reason = c.message;
+  }
+  tx.exec("ROLLBACK TO SAVEPOINT sluice_isolate");
+  _writer.savepoint_rolled_back();
+  tx.exec("RELEASE SAVEPOINT sluice_isolate");
+  if (live == 1) {
+    plan.rejected[last] = 1;
+    const std::string why = label(plan.target) + ": " + reason;
+    found.push_back(plan.keyless ? keyless_dead_letter(*plan.rows, plan.keyless_change(last), why)
+                                 : merged_row_dead_letter(*plan.rows, plan.row(last), why));
+    return;
+  }
+  const size_t mid = begin + (end - begin) / 2;
+  write_isolated(tx, plan, begin, mid, found, stats);
+  write_isolated(tx, plan, mid, end, found, stats);
+}
+
+bool batch_applier::complete_chunks(pqxx::dbtransaction& tx, const batch_metadata& metadata,
+                                    std::vector<dead_letter>& letters, apply_stats& stats,
+                                    std::vector<table_plan>& plans) {
+  if (!_chunk_decoder && _options.chunk_decoders) _chunk_decoder = _options.chunk_decoders();
+  chunk_outcome outcome = _chunks.process(tx, metadata.pieces, _stream_time, _chunk_decoder.get());
+  stats.chunks_completed = outcome.completed;
+  stats.chunks_expired = outcome.expired;
+  if (outcome.pending) stats.pending_chunks = static_cast<int64_t>(*outcome.pending);
+  letters = std::move(outcome.dead_letters);
+  plans.clear();
+  if (outcome.changes.empty()) return true;
+  _completed = _chunk_merge.merge(std::move(outcome.changes));
+  plans = _planner.plan(_completed, letters);
+  if (!_ddl.ready(plans)) return false;
+  _ddl.prepare(_session.connection(), plans, letters);  // nothing to make: the key check only
+  return true;
+}
+
+commit_outcome batch_applier::resolve_in_doubt(pqxx::connection& conn,
+                                               const std::vector<partition_progress>& progress) {
+  // Without offsets there is nothing to read back: running the batch again is safe for the
+  // rows (every write is guarded by CSN) and may repeat only its dead letters and appends.
+  if (progress.empty()) return commit_outcome::not_committed;
+  // Read-write: offset_store::read locks the rows FOR SHARE, which waits for the lost
+  // transaction if the server is still committing (or rolling back) it.
+  pqxx::work tx(conn, "sluice_in_doubt");
+  return resolve_commit(progress, _offsets.read(tx, progress));
+}
+
+}  // namespace sluice

@@ -1,0 +1,327 @@
+#include "sinks/postgres/plan/table_ddl.h"
+
+#include <algorithm>
+#include <set>
+
+#include <pqxx/transaction>
+
+#include "sinks/postgres/state/change_dead_letter.h"
+#include "sinks/postgres/write/advisory_lock_space.h"
+#include "sinks/postgres/write/key_locks.h"
+#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/write/write_sql.h"
+
+namespace sluice {
+namespace {
+
+std::string lower_ascii(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+bool has_items(const table_plan& plan) {
+  return std::find(plan.rejected.begin(), plan.rejected.end(), 0) != plan.rejected.end();
+}
+
+void add_unique(std::vector<column_def>& list, column_def c) {
+  for (const column_def& have : list) {
+    if (have.name == c.name) return;
+  }
+  list.push_back(std::move(c));
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+std::string create_table_sql(const table_definition& def) {
+  std::string cols, key;
+  for (const column_def& c : def.key) {
+    cols += (cols.empty() ? "" : ", ") + quote_identifier(c.name) + " " + c.type;
+    key += (key.empty() ? "" : ", ") + quote_identifier(c.name);
+  }
+  for (const column_def& c : def.columns) {
+    cols += (cols.empty() ? "" : ", ") + quote_identifier(c.name) + " " + c.type;
+  }
+  if (!key.empty()) cols += ", PRIMARY KEY (" + key + ")";
+  return "CREATE TABLE IF NOT EXISTS " + qualified_name(def.target) + " (" + cols + ")";
+}
+
+std::string add_columns_sql(const target_table& target, const std::vector<column_def>& columns) {
+  std::string out = "ALTER TABLE " + qualified_name(target);
+  for (size_t i = 0; i < columns.size(); ++i) {
+    out += (i == 0 ? " " : ", ") + std::string("ADD COLUMN IF NOT EXISTS ") +
+           quote_identifier(columns[i].name) + " " + columns[i].type;
+  }
+  return out;
+}
+
+std::string sql_type_for(value_kind kind, bool mixed) {
+  if (mixed) return "text";
+  switch (kind) {
+    case value_kind::number:
+      return "numeric";
+    case value_kind::boolean:
+      return "boolean";
+    case value_kind::json:
+      return "jsonb";
+    case value_kind::string:
+    case value_kind::null:
+    case value_kind::absent:
+      return "text";
+  }
+  return "text";
+}
+
+table_ddl::table_ddl(const apply_options& options) : _options(options) {
+  const auto fold = [&](const std::string& s) {
+    return options.routing.lower_case ? lower_ascii(s) : s;
+  };
+  for (const auto& [table, columns] : options.column_types) {
+    auto& out = _overrides[fold(table)];
+    for (const auto& [column, type] : columns)
+      out[fold(column)] = type;
+  }
+}
+
+const table_shape& table_ddl::shape(const target_table& target) const {
+  static const table_shape none;
+  auto it = _shapes.find(target);
+  return it == _shapes.end() ? none : it->second;
+}
+
+std::string table_ddl::column_type(const target_table& target, const planned_column& column) const {
+  auto t = _overrides.find(label(target));
+  if (t != _overrides.end()) {
+    auto c = t->second.find(column.name);
+    if (c != t->second.end()) return c->second;
+  }
+  return sql_type_for(column.kind, column.mixed);
+}
+
+std::vector<column_def> table_ddl::metadata_columns(const table_plan& plan, bool creating) const {
+  if (plan.keyless) {
+    return {{meta::op, "text"},
+            {meta::csn, "bytea"},
+            {meta::source_ts, "timestamptz"},
+            {meta::tx, "text"},
+            {meta::kafka_topic, "text"},
+            {meta::kafka_partition, "integer"},
+            {meta::kafka_offset, "bigint"}};
+  }
+  std::vector<column_def> out = {{meta::csn, creating ? "bytea NOT NULL" : "bytea"},
+                                 {meta::updated_at, "timestamptz"}};
+  if (_options.deletes == apply_delete_mode::soft) {
+    out.push_back({meta::deleted, "boolean NOT NULL DEFAULT false"});
+  }
+  // Kept from the first partial image on: rows written before read as "every column at
+  // _sluice_csn" (write_sql.h).
+  if (plan.partial) out.push_back({meta::col_csn, "jsonb"});
+  return out;
+}
+
+bool table_ddl::needs_table(const table_plan& plan) const {
+  for (const column_group& g : plan.groups) {
+    for (uint32_t i : g.items) {
+      if (!plan.rejected[i]) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<column_def> table_ddl::missing_columns(const table_plan& plan,
+                                                   const table_shape& shape) const {
+  std::vector<column_def> out;
+  if (!has_items(plan)) return out;
+  // Deletes need only the metadata; inserts also their columns.
+  if (needs_table(plan)) {
+    std::set<uint32_t> used;
+    for (const column_group& g : plan.groups)
+      used.insert(g.columns.begin(), g.columns.end());
+    for (uint32_t c : used) {
+      const planned_column& col = plan.columns[c];
+      if (!shape.find(col.name)) add_unique(out, {col.name, column_type(plan.target, col)});
+    }
+  }
+  if (shape.exists || needs_table(plan)) {
+    for (column_def& m : metadata_columns(plan, !shape.exists)) {
+      if (!shape.find(m.name)) add_unique(out, std::move(m));
+    }
+  }
+  return out;
+}
+
+void table_ddl::check_key(table_plan& plan, const table_shape& shape,
+                          std::vector<dead_letter>& rejects) {
+  if (plan.keyless || !shape.exists || !has_items(plan)) return;
+  std::vector<std::string> have = shape.primary_key, want = plan.key_columns;
+  std::sort(have.begin(), have.end());
+  std::sort(want.begin(), want.end());
+  if (have == want) return;
+  const std::string reason = label(plan.target) + ": the table's primary key is (" +
+                             join_names(shape.primary_key) + "), the changes are keyed by (" +
+                             join_names(plan.key_columns) + ")";
+  for (size_t i = 0; i < plan.item_count(); ++i) {
+    if (plan.rejected[i]) continue;
+    plan.rejected[i] = 1;
+    rejects.push_back(merged_row_dead_letter(*plan.rows, plan.row(i), reason));
+  }
+}
+
+void table_ddl::refresh(pqxx::transaction_base& tx, const std::vector<table_plan>& plans) {
+  std::vector<const target_table*> targets;
+  for (const table_plan& p : plans) {
+    if (_shapes.count(p.target) &&
+        std::none_of(targets.begin(), targets.end(),
+                     [&](const target_table* t) { return *t == p.target; })) {
+      targets.push_back(&p.target);
+    }
+  }
+  if (targets.empty()) return;
+  pg_array schemas, names;
+  for (const target_table* t : targets) {
+    schemas.add(t->schema);
+    names.add(t->name);
+  }
+  // Per table, in order: its live column count (0: no table) and whether it keeps per-column
+  // CSNs — what a change by another writer would have changed.
+  const pqxx::result r = tx.exec_params(
+      R"(SELECT (SELECT count(*) FROM pg_attribute a
+                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+                EXISTS (SELECT 1 FROM pg_attribute a
+                         WHERE a.attrelid = c.oid AND a.attname = $3 AND NOT a.attisdropped)
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(s, t, i)
+           LEFT JOIN pg_namespace n ON n.nspname = u.s
+           LEFT JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = u.t
+                               AND c.relkind IN ('r', 'p')
+          ORDER BY u.i)",
+      schemas.take(), names.take(), std::string(meta::col_csn));
+  for (size_t i = 0; i < targets.size() && i < r.size(); ++i) {
+    table_shape& cached = _shapes[*targets[i]];
+    const auto columns = r[static_cast<pqxx::result::size_type>(i)][0].as<size_t>();
+    const bool versioned = r[static_cast<pqxx::result::size_type>(i)][1].as<bool>();
+    if (columns == cached.columns.size() && versioned == (cached.find(meta::col_csn) != nullptr)) {
+      continue;
+    }
+    cached = read_table_shape(tx, *targets[i]);
+  }
+}
+
+bool table_ddl::ready(const std::vector<table_plan>& plans) const {
+  for (const table_plan& p : plans) {
+    if (!has_items(p) && !p.truncate) continue;
+    auto it = _shapes.find(p.target);
+    if (it == _shapes.end()) return false;
+    if ((needs_table(p) && !it->second.exists) || !missing_columns(p, it->second).empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
+                        std::vector<dead_letter>& rejects) {
+  // Plans by target: a table may have a keyed and a keyless plan in one batch.
+  std::map<target_table, std::vector<table_plan*>> by_target;
+  for (table_plan& p : plans) {
+    // A truncate alone needs no DDL, but the writer needs to know whether the table exists.
+    if (has_items(p) || p.truncate) by_target[p.target].push_back(&p);
+  }
+  auto work_needed = [&](const target_table& t, const table_shape& shape) {
+    for (const table_plan* p : by_target[t]) {
+      if ((needs_table(*p) && !shape.exists) || !missing_columns(*p, shape).empty()) return true;
+    }
+    return false;
+  };
+  std::vector<target_table> pending;
+  for (const auto& [t, _] : by_target) {
+    auto it = _shapes.find(t);
+    if (it == _shapes.end() || work_needed(t, it->second)) pending.push_back(t);
+  }
+  if (!pending.empty()) {
+    pqxx::work tx(conn, "sluice_ddl");
+    std::map<target_table, table_shape> fresh;
+    std::vector<target_table> to_change;
+    for (const target_table& t : pending) {
+      fresh[t] = read_table_shape(tx, t);
+      if (work_needed(t, fresh[t])) to_change.push_back(t);
+    }
+    if (!to_change.empty()) {
+      // Serialize with other lanes and instances changing the same tables, then look again:
+      // one of them may have done it.
+      std::vector<int32_t> keys;
+      for (const target_table& t : to_change)
+        keys.push_back(table_lock_key(t));
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      pg_array arr;
+      for (int32_t k : keys)
+        arr.add_int(k);
+      tx.exec_params("SELECT count(pg_advisory_xact_lock($1, k)) FROM unnest($2::int4[]) AS k",
+                     advisory_lock_space::ddl, arr.take());
+      std::set<std::string> schemas_seen;
+      for (const target_table& t : to_change) {
+        table_shape shape = read_table_shape(tx, t);
+        const auto& group = by_target[t];
+        if (!shape.exists) {
+          if (!_options.auto_create) {
+            throw schema_error("table " + label(t) + " does not exist and auto.create is off");
+          }
+          table_definition def{t, {}, {}};
+          for (table_plan* p : group) {
+            if (p->keyless || !def.key.empty()) continue;
+            for (size_t k = 0; k < p->key_columns.size(); ++k) {
+              planned_column key_col{p->key_columns[k], {}, p->key_kinds[k], false};
+              def.key.push_back({key_col.name, column_type(t, key_col)});
+            }
+          }
+          for (table_plan* p : group) {
+            for (column_def& c : missing_columns(*p, shape))
+              add_unique(def.columns, std::move(c));
+          }
+          if (schemas_seen.insert(t.schema).second &&
+              tx.exec_params("SELECT 1 FROM pg_namespace WHERE nspname = $1", t.schema).empty()) {
+            tx.exec("CREATE SCHEMA IF NOT EXISTS " + quote_identifier(t.schema));
+          }
+          tx.exec(create_table_sql(def));
+        } else {
+          std::vector<column_def> add;
+          for (table_plan* p : group) {
+            for (column_def& c : missing_columns(*p, shape))
+              add_unique(add, std::move(c));
+          }
+          if (add.empty()) {
+            fresh[t] = std::move(shape);
+            continue;
+          }
+          if (!_options.auto_evolve) {
+            throw schema_error("table " + label(t) + " lacks column " + add.front().name +
+                               " and auto.evolve is off");
+          }
+          tx.exec(add_columns_sql(t, add));
+        }
+        fresh[t] = read_table_shape(tx, t);
+      }
+    }
+    tx.commit();
+    for (auto& [t, shape] : fresh)
+      _shapes[t] = std::move(shape);
+  }
+  for (auto& [t, group] : by_target) {
+    for (table_plan* p : group)
+      check_key(*p, shape(t), rejects);
+  }
+}
+
+}  // namespace sluice

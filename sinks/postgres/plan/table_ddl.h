@@ -1,0 +1,94 @@
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pqxx/connection_base>
+#include <pqxx/transaction_base>
+
+#include "core/model/batch_records.h"
+#include "sinks/postgres/apply_options.h"
+#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/postgres/plan/table_shape.h"
+
+namespace sluice {
+
+// A target table cannot take a batch and configuration forbids fixing it (auto.create or
+// auto.evolve off). Fatal: the operator has to act.
+class schema_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A table as sluice creates it: key columns (the primary key), then the others.
+struct table_definition {
+  target_table target;
+  std::vector<column_def> key;
+  std::vector<column_def> columns;  // including sluice's metadata columns
+};
+
+std::string create_table_sql(const table_definition& def);
+std::string add_columns_sql(const target_table& target, const std::vector<column_def>& columns);
+// The column type auto-create gives a column from the JSON kinds of its values (SPEC §4).
+std::string sql_type_for(value_kind kind, bool mixed);
+
+// Auto-create and auto-evolve of target tables (SPEC §4 "Schema"), and the cache of their
+// shapes that the writer casts values with.
+//
+// Lifecycle: prepare() before every batch transaction. In the steady state (every table and
+// column known) it does not touch the database. Otherwise it reads the shapes it lacks and,
+// when tables or columns are missing, creates them in a transaction of its own, committed
+// before the batch's (DDL is idempotent, and a short transaction keeps the table's ACCESS
+// EXCLUSIVE lock brief), under a per-table advisory lock so that lanes and instances
+// creating the same table at once do not collide. Columns are only ever added, never
+// dropped or narrowed. Threading: one per apply lane (connection).
+class table_ddl {
+ public:
+  explicit table_ddl(const apply_options& options);
+
+  // Makes every plan's target able to take its items. Items of a table whose primary key
+  // differs from the batch's key are rejected (dead letters appended to rejects). Throws
+  // schema_error when a table or column is missing and may not be created.
+  void prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
+               std::vector<dead_letter>& rejects);
+
+  // Whether prepare() has nothing to create or add for these plans (every target's shape is
+  // cached and takes them): it then makes no round trip and may run inside a transaction.
+  bool ready(const std::vector<table_plan>& plans) const;
+
+  // Inside the batch transaction, once its key locks are held: re-reads the shapes that
+  // another lane or instance changed since they were cached — a table created that this lane
+  // saw missing, columns added, per-column CSNs begun — so that the writes follow the table
+  // as it is now. Writers of one key serialize on its lock, so a change made after this
+  // check cannot meet this batch's rows. One round trip when nothing changed; never DDL
+  // (prepare() made sure of what the batch needs, and columns are only ever added).
+  void refresh(pqxx::transaction_base& tx, const std::vector<table_plan>& plans);
+
+  // The cached shape; exists = false for a table not seen or not there.
+  const table_shape& shape(const target_table& target) const;
+  // Forgets every shape (after a failed batch, or DDL made by someone else).
+  void forget() { _shapes.clear(); }
+
+  // The metadata columns a plan's table needs, with the types sluice creates them with.
+  std::vector<column_def> metadata_columns(const table_plan& plan, bool creating) const;
+  // The type a new column gets: the configured override, else from its values' kinds.
+  std::string column_type(const target_table& target, const planned_column& column) const;
+
+ private:
+  struct need {
+    table_plan* plan;
+    std::vector<column_def> missing;  // columns to add (or, when !exists, all but the key)
+  };
+  bool needs_table(const table_plan& plan) const;
+  std::vector<column_def> missing_columns(const table_plan& plan, const table_shape& shape) const;
+  void check_key(table_plan& plan, const table_shape& shape, std::vector<dead_letter>& rejects);
+
+  const apply_options& _options;
+  // Overrides with names normalized by the case policy: "schema.table" -> column -> type.
+  std::map<std::string, std::map<std::string, std::string>> _overrides;
+  std::map<target_table, table_shape> _shapes;
+};
+
+}  // namespace sluice

@@ -1,0 +1,166 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <pqxx/connection>
+
+#include "sinks/postgres/session/pg_error_policy.h"
+#include "sinks/postgres/session/retry_policy.h"
+#include "sinks/postgres/session/round_trip_watchdog.h"
+#include "sinks/postgres/session/session_observer.h"
+#include "sinks/postgres/session/session_options.h"
+#include "sinks/postgres/session/state_schema.h"
+
+struct pg_conn;
+
+namespace sluice {
+
+// A session gave up: the server refused the login, or it stayed unreachable past the
+// policy's outage_limit. what() says which, for a person (FAILED's reason).
+class session_error : public std::runtime_error {
+ public:
+  session_error(pg_error_class error, const std::string& what)
+      : std::runtime_error(what), _error(std::move(error)) {}
+  const pg_error_class& error() const { return _error; }
+
+ private:
+  pg_error_class _error;
+};
+
+// One PostgreSQL connection and everything about keeping it (issue "unattended survival"):
+// its settings (timeouts and keepalives by default, application_name "sluice:<role>"), the
+// state-schema migration on first connect, the round-trip deadline, and the one retry loop,
+// with the policy its user chose (retry_policy.h). The roles (batch_applier,
+// partition_owner, state_reader, state_janitor, target_key_reader) each work on a session.
+//
+//   run(body):  loop
+//                 connection()            opens if needed: connect, SETs, open hook, migrate
+//                 body(conn)              under the round-trip watchdog
+//                 ok                      → reachable again? tell the observer; return
+//                 failed                  → recover(): classify (pg_error_policy), report,
+//                                           drop a broken connection, back off, or give up
+//
+// Lifecycle: construct (no I/O); the connection opens on first use and after every loss.
+// Threading: one thread at a time uses a session; the observer is called on that thread.
+class pg_session {
+ public:
+  using keep_going = std::function<bool()>;
+
+  pg_session(session_options options, retry_policy policy, std::string role,
+             session_observer* observer = nullptr);
+  ~pg_session();
+  pg_session(const pg_session&) = delete;
+  pg_session& operator=(const pg_session&) = delete;
+
+  // Runs body(pqxx::connection&) until it succeeds, retrying as the policy says. Throws the
+  // body's error when it is not transient, session_error when the policy gives up.
+  template <typename F>
+  auto run(F&& body) {
+    return *run_while({}, std::forward<F>(body));
+  }
+  // As run(), but stops retrying once go() says false: then nothing (a caller that abandons
+  // its work, or is stopping).
+  template <typename F>
+  auto run_while(const keep_going& go, F&& body)
+      -> std::optional<std::invoke_result_t<F, pqxx::connection&>> {
+    retry_state state;
+    for (;;) {
+      if (go && !go()) {
+        withdraw();
+        return std::nullopt;
+      }
+      try {
+        pqxx::connection& conn = connection();
+        round_trip guard(*this);
+        auto out = body(conn);
+        succeeded();
+        return out;
+      } catch (const std::exception& e) {
+        const pg_error_class error = classify(e);
+        if (!recover(error, state, go) && !(go && !go())) give_up(error, std::current_exception());
+      }
+    }
+  }
+
+  // The connection, opened now if needed (no retries: throws what opening threw).
+  pqxx::connection& connection();
+  // The libpq handle of connection(), for libpq-only paths (COPY BINARY, pipeline mode) on
+  // this very session (the batch's temporary stage lives in it).
+  pg_conn* raw();
+  // Closes the connection; the next use opens a new one.
+  void drop();
+  bool connected() const { return _conn != nullptr; }
+
+  // For callers with their own attempt loop (the batch applier): what an attempt's failure
+  // means (a failure while opening is classified as a login or reachability problem)…
+  pg_error_class classify(const std::exception& e);
+  // …and what to do about it: reports it, drops a broken connection, waits the backoff and
+  // returns true to try again; false when the policy gives up or go() says stop (the caller
+  // then throws or abandons).
+  bool recover(const pg_error_class& error, retry_state& state, const keep_going& go = {});
+  // An attempt succeeded: an outage, if any, is over.
+  void succeeded();
+  // The user abandoned its work during an outage: the session no longer reports it (the
+  // next attempt reports it again if it goes on).
+  void withdraw();
+  // After recover() said no: throws session_error for a refused login or an outage past the
+  // policy's limit (in a person's words), else the failure itself.
+  [[noreturn]] void give_up(const pg_error_class& error, std::exception_ptr failure) const;
+
+  // While an attempt runs, its round trips are under the watchdog.
+  class round_trip {
+   public:
+    explicit round_trip(pg_session& s);
+    ~round_trip();
+    round_trip(const round_trip&) = delete;
+    round_trip& operator=(const round_trip&) = delete;
+
+   private:
+    pg_session& _session;
+  };
+  // Work that is not waiting for the server (producing dead letters to Kafka) inside an
+  // attempt: off the round-trip clock.
+  void off_clock(bool off) { _watchdog.off_clock(off); }
+
+  // Run in every new connection, after sluice's settings and before any body (a role's own
+  // SETs, or reading server limits).
+  void on_open(std::function<void(pqxx::connection&)> hook) { _on_open = std::move(hook); }
+  // Run whenever the connection is dropped (a role forgets per-connection state: prepared
+  // statements, temporary tables).
+  void on_drop(std::function<void()> hook) { _on_drop = std::move(hook); }
+
+  const std::string& role() const { return _role; }
+  const retry_policy& policy() const { return _policy; }
+  const session_options& options() const { return _options; }
+  const state_schema& schema() const { return _schema; }
+  const pg_error_class& last_error() const { return _last_error; }
+  bool down() const { return _down; }
+
+ private:
+  void open();
+
+  session_options _options;
+  retry_policy _policy;
+  std::string _role;
+  session_observer* _observer;
+  state_schema _schema;
+  std::string _conninfo;
+  std::string _limits_sql;
+  std::function<void(pqxx::connection&)> _on_open;
+  std::function<void()> _on_drop;
+  pg_error_class _last_error;
+  bool _open_failed = false;  // the last failure happened while opening
+  bool _opened_before = false;
+  bool _down = false;  // in an outage: the observer was told
+  bool _migrated = false;
+  int _round_trips = 0;  // nested round_trip guards: the outermost arms the watchdog
+  round_trip_watchdog _watchdog;
+  std::unique_ptr<pqxx::connection> _conn;  // last: closed first
+};
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace sluice {
+
+// How a session's user wants failures retried (SPEC §4 "Errors", §5 DEGRADED). Two kinds:
+//
+//   connection-level   unreachable, connection lost, server restarting (08xxx, 57P01-57P03):
+//                      retried until `outage_limit` has passed since the outage began,
+//                      forever when it is 0 — an outage of any length is waited out;
+//   statement-level    transient errors on a reachable server (40001, 40P01, 55P03 lock
+//                      timeout, 57014 statement timeout, 25006, 53300): at most
+//                      `statement_attempts` attempts in all.
+//
+// Waits between attempts grow exponentially from backoff_initial to backoff_max, half of each
+// drawn at random (lanes that fail together do not retry in lockstep).
+struct retry_policy {
+  std::chrono::milliseconds outage_limit{0};  // 0: forever (postgres.retry.timeout)
+  int statement_attempts = 10;                // errors.retry.max
+  std::chrono::milliseconds backoff_initial{100};
+  std::chrono::milliseconds backoff_max{30'000};  // errors.retry.backoff.max
+
+  // The connector's long-running sessions: outages are waited out.
+  static retry_policy waiting_out() { return {}; }
+  // Commands a person waits for (check, status, replay): a few quick attempts, never a hang.
+  static retry_policy bounded() {
+    return {std::chrono::milliseconds(5'000), 3, std::chrono::milliseconds(200),
+            std::chrono::milliseconds(2'000)};
+  }
+
+  // The wait before the next attempt after `failures` consecutive failures (1, 2, …).
+  std::chrono::milliseconds backoff(int failures) const;
+};
+
+// What a run of failures has used of a policy. One per operation (a batch, a claim).
+struct retry_state {
+  int connection_failures = 0;
+  int statement_failures = 0;
+  std::chrono::steady_clock::time_point outage_since{};  // first connection failure
+};
+
+}  // namespace sluice

@@ -1,0 +1,84 @@
+#include "sinks/postgres/state/change_dead_letter.h"
+
+#include <utility>
+
+#include "sinks/postgres/write/json_text.h"
+
+namespace sluice {
+namespace {
+
+void append_field(std::string& out, const char* name) {
+  if (out.size() > 1) out.push_back(',');
+  append_json_string(out, name);
+  out.push_back(':');
+}
+
+void append_image(std::string& out, const image& img) {
+  out.push_back('{');
+  bool first = true;
+  for (const column_value& cv : img) {
+    if (cv.v.is_absent()) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    append_json_string(out, cv.name);
+    out.push_back(':');
+    append_json_value(out, cv.v);
+  }
+  out.push_back('}');
+}
+
+std::string table_label(const table_rows& t) {
+  return t.table ? t.table->name.qualified() : std::string();
+}
+
+}  // namespace
+
+dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& row,
+                                   std::string reason) {
+  dead_letter dl;
+  dl.reason = std::move(reason);
+  dl.origin = row.origin;
+  dl.key = key_json(row.key.columns, row.key.values);
+  std::string v = "{";
+  append_field(v, "table");
+  append_json_string(v, table_label(table));
+  append_field(v, "op");
+  append_json_string(v, row.exists() ? "upsert" : "delete");
+  append_field(v, "key");
+  v += *dl.key;
+  append_field(v, "upsert_csn");
+  append_json_string(v, row.upsert_seq.hex());
+  append_field(v, "delete_csn");
+  append_json_string(v, row.delete_seq.hex());
+  append_field(v, "image");
+  v.push_back('{');
+  for (size_t i = 0; i < row.columns.size(); ++i) {
+    if (i > 0) v.push_back(',');
+    append_json_string(v, row.columns[i].name);
+    v.push_back(':');
+    append_json_value(v, row.columns[i].v);
+  }
+  v += "}}";
+  dl.value = std::move(v);
+  return dl;
+}
+
+dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::string reason) {
+  dead_letter dl;
+  dl.reason = std::move(reason);
+  dl.origin = c.source.origin;
+  std::string v = "{";
+  append_field(v, "table");
+  append_json_string(v, table_label(table));
+  append_field(v, "op");
+  append_json_string(v, to_string(c.op));
+  append_field(v, "csn");
+  append_json_string(v, c.seq.hex());
+  append_field(v, "image");
+  append_image(v, c.after);
+  v.push_back('}');
+  dl.value = std::move(v);
+  return dl;
+}
+
+}  // namespace sluice

@@ -1,0 +1,423 @@
+#include "sinks/postgres/state/chunk_store.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <pqxx/binarystring>
+#include <pqxx/result>
+
+#include "core/model/crc32c.h"
+#include "core/model/json_text.h"
+#include "sinks/postgres/write/advisory_lock_space.h"
+#include "sinks/postgres/write/pg_array.h"
+
+namespace sluice {
+
+// A piece as read back (and deleted) from the table.
+struct chunk_store::stored_piece {
+  chunk_piece piece;
+  std::string crc_text;  // principal: the checksum as stored
+};
+
+namespace {
+
+// The piece number of a completed chunk's marker (the principal is -1, fragments 0..n-1).
+constexpr int32_t completed_marker = -2;
+
+// Kafka timestamps travel as microseconds since the epoch.
+constexpr const char* from_us = "('epoch'::timestamptz + (%) * interval '1 microsecond')";
+
+std::string at_us(const std::string& expr) {
+  std::string s = from_us;
+  s.replace(s.find('%'), 1, expr);
+  return s;
+}
+
+bool same_piece(const chunk_piece& a, const chunk_piece& b) {
+  // A redelivered principal may differ in processing time (its top-level ts_ns): what must
+  // not differ is the chunk it describes.
+  if (a.is_principal()) return a.total_fragments == b.total_fragments && a.crc32c == b.crc32c;
+  return a.payload == b.payload;
+}
+
+std::string piece_name(const chunk_piece& p) {
+  return p.is_principal() ? "principal record" : "fragment " + std::to_string(p.index);
+}
+
+// "fragments 1, 3-5 of 6" style list of what a chunk lacks.
+std::string missing_text(bool have_principal, int32_t total, const std::set<int32_t>& have) {
+  std::string out;
+  if (!have_principal) out = "the principal record (total unknown)";
+  if (total <= 0) {
+    if (!have.empty()) out += "; has fragment(s)";
+    for (int32_t i : have)
+      out += " " + std::to_string(i);
+    return out;
+  }
+  std::string list;
+  int32_t missing = 0;
+  for (int32_t i = 0; i < total; ++i) {
+    if (have.count(i)) continue;
+    ++missing;
+    if (missing <= 20) list += (list.empty() ? "" : ", ") + std::to_string(i);
+  }
+  if (missing > 20) list += ", …";
+  if (missing) out += "fragment(s) " + list + " of " + std::to_string(total);
+  return out;
+}
+
+}  // namespace
+
+dead_letter chunk_piece_dead_letter(const chunk_piece& p, std::string reason) {
+  dead_letter d;
+  d.reason = std::move(reason);
+  d.origin = p.origin;
+  if (p.is_principal()) {
+    d.value = p.payload;
+  } else {
+    // Only the data was kept: the fragment record is written again around it.
+    std::string v = "{\"type\":\"fragment\",\"chunk_id\":";
+    append_json_string(v, p.chunk_id);
+    v += ",\"index\":" + std::to_string(p.index) + ",\"data\":";
+    append_json_string(v, p.payload);
+    v += "}";
+    d.value = std::move(v);
+  }
+  return d;
+}
+
+chunk_store::chunk_store(const state_schema& schema, std::string connector,
+                         std::chrono::milliseconds timeout)
+    : _table(schema.table("pending_fragments")),
+      _connector(std::move(connector)),
+      _timeout(timeout) {}
+
+chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
+                                   const std::vector<chunk_piece>& pieces, timestamp_ns stream_time,
+                                   chunk_decoder* decoder) {
+  chunk_outcome out;
+  if (pieces.empty() && !_maybe_pending) return out;
+  const std::vector<const chunk_piece*> unique = unique_pieces(pieces, out);
+  store(tx, unique, out);
+
+  std::vector<std::string> batch_ids;
+  for (const chunk_piece* p : unique) {
+    if (batch_ids.empty() || batch_ids.back() != p->chunk_id) batch_ids.push_back(p->chunk_id);
+  }
+  const bool expiring = stream_time.value() > 0 && _timeout.count() > 0;
+  const int64_t before_us =
+      expiring ? stream_time.value() / 1000 - static_cast<int64_t>(_timeout.count()) * 1000 : 0;
+  std::vector<std::string> stale;
+  if (expiring) stale = expiry_candidates(tx, before_us);
+
+  std::vector<std::string> all = batch_ids;
+  all.insert(all.end(), stale.begin(), stale.end());
+  lock(tx, all);
+  drop_redeliveries(tx, batch_ids, out);
+  // Completion first: a chunk whose last piece arrives late but arrives is applied.
+  complete(tx, batch_ids, stream_time, decoder, out);
+  if (!stale.empty()) expire(tx, stale, before_us, out);
+
+  const pqxx::row n = tx.exec_params1(
+      "SELECT count(DISTINCT chunk_id) FILTER (WHERE piece <> $2), count(*) FILTER (WHERE piece = "
+      "$2) FROM " +
+          _table + " WHERE connector = $1",
+      _connector, completed_marker);
+  out.pending = n[0].as<size_t>();
+  // Markers expire too; and while this transaction may still roll back, what it removed may
+  // come back: look again next time.
+  _maybe_pending = *out.pending > 0 || n[1].as<size_t>() > 0 || out.completed || out.expired ||
+                   out.redelivered_late;
+  return out;
+}
+
+size_t chunk_store::count_pending(pqxx::transaction_base& tx) const {
+  return tx
+      .exec_params1("SELECT count(DISTINCT chunk_id) FROM " + _table +
+                        " WHERE connector = $1 AND piece <> $2",
+                    _connector, completed_marker)[0]
+      .as<size_t>();
+}
+
+std::vector<const chunk_piece*> chunk_store::unique_pieces(const std::vector<chunk_piece>& pieces,
+                                                           chunk_outcome& out) const {
+  std::vector<const chunk_piece*> sorted;
+  sorted.reserve(pieces.size());
+  for (const chunk_piece& p : pieces)
+    sorted.push_back(&p);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const chunk_piece* a, const chunk_piece* b) {
+    return std::tie(a->chunk_id, a->index) < std::tie(b->chunk_id, b->index);
+  });
+  std::vector<const chunk_piece*> unique;
+  for (const chunk_piece* p : sorted) {
+    if (!unique.empty() && unique.back()->chunk_id == p->chunk_id &&
+        unique.back()->index == p->index) {
+      if (!same_piece(*unique.back(), *p)) {
+        out.dead_letters.push_back(
+            chunk_piece_dead_letter(*p, "chunk " + p->chunk_id + ": " + piece_name(*p) +
+                                            " delivered again with different content"));
+      }
+      continue;  // an identical redelivery: nothing to do
+    }
+    unique.push_back(p);
+  }
+  return unique;
+}
+
+void chunk_store::store(pqxx::transaction_base& tx, const std::vector<const chunk_piece*>& pieces,
+                        chunk_outcome& out) const {
+  if (pieces.empty()) return;
+  pg_array ids, index, totals, crcs, payloads, topics, parts, offsets, stamps;
+  for (const chunk_piece* p : pieces) {
+    ids.add(p->chunk_id);
+    index.add_int(p->index);
+    if (p->is_principal()) {
+      totals.add_int(p->total_fragments);
+      crcs.add(std::to_string(p->crc32c));
+    } else {
+      totals.add_null();
+      crcs.add_null();
+    }
+    payloads.add_bytea(p->payload);
+    topics.add(p->origin.topic);
+    parts.add_int(p->origin.partition.value());
+    offsets.add_int(p->origin.offset.value());
+    stamps.add_int(p->origin.timestamp.value() / 1000);
+  }
+  const std::string input =
+      " FROM unnest($2::text[], $3::int4[], $4::int4[], $5::text[], $6::bytea[], $7::text[], "
+      "$8::int4[], $9::int8[], $10::int8[]) WITH ORDINALITY "
+      "AS u(chunk_id, piece, total, crc, payload, topic, part, off, ts_us, i)";
+  const std::string id_array = ids.take(), index_array = index.take(), total_array = totals.take(),
+                    crc_array = crcs.take(), payload_array = payloads.take();
+  const pqxx::result inserted = tx.exec_params(
+      "INSERT INTO " + _table +
+          " (connector, chunk_id, piece, total_pieces, crc32c, payload, topic, partition, "
+          "kafka_offset, kafka_timestamp, first_seen) SELECT $1, chunk_id, piece, total, crc, "
+          "payload, topic, part, off, " +
+          at_us("ts_us") + ", " + at_us("ts_us") + input +
+          " ORDER BY chunk_id, piece ON CONFLICT DO NOTHING RETURNING chunk_id, piece",
+      _connector, id_array, index_array, total_array, crc_array, payload_array, topics.take(),
+      parts.take(), offsets.take(), stamps.take());
+  if (inserted.size() == pieces.size()) return;
+  // Some were there already: an identical redelivery is a no-op, anything else an error.
+  const pqxx::result differing = tx.exec_params(
+      "SELECT u.i FROM unnest($2::text[], $3::int4[], $4::int4[], $5::text[], $6::bytea[]) "
+      "WITH ORDINALITY AS u(chunk_id, piece, total, crc, payload, i) JOIN " +
+          _table +
+          " p ON p.connector = $1 AND p.chunk_id = u.chunk_id AND p.piece = u.piece "
+          "WHERE CASE WHEN u.piece < 0 THEN (p.total_pieces, p.crc32c) IS DISTINCT FROM "
+          "(u.total, u.crc) ELSE p.payload IS DISTINCT FROM u.payload END ORDER BY u.i",
+      _connector, id_array, index_array, total_array, crc_array, payload_array);
+  for (const pqxx::row& row : differing) {
+    const chunk_piece& p = *pieces[row[0].as<size_t>() - 1];
+    out.dead_letters.push_back(chunk_piece_dead_letter(
+        p, "chunk " + p.chunk_id + ": " + piece_name(p) +
+               " delivered again with content different from the pending one"));
+  }
+}
+
+void chunk_store::drop_redeliveries(pqxx::transaction_base& tx,
+                                    const std::vector<std::string>& chunk_ids,
+                                    chunk_outcome& out) const {
+  if (chunk_ids.empty()) return;
+  pg_array ids;
+  for (const std::string& id : chunk_ids)
+    ids.add(id);
+  // Pieces of a chunk that completed already (its marker is there): a redelivery that came
+  // late. Their originals are gone, so they cannot be compared: they are dropped.
+  const pqxx::result r = tx.exec_params(
+      "DELETE FROM " + _table + " p WHERE p.connector = $1 AND p.chunk_id = ANY($2::text[]) " +
+          "AND p.piece <> $3 AND EXISTS (SELECT 1 FROM " + _table +
+          " m WHERE m.connector = $1 AND m.chunk_id = p.chunk_id AND m.piece = $3)",
+      _connector, ids.take(), completed_marker);
+  out.redelivered_late += static_cast<size_t>(r.affected_rows());
+}
+
+std::vector<std::string> chunk_store::expiry_candidates(pqxx::transaction_base& tx,
+                                                        int64_t before_us) const {
+  const pqxx::result r = tx.exec_params("SELECT chunk_id FROM " + _table +
+                                            " WHERE connector = $1 GROUP BY chunk_id "
+                                            "HAVING min(kafka_timestamp) < " +
+                                            at_us("$2") + " ORDER BY chunk_id",
+                                        _connector, before_us);
+  std::vector<std::string> out;
+  for (const pqxx::row& row : r)
+    out.push_back(row[0].as<std::string>());
+  return out;
+}
+
+void chunk_store::lock(pqxx::transaction_base& tx,
+                       const std::vector<std::string>& chunk_ids) const {
+  if (chunk_ids.empty()) return;
+  std::vector<int32_t> keys;
+  keys.reserve(chunk_ids.size());
+  for (const std::string& id : chunk_ids) {
+    uint32_t h = crc32c_extend(crc32c(_connector), std::string_view("\0", 1));
+    h = crc32c_extend(h, id);
+    keys.push_back(static_cast<int32_t>(h));
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  pg_array arr;
+  for (int32_t k : keys)
+    arr.add_int(k);
+  // unnest() yields the array in order: the locks are taken in ascending order.
+  tx.exec_params("SELECT count(pg_advisory_xact_lock($1, k)) FROM unnest($2::int4[]) AS k",
+                 advisory_lock_space::chunk, arr.take());
+}
+
+std::vector<chunk_store::stored_piece> chunk_store::read_deleted(const pqxx::result& r) const {
+  std::vector<stored_piece> out;
+  out.reserve(r.size());
+  for (const pqxx::row& row : r) {
+    stored_piece s;
+    s.piece.chunk_id = row[0].as<std::string>();
+    s.piece.index = row[1].as<int32_t>();
+    s.piece.total_fragments = row[2].is_null() ? 0 : row[2].as<int32_t>();
+    s.crc_text = row[3].is_null() ? std::string() : row[3].as<std::string>();
+    s.piece.payload = pqxx::binarystring(row[4]).str();
+    if (!row[5].is_null()) s.piece.origin.topic = row[5].as<std::string>();
+    if (!row[6].is_null()) s.piece.origin.partition = partition_id{row[6].as<int32_t>()};
+    if (!row[7].is_null()) s.piece.origin.offset = kafka_offset{row[7].as<int64_t>()};
+    if (!row[8].is_null()) s.piece.origin.timestamp = timestamp_ns{row[8].as<int64_t>() * 1000};
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const stored_piece& a, const stored_piece& b) {
+    return std::tie(a.piece.chunk_id, a.piece.index) < std::tie(b.piece.chunk_id, b.piece.index);
+  });
+  return out;
+}
+
+namespace {
+constexpr const char* returning =
+    " RETURNING chunk_id, piece, total_pieces, crc32c, payload, topic, partition, kafka_offset, "
+    "(extract(epoch FROM kafka_timestamp - 'epoch'::timestamptz) * 1000000)::bigint";
+}  // namespace
+
+void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
+                           timestamp_ns stream_time, chunk_decoder* decoder,
+                           chunk_outcome& out) const {
+  if (chunk_ids.empty()) return;
+  pg_array ids;
+  for (const std::string& id : chunk_ids)
+    ids.add(id);
+  // Complete: the principal and every fragment 0..total-1 (under the chunk's lock, so a
+  // concurrent writer of the same chunk has committed or waits).
+  const pqxx::result r = tx.exec_params(
+      "DELETE FROM " + _table + " WHERE connector = $1 AND chunk_id IN (SELECT p.chunk_id FROM " +
+          _table +
+          " p WHERE p.connector = $1 AND p.chunk_id = ANY($2::text[]) AND p.piece = -1 AND "
+          "p.total_pieces = (SELECT count(*) FROM " +
+          _table +
+          " f WHERE f.connector = $1 AND f.chunk_id = p.chunk_id AND f.piece >= 0 AND "
+          "f.piece < p.total_pieces))" +
+          returning,
+      _connector, ids.take());
+  const std::vector<stored_piece> pieces = read_deleted(r);
+  // A marker per completed chunk, so that a piece redelivered later is recognised and dropped
+  // (drop_redeliveries) rather than left waiting to expire; it expires after chunk.timeout.
+  pg_array done;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (i == 0 || pieces[i].piece.chunk_id != pieces[i - 1].piece.chunk_id) {
+      done.add(pieces[i].piece.chunk_id);
+    }
+  }
+  if (!pieces.empty()) {
+    tx.exec_params("INSERT INTO " + _table +
+                       " (connector, chunk_id, piece, payload, kafka_timestamp, first_seen) "
+                       "SELECT $1, id, $3, ''::bytea, " +
+                       at_us("$4") + ", " + at_us("$4") + " FROM unnest($2::text[]) AS id",
+                   _connector, done.take(), completed_marker, stream_time.value() / 1000);
+  }
+  for (size_t begin = 0; begin < pieces.size();) {
+    size_t end = begin;
+    while (end < pieces.size() && pieces[end].piece.chunk_id == pieces[begin].piece.chunk_id)
+      ++end;
+    ++out.completed;
+    const stored_piece& principal = pieces[begin];  // piece -1 sorts first
+    const std::string& id = principal.piece.chunk_id;
+    const auto give_up = [&](const std::string& why) {
+      for (size_t i = begin; i < end; ++i) {
+        out.dead_letters.push_back(
+            chunk_piece_dead_letter(pieces[i].piece, "chunk " + id + ": " + why));
+      }
+    };
+    const int32_t total = principal.piece.total_fragments;
+    std::string image;
+    size_t bytes = 0;
+    for (size_t i = begin + 1; i < end; ++i)
+      bytes += pieces[i].piece.payload.size();
+    image.reserve(bytes);
+    bool stray = false;
+    for (size_t i = begin + 1; i < end; ++i) {
+      if (pieces[i].piece.index >= total) stray = true;
+      image += pieces[i].piece.payload;
+    }
+    const uint32_t computed = crc32c(image);
+    if (stray) {
+      give_up("a fragment's index is beyond total_fragments " + std::to_string(total));
+    } else if (std::to_string(computed) != principal.crc_text) {
+      give_up("CRC32C mismatch: the principal record says " + principal.crc_text + ", the " +
+              std::to_string(total) + " fragment(s) (" + std::to_string(image.size()) +
+              " bytes) give " + std::to_string(computed));
+    } else if (!decoder) {
+      give_up("reassembled, but no decoder for chunked records is configured");
+    } else {
+      raw_message msg;
+      msg.topic = principal.piece.origin.topic;
+      msg.partition = principal.piece.origin.partition;
+      msg.offset = principal.piece.origin.offset;
+      msg.timestamp = principal.piece.origin.timestamp;
+      msg.value = principal.piece.payload;
+      auto c = decoder->decode_chunked(msg, image);
+      if (c) {
+        out.changes.push_back(std::move(*c));
+      } else {
+        give_up("reassembled, but " + std::string(to_string(c.err().code)) + ": " +
+                c.err().message);
+      }
+    }
+    begin = end;
+  }
+}
+
+void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
+                         int64_t before_us, chunk_outcome& out) const {
+  pg_array ids;
+  for (const std::string& id : chunk_ids)
+    ids.add(id);
+  // Again under the locks: another writer may have completed or extended them meanwhile.
+  const pqxx::result r =
+      tx.exec_params("DELETE FROM " + _table +
+                         " WHERE connector = $1 AND chunk_id IN (SELECT chunk_id FROM " + _table +
+                         " WHERE connector = $1 AND chunk_id = ANY($2::text[]) GROUP BY chunk_id "
+                         "HAVING min(kafka_timestamp) < " +
+                         at_us("$3") + ")" + returning,
+                     _connector, ids.take(), before_us);
+  std::vector<stored_piece> pieces = read_deleted(r);
+  // Markers of completed chunks just go.
+  std::erase_if(pieces, [](const stored_piece& s) { return s.piece.index == completed_marker; });
+  const auto timeout_text = std::to_string(_timeout.count() / 1000) + " s";
+  for (size_t begin = 0; begin < pieces.size();) {
+    size_t end = begin;
+    while (end < pieces.size() && pieces[end].piece.chunk_id == pieces[begin].piece.chunk_id)
+      ++end;
+    ++out.expired;
+    const bool have_principal = pieces[begin].piece.is_principal();
+    const int32_t total = have_principal ? pieces[begin].piece.total_fragments : 0;
+    std::set<int32_t> have;
+    for (size_t i = begin; i < end; ++i) {
+      if (!pieces[i].piece.is_principal()) have.insert(pieces[i].piece.index);
+    }
+    const std::string why = "chunk " + pieces[begin].piece.chunk_id +
+                            " expired incomplete after chunk.timeout (" + timeout_text +
+                            " of Kafka time): missing " + missing_text(have_principal, total, have);
+    for (size_t i = begin; i < end; ++i)
+      out.dead_letters.push_back(chunk_piece_dead_letter(pieces[i].piece, why));
+    begin = end;
+  }
+}
+
+}  // namespace sluice

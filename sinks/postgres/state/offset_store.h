@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pqxx/transaction_base>
+
+#include "core/model/batch_records.h"
+#include "core/model/named_type.h"
+#include "sinks/postgres/session/state_schema.h"
+
+namespace sluice {
+
+// A partition this owner now holds: its new epoch and where to resume (none: no offset was
+// ever committed; start from auto.offset.reset).
+struct claimed_partition {
+  partition_id partition{0};
+  owner_epoch epoch{0};
+  std::optional<kafka_offset> next;
+};
+
+struct stored_offset {
+  std::string topic;
+  partition_id partition{0};
+  std::optional<kafka_offset> next;
+  owner_epoch epoch{0};
+  std::string updated_at;  // as PostgreSQL prints it
+};
+
+// What a batch transaction whose COMMIT was in doubt did, told by its partitions' offsets
+// read back afterwards: committed when every partition it moved is at its next offset under
+// the batch's epoch; not committed when every one is still at the expected offset; stale
+// when another owner has taken or moved a partition since (or the picture is mixed, which
+// one transaction cannot produce). Partitions a batch does not move tell nothing.
+enum class commit_outcome : uint8_t { committed, not_committed, stale };
+commit_outcome resolve_commit(const std::vector<partition_progress>& progress,
+                              const std::vector<stored_offset>& stored);
+
+// <schema>.offsets, keyed by connector name (SPEC §4 "Batch transaction"). Every statement
+// is one round trip whatever the number of partitions. Works inside the caller's
+// transaction; holds no connection. Threading: none of its own.
+class offset_store {
+ public:
+  offset_store(const state_schema& schema, std::string connector);
+
+  // Bumps the owner epoch of each partition (creating rows with next_offset NULL) and
+  // returns the new epochs and stored offsets, in partition order.
+  std::vector<claimed_partition> claim(pqxx::transaction_base& tx, const std::string& topic,
+                                       std::vector<partition_id> partitions) const;
+  // The compare-and-set: moves each partition to its next offset where the stored epoch and
+  // offset are still the expected ones. Returns the partitions that did NOT move, as
+  // "topic[partition]" labels (empty: all moved).
+  std::vector<std::string> advance(pqxx::transaction_base& tx,
+                                   const std::vector<partition_progress>& progress) const;
+  // Every stored offset of the connector, by topic and partition.
+  std::vector<stored_offset> read(pqxx::transaction_base& tx) const;
+  // The stored offsets of the given partitions (for resolving an in-doubt commit), locked
+  // FOR SHARE: a transaction still committing or rolling back on a lost connection holds
+  // them, and the read waits for its outcome instead of guessing. Needs a read-write
+  // transaction.
+  std::vector<stored_offset> read(pqxx::transaction_base& tx,
+                                  const std::vector<partition_progress>& progress) const;
+
+ private:
+  std::string _table;
+  std::string _connector;
+};
+
+}  // namespace sluice

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+
+#include "sinks/postgres/session/pg_session.h"
+
+namespace sluice {
+
+// The expiry role: deletes tombstones older than tombstone.retention (SPEC §4), in a short
+// transaction of its own, so that apply never waits for it. (Pending chunks expire in the
+// batch transaction, in stream time: state/chunk_store.h.)
+//
+// Lifecycle: on a session of its own (the runtime's janitor thread). Threading: the
+// session's thread.
+class state_janitor {
+ public:
+  explicit state_janitor(pg_session& session) : _session(session) {}
+
+  // How many tombstones went; nothing when go() said stop while waiting out an outage.
+  std::optional<size_t> expire_tombstones(std::chrono::seconds retention,
+                                          const pg_session::keep_going& go = {});
+
+ private:
+  pg_session& _session;
+};
+
+}  // namespace sluice

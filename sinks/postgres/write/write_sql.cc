@@ -1,0 +1,179 @@
+#include "sinks/postgres/write/write_sql.h"
+
+#include "sinks/postgres/write/column_csn_sql.h"
+#include "sinks/postgres/write/sql_fragments.h"
+
+namespace sluice {
+
+using sql::cast;
+using sql::greater_value;
+using sql::key_match;
+using sql::merge_upsert;
+using sql::no_newer_tombstone;
+using sql::older_than;
+using sql::remove_rows;
+using sql::tombstone_insert;
+
+const lead_columns& upsert_lead() {
+  static const lead_columns lead = {{"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}};
+  return lead;
+}
+
+const lead_columns& upsert_versioned_lead() {
+  static const lead_columns lead = {
+      {"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}, {"jsonb", "_sluice_col_csn"}};
+  return lead;
+}
+
+const lead_columns& delete_lead() {
+  static const lead_columns lead = {
+      {"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}, {"text", "_sluice_key_json"}};
+  return lead;
+}
+
+const lead_columns& append_lead() {
+  static const lead_columns lead = {{"text", "_sluice_op"},          {"bytea", "_sluice_row_csn"},
+                                    {"bigint", "_sluice_source_us"}, {"text", "_sluice_tx"},
+                                    {"text", "_sluice_topic"},       {"int4", "_sluice_partition"},
+                                    {"bigint", "_sluice_offset"}};
+  return lead;
+}
+
+std::string unnest_source(size_t first_param, const lead_columns& lead,
+                          const std::vector<const column_def*>& a,
+                          const std::vector<const column_def*>& b) {
+  std::vector<std::pair<std::string, std::string>> arrays;
+  for (const lead_column& l : lead)
+    arrays.emplace_back(std::string(l.type) + "[]", l.alias);
+  return sql::unnest(first_param, arrays, a, b);
+}
+
+std::string upsert_sql(const target_table& table, const std::vector<const column_def*>& key,
+                       const std::vector<const column_def*>& columns, const write_sql_context& ctx,
+                       std::string source) {
+  if (source.empty()) source = unnest_source(3, upsert_lead(), key, columns);
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::string updates;
+  auto set = [&](const std::string& name, const std::string& value) {
+    if (!updates.empty()) updates += ", ";
+    updates += name + " = " + value;
+  };
+  for (const column_def* c : key)
+    rows.emplace_back(quote_identifier(c->name), cast(*c));
+  const std::string csn = quote_identifier(meta::csn);
+  const std::string tie = "d." + csn + " = EXCLUDED." + csn;
+  // At equal CSN (another image of the key at that CSN, met in another batch) each column
+  // keeps the greater value, as the merge does within a batch; a soft-deleted row takes the
+  // whole image (an upsert beats a delete at equal CSN, SPEC §2).
+  const std::string keep_stored =
+      tie + (ctx.soft_delete ? " AND NOT d." + quote_identifier(meta::deleted) : "");
+  std::string any_greater;
+  for (const column_def* c : columns) {
+    const std::string col = quote_identifier(c->name);
+    const std::string greater = greater_value("EXCLUDED." + col, "d." + col);
+    rows.emplace_back(col, cast(*c));
+    set(col, "CASE WHEN " + keep_stored + " AND NOT coalesce(" + greater + ", false) THEN d." +
+                 col + " ELSE EXCLUDED." + col + " END");
+    any_greater += (any_greater.empty() ? "" : " OR ") + greater;
+  }
+  rows.emplace_back(csn, "s._sluice_row_csn");
+  set(csn, "EXCLUDED." + csn);
+  rows.emplace_back(quote_identifier(meta::updated_at), "now()");
+  set(quote_identifier(meta::updated_at), "EXCLUDED." + quote_identifier(meta::updated_at));
+  std::string guard = older_than("EXCLUDED." + csn);
+  if (!any_greater.empty()) guard += " OR (" + tie + " AND (" + any_greater + "))";
+  if (ctx.soft_delete) {
+    rows.emplace_back(quote_identifier(meta::deleted), "false");
+    set(quote_identifier(meta::deleted), "false");
+    guard += " OR (" + tie + " AND d." + quote_identifier(meta::deleted) + ")";
+  }
+  // Tombstones are probed for the rows whose key the table does not hold only: a stored row
+  // is never older than a tombstone of its key (a delete removes every older row, a truncate
+  // every row older than it, and an upsert older than a tombstone is never written), so for a
+  // matched row the CSN guard decides alone.
+  return merge_upsert(table, key, rows, "FROM " + source, updates, guard,
+                      {{"_sluice_key", "s._sluice_key"}},
+                      no_newer_tombstone(ctx, "EXCLUDED._sluice_key", "EXCLUDED." + csn));
+}
+
+std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
+                       bool table_exists, const write_sql_context& ctx,
+                       const std::vector<const column_def*>* versioned, std::string source) {
+  if (source.empty()) source = unnest_source(3, delete_lead(), key);
+  // Whether each key already has a tombstone: a primary-key probe per row, made once. A
+  // scalar subquery, not EXISTS: the planner may turn a correlated EXISTS into a hashed
+  // subplan that reads every tombstone of the table on each batch (it did, with 30,000
+  // tombstones, at 40 ms a batch), and a scalar subquery is never hashed.
+  std::string out = "WITH s AS (SELECT *, (SELECT true FROM " + ctx.tombstones +
+                    " t WHERE t.target_schema = $1 AND t.target_table = $2 AND t.key = "
+                    "s._sluice_key) IS NOT NULL AS _sluice_tombstoned FROM " +
+                    source + ")";
+  if (table_exists) {
+    out += ", deleted AS (" +
+           remove_rows(table, ctx, "s", key_match(key) + " AND " + older_than("s._sluice_row_csn"),
+                       "s._sluice_row_csn") +
+           ")";
+    if (versioned) {
+      out += ", cleared AS (" +
+             clear_older_columns_sql(table, *versioned, "s", key_match(key), "s._sluice_row_csn") +
+             ")";
+    }
+  }
+  // The tombstones: added where the key has none, by a plain INSERT — INSERT … ON CONFLICT's
+  // speculative insertion costs three times as much — and raised where it has an older one.
+  // Both read the statement's snapshot, so no key is in both, and no other transaction writes
+  // the key's tombstone meanwhile: it would need the key's lock.
+  const std::string rows =
+      "SELECT $1, $2, s._sluice_key, CAST(s._sluice_key_json AS jsonb), s._sluice_row_csn, "
+      "now() FROM s WHERE ";
+  out += ", added AS (INSERT INTO " + ctx.tombstones +
+         " (target_schema, target_table, key, key_json, csn, deleted_at) " + rows +
+         "NOT s._sluice_tombstoned RETURNING 1), raised AS (" +
+         tombstone_insert(ctx, rows + "s._sluice_tombstoned") + ") SELECT " +
+         (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         ", (SELECT count(*) FROM added) + (SELECT count(*) FROM raised)";
+  return out;
+}
+
+std::string truncate_sql(const target_table& table, bool table_exists, bool keyless,
+                         const write_sql_context& ctx,
+                         const std::vector<const column_def*>* versioned) {
+  std::string out = "WITH ";
+  if (table_exists) {
+    // A soft delete keeps keyless rows: they are a log, marking them deleted means nothing.
+    const write_sql_context hard{ctx.tombstones, ctx.soft_delete && !keyless};
+    out +=
+        "deleted AS (" + remove_rows(table, hard, "", older_than("$3::bytea"), "$3::bytea") + "), ";
+    if (versioned && !keyless) {
+      out +=
+          "cleared AS (" + clear_older_columns_sql(table, *versioned, "", "", "$3::bytea") + "), ";
+    }
+  }
+  out += "tombstoned AS (" +
+         tombstone_insert(ctx, "SELECT $1, $2, ''::bytea, NULL::jsonb, $3::bytea, now()") +
+         ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         ", (SELECT count(*) FROM tombstoned)";
+  return out;
+}
+
+std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
+                       std::string source) {
+  if (source.empty()) source = unnest_source(1, append_lead(), columns);
+  std::string names, values;
+  for (const column_def* c : columns) {
+    names += quote_identifier(c->name) + ", ";
+    values += cast(*c) + ", ";
+  }
+  names += quote_identifier(meta::op) + ", " + quote_identifier(meta::csn) + ", " +
+           quote_identifier(meta::source_ts) + ", " + quote_identifier(meta::tx) + ", " +
+           quote_identifier(meta::kafka_topic) + ", " + quote_identifier(meta::kafka_partition) +
+           ", " + quote_identifier(meta::kafka_offset);
+  values +=
+      "s._sluice_op, s._sluice_row_csn, "
+      "'epoch'::timestamptz + s._sluice_source_us * interval '1 microsecond', "
+      "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset";
+  return "INSERT INTO " + qualified_name(table) + " (" + names + ") SELECT " + values + " FROM " +
+         source;
+}
+
+}  // namespace sluice
