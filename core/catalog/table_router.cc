@@ -38,11 +38,12 @@ std::string substitute(std::string_view format, const table_name& source, std::s
   return out;
 }
 
-result<std::string> checked(std::string name, std::string_view what) {
+result<std::string> checked(std::string name, std::string_view what, size_t max_bytes) {
   if (name.empty()) return make_error(error_code::bad_identifier, std::string(what) + " is empty");
-  if (name.size() > max_identifier_bytes) {
-    return make_error(error_code::bad_identifier,
-                      std::string(what) + " \"" + name + "\" is longer than 63 bytes");
+  if (max_bytes > 0 && name.size() > max_bytes) {
+    return make_error(error_code::bad_identifier, std::string(what) + " \"" + name +
+                                                      "\" is longer than " +
+                                                      std::to_string(max_bytes) + " bytes");
   }
   if (name.find('\0') != std::string::npos) {
     return make_error(error_code::bad_identifier, std::string(what) + " contains a NUL byte");
@@ -73,28 +74,16 @@ result<target_table> table_router::route(const table_name& source, std::string_v
     t.schema = full.substr(0, dot);
     t.name = full.substr(dot + 1);
   }
-  auto schema = checked(std::move(t.schema), "target schema");
+  auto schema = checked(std::move(t.schema), "target schema", _options.max_identifier_bytes);
   if (!schema) return schema.err();
-  auto name = checked(std::move(t.name), "target table");
+  auto name = checked(std::move(t.name), "target table", _options.max_identifier_bytes);
   if (!name) return name.err();
   return target_table{std::move(*schema), std::move(*name)};
 }
 
 result<std::string> table_router::column(std::string_view source_name) const {
   return checked(_options.lower_case ? lower_ascii(source_name) : std::string(source_name),
-                 "column");
-}
-
-std::string quote_identifier(std::string_view name) {
-  std::string out;
-  out.reserve(name.size() + 2);
-  out.push_back('"');
-  for (char c : name) {
-    out.push_back(c);
-    if (c == '"') out.push_back('"');
-  }
-  out.push_back('"');
-  return out;
+                 "column", _options.max_identifier_bytes);
 }
 
 }  // namespace sluice

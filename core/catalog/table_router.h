@@ -24,10 +24,14 @@ struct routing_options {
   // tables.<source>.target, by the source name as configured (table_name::matches).
   std::map<std::string, std::string> explicit_targets;
   std::string default_schema = "public";  // when the format yields no schema part
+  // The target database's limit on an identifier, in bytes (0: none). The sink sets its own
+  // (sinks/postgres/session/pg_identifier.h): a longer name is an error, never truncated.
+  size_t max_identifier_bytes = 0;
 };
 
 // Routes source tables to target tables (SPEC §4 "Table routing"). Pure and std-only so that
-// the rules are unit-tested without a database. Names longer than 63 bytes are an error.
+// the rules are unit-tested without a database. Empty names, names with NUL bytes and names
+// over the target's limit (routing_options::max_identifier_bytes) are an error.
 class table_router {
  public:
   explicit table_router(routing_options options) : _options(std::move(options)) {}
@@ -39,11 +43,5 @@ class table_router {
  private:
   routing_options _options;
 };
-
-// PostgreSQL's limit on identifier length, in bytes.
-inline constexpr size_t max_identifier_bytes = 63;
-
-// "name" with embedded double quotes doubled: the only way identifiers reach SQL.
-std::string quote_identifier(std::string_view name);
 
 }  // namespace sluice

@@ -38,15 +38,19 @@ TEST_CASE("an explicit tables.<source>.target wins and preserve keeps the case")
   CHECK(u->name == "x_OTHER");
 }
 
-TEST_CASE("names over 63 bytes are an error, not a truncation") {
-  table_router r({});
-  CHECK_FALSE(r.route({"", "s", std::string(64, 'a')}, "t").ok());
+TEST_CASE("names over the target's limit are an error, not a truncation") {
+  routing_options o;
+  o.max_identifier_bytes = 63;
+  table_router r(o);
+  const auto long_table = r.route({"", "s", std::string(64, 'a')}, "t");
+  REQUIRE_FALSE(long_table.ok());
+  CHECK(long_table.err().message.find("longer than 63 bytes") != std::string::npos);
   CHECK(r.route({"", "s", std::string(63, 'a')}, "t").ok());
   CHECK_FALSE(r.column(std::string(64, 'c')).ok());
-}
-
-TEST_CASE("identifiers are quoted with embedded quotes doubled") {
-  CHECK(quote_identifier("a\"b;--") == "\"a\"\"b;--\"");
+  // Core knows no database's limit: without one, only empty names and NUL bytes are refused.
+  table_router unlimited({});
+  CHECK(unlimited.route({"", "s", std::string(200, 'a')}, "t").ok());
+  CHECK_FALSE(unlimited.column("").ok());
 }
 
 }  // namespace sluice

@@ -5,6 +5,7 @@
 
 #include <pqxx/transaction>
 
+#include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/state/change_dead_letter.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
 #include "sinks/postgres/write/key_locks.h"

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/state/change_dead_letter.h"
 #include "sinks/postgres/write/json_text.h"
 
@@ -56,7 +57,7 @@ const planned_column* table_plan::find(const std::string& name) const {
 }
 
 table_planner::table_planner(const apply_options& options)
-    : _options(options), _router(options.routing) {}
+    : _options(options), _router(pg_routing(options.routing)) {}
 
 std::vector<table_plan> table_planner::plan(const merged_batch& batch,
                                             std::vector<dead_letter>& rejects) {

@@ -1,4 +1,5 @@
 #include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/session/pg_identifier.h"
 
 #include <algorithm>
 #include <utility>

@@ -6,6 +6,7 @@
 #include <pqxx/transaction>
 
 #include "core/catalog/table_router.h"
+#include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
 
 namespace sluice {
@@ -133,7 +134,7 @@ std::string expand(const std::string& sql, const std::string& quoted_schema) {
 
 state_schema::state_schema(std::string schema)
     : _schema(std::move(schema)), _quoted(quote_identifier(_schema)) {
-  if (_schema.empty() || _schema.size() > max_identifier_bytes) {
+  if (_schema.empty() || _schema.size() > pg_max_identifier_bytes) {
     throw std::invalid_argument("state schema name must be 1 to 63 bytes: \"" + _schema + "\"");
   }
 }

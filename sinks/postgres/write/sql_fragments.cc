@@ -1,5 +1,6 @@
 #include "sinks/postgres/write/sql_fragments.h"
 
+#include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/write/write_sql.h"
 
 namespace sluice::sql {

@@ -7,6 +7,7 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
+#include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/write/column_csn_sql.h"
 #include "sinks/postgres/write/json_text.h"
 

@@ -1,5 +1,6 @@
 #include "sinks/postgres/write/write_sql.h"
 
+#include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/write/column_csn_sql.h"
 #include "sinks/postgres/write/sql_fragments.h"
 
