@@ -318,7 +318,7 @@ void pipeline::drop_unready(size_t from) {
   if (_unclaimed.empty() && _resync_ticket == 0) return;
   const auto unready = [&](const kafka_message& m) {
     const topic_partition tp = partition_of(*m);
-    return _resync_ticket != 0 || _unclaimed.count(tp) > 0;
+    return _unclaimed.count(tp) > 0 || (_resync_ticket != 0 && _resync_paused.count(tp) > 0);
   };
   _batch.erase(
       std::remove_if(_batch.begin() + static_cast<std::ptrdiff_t>(from), _batch.end(), unready),
@@ -333,6 +333,7 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
   for (const topic_partition& tp : parts) {
     by_topic[tp.topic].push_back(tp.partition);
     _unclaimed[tp] = ticket;
+    _resync_paused.erase(tp);  // claimed anew: a resync waiting for offsets leaves it alone
   }
   for (const auto& [topic, partitions] : by_topic)
     _owner->claim(ticket, topic, partitions);
@@ -374,6 +375,7 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
   std::vector<topic_partition> unclaimed;
   for (const topic_partition& tp : parts) {
     if (_unclaimed.erase(tp) > 0) unclaimed.push_back(tp);
+    _resync_paused.erase(tp);
   }
   // A claim still retried for them must not land after the next owner's.
   if (!unclaimed.empty()) _owner->cancel(unclaimed, k_cancel_wait);
@@ -406,36 +408,41 @@ void pipeline::resync() {
   _batch_bytes = 0;
   drop_held();
   settle();
+  _resync_requested = false;  // what settle() abandoned is resynced here
+  std::set<topic_partition> owned;
+  for (const auto& [tp, e] : _partitions.snapshot())
+    owned.insert(tp);
   const uint64_t ticket = ++_claim_tickets;
   _owner->read_offsets(ticket);
   const auto deadline = clock_type::now() + k_owner_wait;
   while (clock_type::now() < deadline && _state.get() != connector_state::failed) {
     if (auto answer = _owner->take_offsets(); answer && answer->first == ticket) {
-      finish_resync(answer->second);
+      finish_resync(answer->second, owned);
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  // PostgreSQL is slow to answer: poll on with every owned partition paused, and messages
+  // PostgreSQL is slow to answer: poll on with these partitions paused, and their messages
   // dropped, until it does (take_owner_answers).
   _resync_ticket = ticket;
-  _resync_paused.clear();
-  for (const auto& [tp, e] : _partitions.snapshot())
-    _resync_paused.push_back(tp);
-  if (!_resync_paused.empty()) _consumer->pause(_resync_paused);
+  _resync_paused = owned;
+  if (!owned.empty()) _consumer->pause({owned.begin(), owned.end()});
   SLUICE_LOG(warn, "pipeline", "resync waits for PostgreSQL: partitions paused");
 }
 
-void pipeline::finish_resync(const std::vector<stored_offset>& offsets) {
+void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
+                             const std::set<topic_partition>& parts) {
   std::map<topic_partition, stored_offset> stored;
   for (const stored_offset& s : offsets) {
     stored[{s.topic, s.partition}] = s;
   }
   std::vector<topic_partition> fenced, ready;
   kafka_partition_list seek(rd_kafka_topic_partition_list_new(8));
-  for (const auto& [tp, entry] : _partitions.snapshot()) {
+  for (const topic_partition& tp : parts) {
+    const std::optional<partition_table::entry> entry = _partitions.get(tp);
+    if (!entry) continue;  // revoked meanwhile
     auto it = stored.find(tp);
-    if (it == stored.end() || it->second.epoch != entry.epoch) {
+    if (it == stored.end() || it->second.epoch != entry->epoch) {
       fenced.push_back(tp);
       SLUICE_LOG(warn, "pipeline",
                  "fenced " << label(tp) << ": another owner holds epoch "
@@ -444,11 +451,11 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets) {
     }
     const kafka_offset committed = it->second.next.value_or(kafka_offset{-1});
     _partitions.committed(tp, committed);
+    _partitions.rewind_to_committed(tp);
     rd_kafka_topic_partition_list_add(seek.get(), tp.topic.c_str(), tp.partition.value())->offset =
         start_offset(it->second.next);
     ready.push_back(tp);
   }
-  _partitions.rewind_to_committed();
   for (const topic_partition& tp : fenced)
     _partitions.remove(tp);
   if (!fenced.empty()) _consumer->pause(fenced);
@@ -465,7 +472,8 @@ void pipeline::take_owner_answers() {
   apply_claims(_owner->take_claims(), 0, nullptr);
   if (_resync_ticket == 0) return;
   if (auto answer = _owner->take_offsets(); answer && answer->first == _resync_ticket) {
-    finish_resync(answer->second);
+    const std::set<topic_partition> parts = _resync_paused;
+    finish_resync(answer->second, parts);
   }
 }
 
@@ -488,6 +496,9 @@ void pipeline::handle_pause_requests() {
 }
 
 void pipeline::refresh_watermarks() {
+  // The broker: librdkafka reconnects by itself; meanwhile the connector shows DEGRADED.
+  _consumer->probe_brokers(std::chrono::milliseconds(500));
+  _state.degrade("kafka", _consumer->brokers_down() ? "Kafka brokers unreachable" : "");
   bool caught_up = true;
   for (const auto& [tp, e] : _partitions.snapshot()) {
     const int64_t hw = _consumer->high_watermark(tp);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,7 +112,10 @@ class pipeline : public assignment_listener, public status_source {
   bool settle();
   void abandon_in_flight();
   void resync();  // abandon work in flight, re-read offsets, fence or rewind
-  void finish_resync(const std::vector<stored_offset>& stored);
+  // Fences or rewinds `parts` (the partitions owned when the resync began, less those
+  // assigned or revoked since) from the stored offsets.
+  void finish_resync(const std::vector<stored_offset>& stored,
+                     const std::set<topic_partition>& parts);
   // Claims and offsets the partition owner answered: applied on the consumer thread.
   void take_owner_answers();
   // Applies answered claims; for a claim of the assignment being made (`assigning`), fills
@@ -158,9 +162,9 @@ class pipeline : public assignment_listener, public status_source {
 
   std::map<topic_partition, uint64_t> _unclaimed;  // assigned, claim pending: its ticket
   uint64_t _claim_tickets = 0;
-  uint64_t _resync_ticket = 0;  // a resync waiting for its offsets (0: none)
-  std::vector<topic_partition> _resync_paused;
-  std::atomic<uint64_t> _preparing{0};  // the generation the prepare thread works for
+  uint64_t _resync_ticket = 0;               // a resync waiting for its offsets (0: none)
+  std::set<topic_partition> _resync_paused;  // …and the partitions it paused meanwhile
+  std::atomic<uint64_t> _preparing{0};       // the generation the prepare thread works for
 
   std::unique_ptr<owner_worker> _owner;            // claims, offset reads (owner thread)
   std::unique_ptr<target_key_lookup> _key_lookup;  // the catalog's key resolver (prepare thread)

@@ -349,8 +349,8 @@ const config_key keys[] = {
    .description = "A message with more columns is not decoded: it goes to the dead letters.",
    .binding = field<&config::limits, &limits_config::max_columns>()},
   {.name = "metrics.listen", .default_value = "127.0.0.1:9464",
-   .description = "host:port of the HTTP endpoint (/metrics, /healthz, /status, /pause, "
-                  "/resume); empty disables it.",
+   .description = "host:port of the HTTP endpoint (/metrics, /healthz, /readyz, /status, "
+                  "/pause, /resume); empty disables it.",
    .check = check_listen_address,
    .binding = field<&config::metrics, &metrics_config::listen>()},
   {.name = "log.format", .type = value_type::enumeration, .default_value = "text",

@@ -181,6 +181,11 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
     if (m->err) {
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
       const std::string what = rd_kafka_message_errstr(m.get());
+      if (m->err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+        if (!_brokers_down) SLUICE_LOG(warn, "consumer", "Kafka unreachable: " << what);
+        _brokers_down = true;
+        continue;
+      }
       if (m->err == RD_KAFKA_RESP_ERR__FATAL)
         throw std::runtime_error("Kafka fatal error: " + what);
       if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
@@ -193,8 +198,20 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
     }
     out.push_back(std::move(m));
     ++got;
+    _brokers_down = false;
   }
   return got;
+}
+
+void kafka_consumer::probe_brokers(std::chrono::milliseconds wait) {
+  if (!_brokers_down) return;
+  const rd_kafka_metadata_t* md = nullptr;
+  if (rd_kafka_metadata(_handle.get(), 0, nullptr, &md, static_cast<int>(wait.count())) ==
+      RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rd_kafka_metadata_destroy(md);
+    _brokers_down = false;
+    SLUICE_LOG(info, "consumer", "Kafka reachable again");
+  }
 }
 
 void kafka_consumer::commit_async(const std::vector<partition_progress>& progress) {

@@ -72,6 +72,11 @@ class kafka_consumer {
   void resume(const std::vector<topic_partition>& parts);
   // High watermark of a partition from the last fetch (cached; no broker round trip).
   int64_t high_watermark(const topic_partition& tp);
+  // librdkafka said every broker is down (__ALL_BROKERS_DOWN) and none has answered since:
+  // librdkafka reconnects by itself; the connector shows DEGRADED meanwhile.
+  bool brokers_down() const { return _brokers_down; }
+  // While brokers_down(): a metadata request, waiting at most `wait`; an answer clears it.
+  void probe_brokers(std::chrono::milliseconds wait);
   void close();
 
  private:
@@ -83,6 +88,7 @@ class kafka_consumer {
   std::exception_ptr _listener_error;  // thrown in the rebalance callback, rethrown by poll()
   kafka_handle _handle;                // destroyed last among handles
   std::atomic<bool> _closed{false};    // read by the apply lanes (commit_async)
+  bool _brokers_down = false;
 };
 
 }  // namespace sluice

@@ -43,27 +43,35 @@ void state_holder::fail(std::string reason) {
   publish();
 }
 
-void state_holder::degrade(std::string reason) {
+void state_holder::degrade(const std::string& dependency, std::string reason) {
   std::lock_guard lock(_mutex);
-  if (!reason.empty() && _degraded_reason.empty()) {
-    _degraded_since_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  if (reason.empty()) {
+    _degraded.erase(dependency);
+  } else {
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    auto [it, added] = _degraded.try_emplace(dependency, reason, now_ms);
+    if (!added) it->second.first = std::move(reason);  // since: when it began
   }
-  _degraded_reason = std::move(reason);
   publish();
 }
 
 std::pair<std::string, int64_t> state_holder::degraded() const {
   std::lock_guard lock(_mutex);
-  return {_degraded_reason, _degraded_reason.empty() ? 0 : _degraded_since_ms};
+  std::string why;
+  int64_t since = 0;
+  for (const auto& [dependency, d] : _degraded) {
+    why += (why.empty() ? "" : "; ") + d.first;
+    if (since == 0 || d.second < since) since = d.second;
+  }
+  return {why, since};
 }
 
 void state_holder::publish() {
   // Starting counts as running: a connector waiting for PostgreSQL at start-up is degraded.
   const bool overlaid = _base == connector_state::running || _base == connector_state::starting;
-  const connector_state shown =
-      overlaid && !_degraded_reason.empty() ? connector_state::degraded : _base;
+  const connector_state shown = overlaid && !_degraded.empty() ? connector_state::degraded : _base;
   if (shown == _state.load()) return;
   _state.store(shown);
   if (_on_change) _on_change(shown);

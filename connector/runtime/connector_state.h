@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -29,10 +30,11 @@ class state_holder {
   // Moves to s (starting, running, draining, paused, stopped); false, changing nothing, once
   // FAILED.
   bool set(connector_state s);
-  // A dependency became unreachable (reason, since when) or reachable again (empty reason).
-  void degrade(std::string reason);
-  // While degraded: why, and since when (system clock, ms since the epoch); empty reason
-  // when not.
+  // A dependency ("postgres", "kafka") became unreachable (reason) or reachable again (empty
+  // reason). DEGRADED while any is unreachable.
+  void degrade(const std::string& dependency, std::string reason);
+  // While degraded: why (every unreachable dependency's reason, "; "-separated), and since
+  // when (the earliest; system clock, ms since the epoch); empty reason when not.
   std::pair<std::string, int64_t> degraded() const;
   // Enters FAILED; the first reason is kept (what failed first is the cause).
   void fail(std::string reason);
@@ -46,8 +48,7 @@ class state_holder {
   mutable std::mutex _mutex;
   connector_state _base = connector_state::starting;  // without the DEGRADED overlay
   std::string _reason;
-  std::string _degraded_reason;
-  int64_t _degraded_since_ms = 0;
+  std::map<std::string, std::pair<std::string, int64_t>> _degraded;  // dependency → why, since
 };
 
 }  // namespace sluice

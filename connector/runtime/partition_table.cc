@@ -59,6 +59,12 @@ void partition_table::rewind_to_committed() {
     e.dispatched = e.committed;
 }
 
+void partition_table::rewind_to_committed(const topic_partition& tp) {
+  std::lock_guard lock(_mutex);
+  auto it = _entries.find(tp);
+  if (it != _entries.end()) it->second.dispatched = it->second.committed;
+}
+
 std::vector<std::pair<topic_partition, partition_table::entry>> partition_table::snapshot() const {
   std::lock_guard lock(_mutex);
   return {_entries.begin(), _entries.end()};

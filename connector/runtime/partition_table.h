@@ -31,8 +31,10 @@ class partition_table {
   std::optional<kafka_offset> dispatch(const topic_partition& tp, kafka_offset next);
   void committed(const topic_partition& tp, kafka_offset next);
   void high_watermark(const topic_partition& tp, int64_t hw);
-  // After abandoned work: what was dispatched falls back to what is committed.
+  // After abandoned work: what was dispatched falls back to what is committed (of every
+  // partition, or of one).
   void rewind_to_committed();
+  void rewind_to_committed(const topic_partition& tp);
   std::vector<std::pair<topic_partition, entry>> snapshot() const;
 
  private:

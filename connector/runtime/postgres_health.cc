@@ -19,7 +19,7 @@ void postgres_health::unreachable(const std::string& role, const pg_error_class&
   if (!first) return;
   _since = std::chrono::steady_clock::now();
   _probe.up(false);
-  _state.degrade("PostgreSQL unreachable (" + role + "): " + why.message);
+  _state.degrade("postgres", "PostgreSQL unreachable (" + role + "): " + why.message);
   SLUICE_LOG(warn, "postgres",
              "PostgreSQL unreachable ("
                  << role << ": " << why.message
@@ -41,7 +41,7 @@ void postgres_health::forget(const std::string& role, const char* what) {
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - _since).count();
   _probe.up(true);
-  _state.degrade("");
+  _state.degrade("postgres", "");
   SLUICE_LOG(info, "postgres", what << " after " << static_cast<int64_t>(seconds) << " s");
 }
 

@@ -35,27 +35,34 @@ TEST_CASE(
     "DEGRADED overlays RUNNING while a dependency is away, and RUNNING comes back by itself") {
   std::vector<connector_state> published;
   state_holder state([&](connector_state s) { published.push_back(s); });
-  state.degrade("PostgreSQL unreachable (lane-0): connection refused");
+  state.degrade("postgres", "PostgreSQL unreachable (lane-0): connection refused");
   CHECK(state.get() == connector_state::degraded);  // waiting at start-up
   CHECK(state.set(connector_state::running));
   CHECK(state.get() == connector_state::degraded);
   CHECK(state.degraded().first == "PostgreSQL unreachable (lane-0): connection refused");
   CHECK(state.degraded().second > 0);
-  state.degrade("");
+  state.degrade("postgres", "");
   CHECK(state.get() == connector_state::running);
   CHECK(state.degraded().first.empty());
   CHECK(published == std::vector{connector_state::degraded, connector_state::running});
 
   // PAUSED and DRAINING show as they are; RUNNING again shows the outage still going on.
-  state.degrade("broker down");
+  state.degrade("kafka", "broker down");
   CHECK(state.set(connector_state::paused));
   CHECK(state.get() == connector_state::paused);
   CHECK(state.set(connector_state::running));
   CHECK(state.get() == connector_state::degraded);
   // FAILED stays FAILED, outage or not.
+  // Two dependencies away: DEGRADED until both are back, saying both.
+  state.degrade("postgres", "lost");
+  CHECK(state.degraded().first == "broker down; lost");
+  state.degrade("kafka", "");
+  CHECK(state.get() == connector_state::degraded);
+  CHECK(state.degraded().first == "lost");
+  state.degrade("postgres", "");
+  CHECK(state.get() == connector_state::running);
   state.fail("refused");
-  state.degrade("");
   CHECK(state.get() == connector_state::failed);
-  state.degrade("again");
+  state.degrade("kafka", "again");
   CHECK(state.get() == connector_state::failed);
 }
