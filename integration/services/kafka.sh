@@ -4,15 +4,22 @@
 #
 #   kafka.sh start                      start (or reuse a running) broker; waits until it serves
 #   kafka.sh stop                       stop it (TERM, KILL after 20 s) and delete its data
+#   kafka.sh halt                       stop it (TERM, KILL after 20 s), keeping its data, config
+#                                       and ports: an outage
+#   kafka.sh resume                     start the halted broker again (same data, same ports);
+#                                       waits until it serves (a no-op when it is running)
 #   kafka.sh topic NAME PARTITIONS [TopicCommand options...]
 #                                       create a topic (idempotent), wait until it has leaders
 #   kafka.sh status                     exit 0 when the broker answers metadata requests
+#                                       (1 when halted)
 #
 # Files in $SLUICE_RUN_DIR (default <repo>/build/run):
 #   kafka.bootstrap   host:port of the PLAINTEXT listener (what clients use)
 #   kafka.pid         the broker JVM's pid
 #   kafka.dir         the broker's temporary folder (config, KRaft metadata, logs)
 #   kafka.log         the broker's own log (kept after stop, for post-mortems)
+#   kafka.halted      present while the broker is halted (kafka.pid is gone meanwhile;
+#                     kafka.bootstrap and kafka.dir stay)
 #
 # Environment: SLUICE_RUN_DIR, SLUICE_KAFKA_LIB (jars; default integration/kafka/lib, fetched by
 # integration/kafka/fetch.sh when missing), SLUICE_KAFKA_HEAP (default "-Xmx512m -Xms256m"),
@@ -30,6 +37,7 @@ PID_FILE="$RUN_DIR/kafka.pid"
 BOOTSTRAP_FILE="$RUN_DIR/kafka.bootstrap"
 DIR_FILE="$RUN_DIR/kafka.dir"
 LOG_FILE="$RUN_DIR/kafka.log"
+HALTED_FILE="$RUN_DIR/kafka.halted"
 START_TIMEOUT="${SLUICE_KAFKA_START_TIMEOUT:-60}"
 MAIN_CLASS=kafka.Kafka
 
@@ -137,6 +145,24 @@ log4j.logger.kafka.log=WARN
 EOF
 }
 
+# launch_broker DIR: starts the broker configured in DIR in the background, appending to
+# kafka.log; writes kafka.pid and sets BROKER_PID (no subshell: the broker is our child).
+launch_broker() {
+  local dir="$1"
+  # setsid + all descriptors redirected: the broker must not hold the caller's pipes open
+  # (CTest waits for a test's output pipes to close) nor die with the caller's session.
+  # shellcheck disable=SC2086  # the heap options are meant to be word-split
+  setsid "$JAVA" ${SLUICE_KAFKA_HEAP:--Xmx512m -Xms256m} \
+    -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
+    -XX:ErrorFile="$RUN_DIR/kafka-hs_err_%p.log" \
+    -Djava.awt.headless=true -Dlog4j.configuration="file:$dir/log4j.properties" \
+    -Dkafka.logs.dir="$dir" \
+    -cp "$LIB/*" "$MAIN_CLASS" "$dir/server.properties" \
+    </dev/null >>"$LOG_FILE" 2>&1 9>&- &
+  BROKER_PID=$!
+  echo "$BROKER_PID" >"$PID_FILE"
+}
+
 # start_once: one attempt on fresh random ports. Returns 2 when the ports were taken (retry).
 start_once() {
   local port cport dir cid pid deadline
@@ -154,18 +180,8 @@ start_once() {
   fi
 
   : >"$LOG_FILE"
-  # setsid + all descriptors redirected: the broker must not hold the caller's pipes open
-  # (CTest waits for a test's output pipes to close) nor die with the caller's session.
-  # shellcheck disable=SC2086  # the heap options are meant to be word-split
-  setsid "$JAVA" ${SLUICE_KAFKA_HEAP:--Xmx512m -Xms256m} \
-    -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
-    -XX:ErrorFile="$RUN_DIR/kafka-hs_err_%p.log" \
-    -Djava.awt.headless=true -Dlog4j.configuration="file:$dir/log4j.properties" \
-    -Dkafka.logs.dir="$dir" \
-    -cp "$LIB/*" "$MAIN_CLASS" "$dir/server.properties" \
-    </dev/null >>"$LOG_FILE" 2>&1 9>&- &
-  pid=$!
-  echo "$pid" >"$PID_FILE"
+  launch_broker "$dir"
+  pid=$BROKER_PID
   echo "127.0.0.1:$port" >"$BOOTSTRAP_FILE"
 
   deadline=$((SECONDS + START_TIMEOUT))
@@ -201,7 +217,7 @@ cleanup_files() {
     # Only ever delete a folder this script created.
     [[ "$dir" == "$RUN_DIR"/kafka.* && -d "$dir" ]] && rm -rf "$dir"
   fi
-  rm -f "$PID_FILE" "$BOOTSTRAP_FILE" "$DIR_FILE"
+  rm -f "$PID_FILE" "$BOOTSTRAP_FILE" "$DIR_FILE" "$HALTED_FILE"
 }
 
 cmd_start() {
@@ -245,6 +261,62 @@ cmd_stop() {
   log "stopped"
 }
 
+# halted_broker: sets DIR and BOOTSTRAP for the broker of this run dir, or dies when there is
+# none (never started, or stopped and deleted).
+halted_broker() {
+  [[ -f "$DIR_FILE" && -f "$BOOTSTRAP_FILE" ]] || die "no broker in $RUN_DIR (kafka.sh start)"
+  DIR="$(cat "$DIR_FILE")"
+  BOOTSTRAP="$(cat "$BOOTSTRAP_FILE")"
+  [[ -f "$DIR/server.properties" ]] || die "no broker config in $DIR"
+}
+
+cmd_halt() {
+  local pid
+  halted_broker
+  if [[ -f "$PID_FILE" ]] && pid="$(cat "$PID_FILE")" && pid_alive "$pid" "$MAIN_CLASS"; then
+    log "halting the broker (pid $pid, $BOOTSTRAP); data kept"
+    stop_pid "$pid" 20
+  elif [[ -f "$HALTED_FILE" ]]; then
+    log "already halted"
+    return 0
+  fi
+  rm -f "$PID_FILE"
+  date -u +%FT%TZ >"$HALTED_FILE"
+  log "halted (kafka.sh resume starts it again at $BOOTSTRAP)"
+}
+
+cmd_resume() {
+  local pid deadline started=$SECONDS
+  if BOOTSTRAP="$(running_bootstrap)" && metadata_ok "$BOOTSTRAP"; then
+    log "already running at $BOOTSTRAP (pid $(cat "$PID_FILE"))"
+    rm -f "$HALTED_FILE"
+    return 0
+  fi
+  halted_broker
+  ensure_jars
+  log "resuming the broker at $BOOTSTRAP (data $DIR)"
+  echo "----- kafka.sh resume $(date -u +%FT%TZ) -----" >>"$LOG_FILE"
+  launch_broker "$DIR"
+  pid=$BROKER_PID
+  deadline=$((SECONDS + START_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      show_log_tail "$LOG_FILE"
+      rm -f "$PID_FILE"
+      die "the broker (pid $pid) exited while resuming (port taken?); full log: $LOG_FILE"
+    fi
+    if metadata_ok "$BOOTSTRAP"; then
+      rm -f "$HALTED_FILE"
+      log "broker resumed at $BOOTSTRAP (pid $pid, $((SECONDS - started))s)"
+      return 0
+    fi
+    sleep 0.5
+  done
+  show_log_tail "$LOG_FILE"
+  die "the resumed broker (pid $pid) did not answer metadata requests at $BOOTSTRAP within" \
+    "${START_TIMEOUT}s; full log: $LOG_FILE"
+}
+
 cmd_topic() {
   [[ $# -ge 2 ]] || die "usage: kafka.sh topic NAME PARTITIONS [TopicCommand options...]"
   local name="$1" partitions="$2" bootstrap i have
@@ -276,7 +348,11 @@ cmd_topic() {
 cmd_status() {
   local bootstrap
   bootstrap="$(running_bootstrap)" || {
-    log "not running"
+    if [[ -f "$HALTED_FILE" ]]; then
+      log "halted since $(cat "$HALTED_FILE") (kafka.sh resume)"
+    else
+      log "not running"
+    fi
     return 1
   }
   metadata_ok "$bootstrap" || {
@@ -294,8 +370,10 @@ case "${1:-}" in
     cmd_topic "$@"
     ;;
   status) cmd_status ;;
+  halt) cmd_halt ;;
+  resume) cmd_resume ;;
   *)
-    echo "usage: $0 start|stop|status|topic NAME PARTITIONS [options]" >&2
+    echo "usage: $0 start|stop|halt|resume|status|topic NAME PARTITIONS [options]" >&2
     exit 2
     ;;
 esac

@@ -3,14 +3,20 @@
 #
 #   postgres.sh start          initdb + start (or reuse a running cluster); waits for pg_isready
 #   postgres.sh stop           pg_ctl stop -m fast (KILL as a fallback) and delete the cluster
+#   postgres.sh halt           pg_ctl stop -m fast, keeping the cluster, its port and the run-dir
+#                              files: an outage (clients see 57P01, then connection refused)
+#   postgres.sh resume         start the halted cluster again on the same port; waits for
+#                              pg_isready (a no-op when it is running)
 #   postgres.sh psql ARGS...   psql against the `replica` database as `sluice`
-#   postgres.sh status         exit 0 when the cluster accepts connections
+#   postgres.sh status         exit 0 when the cluster accepts connections (1 when halted)
 #
 # Files in $SLUICE_RUN_DIR (default <repo>/build/run):
 #   postgres.dsn      postgresql://sluice@127.0.0.1:PORT/replica  (trust auth, no password)
 #   postgres.pid      the postmaster's pid
 #   postgres.base     the folder holding pg/ (data), pg-sock/ (unix socket) and postgres.log;
 #                     the run dir itself unless the server's user cannot reach it (then /tmp/...)
+#   postgres.halted   present while the cluster is halted (postgres.pid is gone meanwhile;
+#                     postgres.dsn and postgres.base stay)
 #
 # PostgreSQL refuses to run as root, so as root the cluster belongs to the system user
 # `sluicepg` (created if absent) and every server command runs through `runuser -u sluicepg --`.
@@ -32,6 +38,7 @@ PG_BIN="${SLUICE_PG_BIN:-/usr/lib/postgresql/15/bin}"
 PID_FILE="$RUN_DIR/postgres.pid"
 DSN_FILE="$RUN_DIR/postgres.dsn"
 BASE_FILE="$RUN_DIR/postgres.base"
+HALTED_FILE="$RUN_DIR/postgres.halted"
 START_TIMEOUT="${SLUICE_PG_START_TIMEOUT:-60}"
 DATABASE=replica
 ROLE=sluice
@@ -210,7 +217,7 @@ cleanup_files() {
       [[ "$base" == /tmp/sluice-pg.* ]] && rm -rf "$base"
     fi
   fi
-  rm -f "$PID_FILE" "$DSN_FILE" "$BASE_FILE"
+  rm -f "$PID_FILE" "$DSN_FILE" "$BASE_FILE" "$HALTED_FILE"
 }
 
 cmd_stop_quiet() {
@@ -261,16 +268,82 @@ cmd_stop() {
   log "stopped"
 }
 
+# halted_cluster: sets DATA, SOCK, PGLOG and PORT for the cluster of this run dir, or dies when
+# there is none (never started, or stopped and deleted).
+halted_cluster() {
+  [[ -f "$BASE_FILE" && -f "$DSN_FILE" ]] || die "no cluster in $RUN_DIR (postgres.sh start)"
+  pg_dirs "$(cat "$BASE_FILE")"
+  [[ -f "$DATA/PG_VERSION" ]] || die "no cluster data in $DATA"
+  PORT="$(dsn_port "$(cat "$DSN_FILE")")"
+}
+
+cmd_halt() {
+  local pid=""
+  halted_cluster
+  [[ -f "$PID_FILE" ]] && pid="$(cat "$PID_FILE")"
+  if [[ -f "$DATA/postmaster.pid" ]]; then
+    [[ -n "$pid" ]] || pid="$(head -n 1 "$DATA/postmaster.pid")"
+    log "halting PostgreSQL (pid $pid, port $PORT); data kept"
+    as_pg "$PG_BIN/pg_ctl" -D "$DATA" -m fast -w -t 20 stop >/dev/null \
+      || die "pg_ctl stop failed; log: $PGLOG"
+  elif [[ -f "$HALTED_FILE" ]]; then
+    log "already halted"
+    return 0
+  fi
+  if pid_alive "$pid" postgres; then
+    # pg_ctl returns once postmaster.pid is gone, a moment before the process has exited.
+    wait_gone "$pid" 10
+  fi
+  rm -f "$PID_FILE"
+  date -u +%FT%TZ >"$HALTED_FILE"
+  log "halted (postgres.sh resume starts it again on 127.0.0.1:$PORT)"
+}
+
+cmd_resume() {
+  local pid deadline dsn
+  if dsn="$(running_dsn)" && is_ready "$(dsn_port "$dsn")"; then
+    log "already running: $dsn (pid $(cat "$PID_FILE"))"
+    rm -f "$HALTED_FILE"
+    return 0
+  fi
+  halted_cluster
+  log "resuming PostgreSQL on 127.0.0.1:$PORT (data $DATA)"
+  # pg_ctl -l appends: the log keeps the halt and the resume.
+  if ! as_pg "$PG_BIN/pg_ctl" -D "$DATA" -l "$PGLOG" -w -t "$START_TIMEOUT" start >/dev/null; then
+    show_log_tail "$PGLOG"
+    die "pg_ctl start failed (port $PORT taken?); log: $PGLOG"
+  fi
+  pid="$(head -n 1 "$DATA/postmaster.pid")"
+  echo "$pid" >"$PID_FILE"
+  deadline=$((SECONDS + START_TIMEOUT))
+  until is_ready "$PORT"; do
+    if ((SECONDS >= deadline)) || ! kill -0 "$pid" 2>/dev/null; then
+      show_log_tail "$PGLOG"
+      die "PostgreSQL (pid $pid) is not ready on 127.0.0.1:$PORT after ${START_TIMEOUT}s"
+    fi
+    sleep 0.2
+  done
+  rm -f "$HALTED_FILE"
+  log "PostgreSQL resumed: $(cat "$DSN_FILE") (pid $pid)"
+}
+
 cmd_psql() {
   local dsn
-  dsn="$(running_dsn)" || die "no PostgreSQL running (postgres.sh start); run dir $RUN_DIR"
+  if ! dsn="$(running_dsn)"; then
+    [[ -f "$HALTED_FILE" ]] && die "PostgreSQL is halted (postgres.sh resume); run dir $RUN_DIR"
+    die "no PostgreSQL running (postgres.sh start); run dir $RUN_DIR"
+  fi
   exec "$PG_BIN/psql" -X "$dsn" "$@"
 }
 
 cmd_status() {
   local dsn
   dsn="$(running_dsn)" || {
-    log "not running"
+    if [[ -f "$HALTED_FILE" ]]; then
+      log "halted since $(cat "$HALTED_FILE") (postgres.sh resume)"
+    else
+      log "not running"
+    fi
     return 1
   }
   is_ready "$(dsn_port "$dsn")" || {
@@ -288,8 +361,10 @@ case "${1:-}" in
     cmd_psql "$@"
     ;;
   status) cmd_status ;;
+  halt) cmd_halt ;;
+  resume) cmd_resume ;;
   *)
-    echo "usage: $0 start|stop|status|psql [psql args...]" >&2
+    echo "usage: $0 start|stop|halt|resume|status|psql [psql args...]" >&2
     exit 2
     ;;
 esac

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -132,6 +133,12 @@ std::string pg_fault_proxy::with_proxy(const std::string& dsn) const {
   return out + "sslmode=disable&gssencmode=disable";
 }
 
+void pg_fault_proxy::stall(bool on) {
+  std::lock_guard lock(_mutex);
+  if (on) _stall_before.store(_next_id);
+  _stalled.store(on);
+}
+
 void pg_fault_proxy::accept_loop() {
   while (!_stopping.load()) {
     const int client = ::accept(_listen, nullptr, nullptr);
@@ -156,11 +163,13 @@ void pg_fault_proxy::accept_loop() {
     std::lock_guard lock(_mutex);
     _fds.push_back(client);
     _fds.push_back(server);
-    _threads.emplace_back([this, client, server] { relay(client, server); });
+    const uint64_t id = _next_id++;
+    ++_accepted;
+    _threads.emplace_back([this, client, server, id] { relay(client, server, id); });
   }
 }
 
-void pg_fault_proxy::relay(int client, int server) {
+void pg_fault_proxy::relay(int client, int server, uint64_t id) {
   std::string from_client;  // bytes of an incomplete frontend message
   bool typed = false;       // past the startup message
   char buf[65536];
@@ -189,7 +198,14 @@ void pg_fault_proxy::relay(int client, int server) {
   };
   pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
   while (!_stopping.load()) {
+    if (is_stalled(id)) {
+      // Half-open: read nothing (so nothing is forwarded and no close is noticed), keep both
+      // sockets open; the kernel still acknowledges what arrives until its buffers fill.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
     if (::poll(fds, 2, 200) < 0) break;
+    if (is_stalled(id)) continue;  // stall() came while polling: forward nothing more
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t n = ::recv(server, buf, sizeof buf, 0);
       if (n <= 0 || !write_all(client, buf, static_cast<size_t>(n))) break;

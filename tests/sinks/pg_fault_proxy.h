@@ -24,9 +24,14 @@ namespace sluice {
 //                  command") before closing: committed, and the client is told it was killed.
 // Needs sslmode=disable and gssencmode=disable on the client (with_proxy() adds them).
 //
-// Lifecycle: construct (it listens and accepts at once), arm() per fault, destroy (closes
-// every connection). Threading: an accept thread and one relay thread per connection; arm()
-// and the counters are thread-safe.
+// stall(true) makes it a half-open link for the connections open at that moment: a middlebox
+// that keeps both TCP connections alive but forwards nothing, in either direction, and passes
+// on no close either. Connections accepted afterwards forward normally, so a client that gives
+// up on its connection and reconnects gets through; stall(false) lets the old ones go on.
+//
+// Lifecycle: construct (it listens and accepts at once), arm() per fault, stall() on and off,
+// destroy (closes every connection). Threading: an accept thread and one relay thread per
+// connection; arm(), stall() and the counters are thread-safe.
 class pg_fault_proxy {
  public:
   enum class fault : uint8_t {
@@ -48,13 +53,21 @@ class pg_fault_proxy {
   bool armed() const { return _armed.load() != fault::none; }
   int faults_injected() const { return _injected.load(); }
   int commits_seen() const { return _commits.load(); }
+  // Client connections accepted and connected to the server so far.
+  int connections_accepted() const { return _accepted.load(); }
+
+  // on: every connection open now stops forwarding (sockets kept open) until stall(false);
+  // connections accepted later are not affected.
+  void stall(bool on);
+  bool stalled() const { return _stalled.load(); }
 
   // A postgresql:// DSN pointed at this proxy instead of its host and port.
   std::string with_proxy(const std::string& dsn) const;
 
  private:
   void accept_loop();
-  void relay(int client, int server);
+  void relay(int client, int server, uint64_t id);
+  bool is_stalled(uint64_t id) const { return _stalled.load() && id < _stall_before.load(); }
 
   std::string _upstream_host;
   uint16_t _upstream_port;
@@ -64,7 +77,11 @@ class pg_fault_proxy {
   std::atomic<fault> _armed{fault::none};
   std::atomic<int> _injected{0};
   std::atomic<int> _commits{0};
-  std::mutex _mutex;  // guards _threads and _fds
+  std::atomic<int> _accepted{0};
+  std::atomic<bool> _stalled{false};
+  std::atomic<uint64_t> _stall_before{0};  // connections with a smaller id are stalled
+  std::mutex _mutex;                       // guards _threads, _fds and _next_id
+  uint64_t _next_id = 0;                   // the id of the next connection accepted
   std::vector<std::thread> _threads;
   std::vector<int> _fds;  // open sockets, shut down on destruction
   std::thread _acceptor;  // last: joined first
