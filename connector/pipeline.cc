@@ -300,6 +300,9 @@ void pipeline::apply_claims(std::vector<owner_worker::claimed> claims, uint64_t 
     }
   }
   if (ready.empty()) return;
+  // Fetched before the seek (a partition resumed meanwhile): consumed again from the seek.
+  const std::set<topic_partition> sought(ready.begin(), ready.end());
+  drop_unready(0, &sought);
   _consumer->seek(seek.get());
   resume_ready(ready);
 }
@@ -314,18 +317,23 @@ void pipeline::resume_ready(const std::vector<topic_partition>& parts) {
   _consumer->resume(parts);
 }
 
-void pipeline::drop_unready(size_t from) {
-  if (_unclaimed.empty() && _resync_ticket == 0) return;
+void pipeline::drop_unready(size_t from, const std::set<topic_partition>* sought) {
+  if (_unclaimed.empty() && _resync_ticket == 0 && !sought) return;
   const auto unready = [&](const kafka_message& m) {
     const topic_partition tp = partition_of(*m);
-    return _unclaimed.count(tp) > 0 || (_resync_ticket != 0 && _resync_paused.count(tp) > 0);
+    return _unclaimed.count(tp) > 0 || (_resync_ticket != 0 && _resync_paused.count(tp) > 0) ||
+           (sought && sought->count(tp) > 0);
   };
-  _batch.erase(
-      std::remove_if(_batch.begin() + static_cast<std::ptrdiff_t>(from), _batch.end(), unready),
-      _batch.end());
+  const auto first = _batch.begin() + static_cast<std::ptrdiff_t>(std::min(from, _batch.size()));
+  const auto kept = std::remove_if(first, _batch.end(), unready);
+  if (kept == _batch.end()) return;
+  _batch.erase(kept, _batch.end());
+  _batch_trimmed = true;  // the run loop counts the batch anew
 }
 
 std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& parts) {
+  // Inside a poll: what it fetched before this callback is not filtered yet.
+  drop_unready(0);
   // Claimed on the partition owner's thread; waited for briefly, so that the usual assignment
   // starts right at the stored offsets.
   const uint64_t ticket = ++_claim_tickets;
@@ -372,6 +380,9 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
 }
 
 void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) {
+  // Inside a poll: what it fetched before this callback is not filtered yet, and a dispatch
+  // below must not ship messages of partitions waiting for a claim or a resync.
+  drop_unready(0);
   std::vector<topic_partition> unclaimed;
   for (const topic_partition& tp : parts) {
     if (_unclaimed.erase(tp) > 0) unclaimed.push_back(tp);
@@ -459,6 +470,10 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
   for (const topic_partition& tp : fenced)
     _partitions.remove(tp);
   if (!fenced.empty()) _consumer->pause(fenced);
+  // Fetched before the seek (a partition resumed while the offsets were read): consumed again.
+  std::set<topic_partition> sought(ready.begin(), ready.end());
+  sought.insert(fenced.begin(), fenced.end());
+  drop_unready(0, &sought);
   _consumer->seek(seek.get());
   if (_resync_ticket != 0) {
     // The partitions were paused for the wait: resume those still owned.
@@ -609,12 +624,14 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
                                           std::chrono::milliseconds(100));
       size_t before = _batch.size();
       _consumer->poll(_batch, std::max<size_t>(room, 1), wait);
-      if (_batch.size() < before) {
-        // A rebalance inside the poll dropped or trimmed the batch: count what is left anew.
+      drop_unready(before);
+      if (_batch.size() < before || _batch_trimmed) {
+        // A rebalance inside the poll, or a claim or resync answered, dropped or trimmed the
+        // batch: count what is left anew.
         before = 0;
         _batch_bytes = 0;
+        _batch_trimmed = false;
       }
-      drop_unready(before);
       if (before == 0 && !_batch.empty())
         batch_deadline = clock_type::now() + _config.batch.max_time;
       for (size_t i = before; i < _batch.size(); ++i) {

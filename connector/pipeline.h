@@ -123,7 +123,9 @@ class pipeline : public assignment_listener, public status_source {
   void apply_claims(std::vector<owner_worker::claimed> claims, uint64_t assigning,
                     std::map<topic_partition, int64_t>* starts);
   void resume_ready(const std::vector<topic_partition>& parts);
-  void drop_unready(size_t from);  // messages of partitions not claimed or being resynced
+  // Drops the consumed messages (from `from` on) of partitions not claimed yet or waiting for
+  // a resync, and of `sought` (about to be sought: fetched again from there).
+  void drop_unready(size_t from, const std::set<topic_partition>* sought = nullptr);
   bool degraded() const { return _health.down(); }
   void handle_pause_requests();
   void refresh_watermarks();
@@ -156,7 +158,8 @@ class pipeline : public assignment_listener, public status_source {
 
   std::vector<kafka_message> _batch;  // being filled by the consumer thread
   size_t _batch_bytes = 0;
-  std::optional<raw_batch> _held;                     // closed, waiting for room (backpressure)
+  bool _batch_trimmed = false;     // messages were dropped from _batch since it was counted
+  std::optional<raw_batch> _held;  // closed, waiting for room (backpressure)
   std::chrono::steady_clock::time_point _held_since;  // when _held was closed
   std::vector<topic_partition> _held_back;            // partitions paused for backpressure
 

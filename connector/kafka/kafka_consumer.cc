@@ -107,6 +107,7 @@ void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partit
     rd_kafka_resume_partitions(rk, parts);
     const std::vector<int64_t> starts = _listener.on_assigned(tps);
     kafka_partition_list held(rd_kafka_topic_partition_list_new(1));
+    bool ask = true;  // the brokers answer: after one that does not, ask no more this time
     for (int i = 0; i < parts->cnt; ++i) {
       rd_kafka_topic_partition_t& p = parts->elems[i];
       p.offset = starts.at(static_cast<size_t>(i));
@@ -116,8 +117,10 @@ void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partit
       // bounded wait; 0 when the broker does not say).
       int64_t low = -1, high = -1;
       if (rd_kafka_get_watermark_offsets(rk, p.topic, p.partition, &low, &high) != 0 || low < 0) {
-        if (rd_kafka_query_watermark_offsets(rk, p.topic, p.partition, &low, &high, 2000) != 0) {
+        if (!ask ||
+            rd_kafka_query_watermark_offsets(rk, p.topic, p.partition, &low, &high, 2000) != 0) {
           low = 0;
+          ask = false;
         }
       }
       p.offset = std::max<int64_t>(0, low);

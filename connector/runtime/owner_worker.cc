@@ -82,8 +82,20 @@ void owner_worker::cancel(const std::vector<topic_partition>& parts,
     return r.what == request::kind::claim && r.partitions.empty();
   });
   if (!_running || !named(*_running)) return;
+  // The running claim names some of them: it stops retrying (a claim of ours must not land
+  // after the next owner's), and the partitions it named that stay assigned are claimed again.
+  std::vector<partition_id> kept;
+  for (partition_id p : _running->partitions) {
+    if (std::find(parts.begin(), parts.end(), topic_partition{_running->topic, p}) == parts.end()) {
+      kept.push_back(p);
+    }
+  }
+  if (!kept.empty()) {
+    _queue.push_front({request::kind::claim, _running->ticket, _running->topic, std::move(kept)});
+  }
   _running_cancelled = true;
-  const bool ended = _cv.wait_for(lock, wait, [&] { return _running == nullptr; });
+  const uint64_t cancelled = _started;
+  const bool ended = _cv.wait_for(lock, wait, [&] { return _finished >= cancelled; });
   if (!ended) {
     SLUICE_LOG(warn, "pipeline",
                "a claim of a revoked partition is still running after "
@@ -157,6 +169,7 @@ void owner_worker::run() {
     _queue.pop_front();
     _running = &r;
     _running_cancelled = false;
+    ++_started;
     lock.unlock();
     try {
       serve(r);
@@ -166,6 +179,7 @@ void owner_worker::run() {
     }
     lock.lock();
     _running = nullptr;
+    _finished = _started;
     _cv.notify_all();
   }
 }

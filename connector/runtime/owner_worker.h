@@ -60,8 +60,8 @@ class owner_worker {
   void read_offsets(uint64_t ticket);
   void count_pending_chunks();
   // The partitions are no longer assigned: queued claims forget them, and a claim of one of
-  // them that is running stops retrying; waits (at most `wait`) until it has ended, so that
-  // no claim of ours lands after the next owner's.
+  // them that is running stops retrying (the others it named are claimed again); waits (at
+  // most `wait`) until it has ended, so that no claim of ours lands after the next owner's.
   void cancel(const std::vector<topic_partition>& parts, std::chrono::milliseconds wait);
 
   std::vector<claimed> take_claims();
@@ -90,6 +90,8 @@ class owner_worker {
   std::deque<request> _queue;
   const request* _running = nullptr;  // points into the worker's own copy
   bool _running_cancelled = false;
+  uint64_t _started = 0;   // requests taken up…
+  uint64_t _finished = 0;  // …and done with (cancel() waits for the one it cancelled)
   std::atomic<bool> _stopping{false};
   std::vector<claimed> _claims;
   std::optional<std::pair<uint64_t, std::vector<stored_offset>>> _offsets;

@@ -1,5 +1,7 @@
 #include "connector/runtime/stage_factory.h"
 
+#include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -94,9 +96,10 @@ namespace {
 // A DSQL decoder with the catalog it reads and learns into.
 class owning_chunk_decoder : public chunk_decoder {
  public:
-  owning_chunk_decoder(const config& cfg, const dsql_options& options, session_observer* observer)
+  owning_chunk_decoder(const config& cfg, const dsql_options& options, session_observer* observer,
+                       std::function<bool()> keep_going, int index)
       : _keys(make_session_options(cfg), make_retry_policy(cfg), make_applier_options(cfg).routing,
-              observer),
+              observer, std::move(keep_going), "chunk-key-lookup-" + std::to_string(index)),
         _decoder(_catalog, options) {
     for (const auto& [source, table] : cfg.tables) {
       if (!table.primary_key_fields.empty()) {
@@ -119,12 +122,14 @@ class owning_chunk_decoder : public chunk_decoder {
 
 }  // namespace
 
-std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(const config& cfg,
-                                                                      session_observer* observer) {
-  return
-      [&cfg, observer, options = dsql_options{limits_of(cfg)}]() -> std::unique_ptr<chunk_decoder> {
-        return std::make_unique<owning_chunk_decoder>(cfg, options, observer);
-      };
+std::function<std::unique_ptr<chunk_decoder>(std::function<bool()>)> chunk_decoder_factory(
+    const config& cfg, session_observer* observer) {
+  auto made = std::make_shared<std::atomic<int>>(0);  // names each decoder's session apart
+  return [&cfg, observer, made, options = dsql_options{limits_of(cfg)}](
+             std::function<bool()> keep_going) -> std::unique_ptr<chunk_decoder> {
+    return std::make_unique<owning_chunk_decoder>(cfg, options, observer, std::move(keep_going),
+                                                  (*made)++);
+  };
 }
 
 session_options make_session_options(const config& cfg) {

@@ -36,7 +36,7 @@ retry_policy make_retry_policy(const config& cfg);
 // catalog (the configured keys, and the target tables' primary keys through a key lookup
 // of its own) instead of sharing the decode stage's.
 // observer: the runtime's PostgreSQL health (nullptr: none).
-std::function<std::unique_ptr<chunk_decoder>()> chunk_decoder_factory(
+std::function<std::unique_ptr<chunk_decoder>(std::function<bool()>)> chunk_decoder_factory(
     const config& cfg, session_observer* observer = nullptr);
 
 }  // namespace sluice

@@ -6,12 +6,12 @@ namespace sluice {
 
 target_key_lookup::target_key_lookup(session_options session, retry_policy policy,
                                      routing_options routing, session_observer* observer,
-                                     pg_session::keep_going go,
+                                     pg_session::keep_going go, std::string role,
                                      std::chrono::milliseconds retry_after)
     : _router(std::move(routing)),
       _retry_after(retry_after),
       _go(std::move(go)),
-      _session(std::move(session), policy, "key-lookup", observer),
+      _session(std::move(session), policy, std::move(role), observer),
       _reader(_session) {}
 
 target_key_lookup::~target_key_lookup() = default;

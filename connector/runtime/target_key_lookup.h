@@ -31,8 +31,10 @@ class target_key_lookup {
  public:
   // go: asked while an outage is waited out; false gives up the lookup unanswered (the
   // caller's work was abandoned) — nothing is remembered of it.
+  // role: the session's (application_name, health reports), unique per lookup.
   target_key_lookup(session_options session, retry_policy policy, routing_options routing,
                     session_observer* observer = nullptr, pg_session::keep_going go = {},
+                    std::string role = "key-lookup",
                     std::chrono::milliseconds retry_after = std::chrono::seconds(5));
   ~target_key_lookup();
 

@@ -49,7 +49,9 @@ struct apply_options {
   // decoder for completed chunks (the connector's DSQL decoder); without it they are
   // dead-lettered.
   std::chrono::milliseconds chunk_timeout{15 * 60 * 1000};
-  std::function<std::unique_ptr<chunk_decoder>()> chunk_decoders;
+  // The decoder is given the applier's keep-going test: a decoder that asks the database (a
+  // key lookup) stops waiting out an outage once the batch is abandoned.
+  std::function<std::unique_ptr<chunk_decoder>(std::function<bool()> keep_going)> chunk_decoders;
 };
 
 }  // namespace sluice

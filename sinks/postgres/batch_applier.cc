@@ -92,6 +92,12 @@ apply_result batch_applier::apply(const merged_batch& batch,
   for (const chunk_piece& p : metadata.pieces)
     _stream_time = std::max(_stream_time, p.origin.timestamp);
 
+  // The keep-going test of this apply, for the chunk decoder's lookups.
+  struct current_go {
+    pg_session::keep_going& slot;
+    ~current_go() { slot = {}; }
+  } restore{_go};
+  _go = go;
   apply_result out;
   const auto abandoned = [this, &out](std::string why) {
     _session.withdraw();
@@ -116,6 +122,8 @@ apply_result batch_applier::apply(const merged_batch& batch,
     std::exception_ptr failure;
     try {
       pqxx::connection& conn = _session.connection();
+      _session.succeeded();  // the server answered: whatever fails next, it is not unreachable
+      retries.connection_failures = 0;  // a later outage is a new one
       pg_session::round_trip guard(_session);
       _ddl.prepare(conn, plans, found);
       if (chunk_ddl) {
@@ -133,6 +141,8 @@ apply_result batch_applier::apply(const merged_batch& batch,
           _session.succeeded();
           out.outcome = apply_outcome::stale;
           return out;
+        case attempt_end::abandoned:
+          return abandoned("abandoned inside its transaction (rolled back)");
         case attempt_end::chunk_ddl_needed:
           // A chunk completed in the batch transaction needs a table or columns that DDL
           // must make first, in a transaction of its own: make them, run the batch again.
@@ -295,6 +305,8 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
     }
     _session.off_clock(false);
   }
+  // Abandoned meanwhile (a chunk decoder's lookup gave up waiting): nothing of it is kept.
+  if (_go && !_go()) return attempt_end::abandoned;
   tx.commit();
   _writer.transaction_committed();
   return attempt_end::committed;
@@ -345,7 +357,9 @@ void batch_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, si
 bool batch_applier::complete_chunks(pqxx::dbtransaction& tx, const batch_metadata& metadata,
                                     std::vector<dead_letter>& letters, apply_stats& stats,
                                     std::vector<table_plan>& plans) {
-  if (!_chunk_decoder && _options.chunk_decoders) _chunk_decoder = _options.chunk_decoders();
+  if (!_chunk_decoder && _options.chunk_decoders) {
+    _chunk_decoder = _options.chunk_decoders([this] { return !_go || _go(); });
+  }
   chunk_outcome outcome = _chunks.process(tx, metadata.pieces, _stream_time, _chunk_decoder.get());
   stats.chunks_completed = outcome.completed;
   stats.chunks_expired = outcome.expired;

@@ -100,7 +100,7 @@ class batch_applier {
 
  private:
   // How one attempt of the batch transaction ended, when PostgreSQL did not fail it.
-  enum class attempt_end : uint8_t { committed, stale, chunk_ddl_needed };
+  enum class attempt_end : uint8_t { committed, stale, chunk_ddl_needed, abandoned };
 
   attempt_end run_batch(std::vector<table_plan>& plans, const std::vector<dead_letter>& given,
                         std::vector<dead_letter>& found,
@@ -130,6 +130,7 @@ class batch_applier {
   chunk_store _chunks;
   std::unique_ptr<chunk_decoder> _chunk_decoder;  // made on first use
   dead_letter_sink _dead_letter_sink;
+  pg_session::keep_going _go;  // the running apply's (chunk decoders ask it)
   merge_engine _chunk_merge;
   merged_batch _completed;       // the last attempt's completed chunks (plans point into it)
   timestamp_ns _stream_time{0};  // newest Kafka timestamp seen: chunk.timeout's clock

@@ -66,7 +66,9 @@ struct chunk_world {
     o.state_schema = state;
     o.connector = "chunks";
     o.chunk_timeout = timeout;
-    o.chunk_decoders = [this] { return std::make_unique<dsql_decoder>(catalog, dsql_options{}); };
+    o.chunk_decoders = [this](std::function<bool()>) {
+      return std::make_unique<dsql_decoder>(catalog, dsql_options{});
+    };
     return o;
   }
 

@@ -91,22 +91,22 @@ pg_error_class classify_pg_error(const std::exception& e) {
 }
 
 bool login_refused(std::string_view message) {
-  // libpq prefixes what the server said with "FATAL:"; its own failures (refused, timed
-  // out, no route) have no such part.
-  const size_t fatal = message.find("FATAL:");
-  if (fatal == std::string_view::npos) return false;
-  const std::string_view said = message.substr(fatal);
-  for (std::string_view transient : {
-           "the database system is",  // starting up, shutting down, in recovery mode…
-           "too many clients",        // 53300
-           "remaining connection slots are reserved",
-           "terminating connection",  // 57P01 and friends, right after the login
-           "could not fork",
-           "out of memory",
+  // What only a person can fix: named one by one, so that anything else the server or libpq
+  // says while connecting (starting up, shutting down, too many clients or connections for a
+  // role, an authentication timeout, out of memory) is waited out rather than fatal.
+  for (std::string_view refusal : {
+           "authentication failed",  // password, ident, peer, LDAP, RADIUS, certificate, GSSAPI
+           "no pg_hba.conf entry",
+           "pg_hba.conf rejects connection",
+           "does not exist",  // role "x" / database "x" does not exist (28000, 3D000)
+           "is not permitted to log in",
+           "permission denied for database",
+           "no password supplied",  // libpq itself: the DSN lacks the password the server asks
+           "password is required",
        }) {
-    if (said.find(transient) != std::string_view::npos) return false;
+    if (message.find(refusal) != std::string_view::npos) return true;
   }
-  return true;
+  return false;
 }
 
 pg_error_class classify_connect_error(const std::exception& e) {
@@ -115,7 +115,8 @@ pg_error_class classify_connect_error(const std::exception& e) {
   if (out.action == pg_error_action::reconnect && login_refused(what)) {
     out.action = pg_error_action::refused;
     // The server's words, after libpq's "connection to server at … failed:" prefix.
-    out.message = first_line(what.substr(what.find("FATAL:")));
+    const size_t fatal = what.find("FATAL:");
+    out.message = first_line(what.substr(fatal == std::string_view::npos ? 0 : fatal));
   }
   return out;
 }

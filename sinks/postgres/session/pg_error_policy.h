@@ -41,9 +41,10 @@ pg_error_action classify_sqlstate(std::string_view sqlstate);
 
 // Whether a connection attempt's failure (libpq's message: libpq gives no SQLSTATE before a
 // session exists) is the server refusing the login — a bad password, an unknown role or
-// database, no pg_hba.conf entry — rather than the server being unreachable or restarting
-// ("the database system is starting up", "too many clients"), which is waited out. Reads the
-// server's English messages (lc_messages is the server's default during the login).
+// database, no pg_hba.conf entry, a role without LOGIN or CONNECT — rather than anything else
+// (unreachable, starting up, too many connections, an authentication timeout), which is
+// waited out. Reads the server's English messages (lc_messages is the server's default during
+// the login); a refusal in another language is waited out, never made fatal by mistake.
 bool login_refused(std::string_view connect_error);
 
 // The error of a connection attempt, classified: refused, or reconnect.

@@ -63,6 +63,12 @@ pg_session::~pg_session() {
 
 void pg_session::open() {
   auto conn = std::make_unique<pqxx::connection>(_conninfo);
+  // The settings and the role's hook are round trips too: under the deadline from here on.
+  _watchdog.arm(conn->sock());
+  struct disarm {
+    round_trip_watchdog& w;
+    ~disarm() { w.disarm(); }
+  } disarm_on_exit{_watchdog};
   try {
     conn->set_client_encoding("UTF8");
     // NOTICEs ("relation already exists, skipping") are not worth a line on stderr.
@@ -88,10 +94,7 @@ void pg_session::open() {
 
 pqxx::connection& pg_session::connection() {
   try {
-    if (!_conn) {
-      round_trip guard(*this);  // no-op until a socket exists; kept for the migration below
-      open();
-    }
+    if (!_conn) open();
     if (_options.migrate && !_migrated) {
       round_trip guard(*this);
       _schema.migrate(*_conn);

@@ -76,10 +76,10 @@ class pg_session {
       }
       try {
         pqxx::connection& conn = connection();
+        succeeded();  // the server answered: whatever fails next, it is not unreachable
+        state.connection_failures = 0;  // a later outage is a new one
         round_trip guard(*this);
-        auto out = body(conn);
-        succeeded();
-        return out;
+        return std::optional(body(conn));
       } catch (const std::exception& e) {
         const pg_error_class error = classify(e);
         if (!recover(error, state, go) && !(go && !go())) give_up(error, std::current_exception());
@@ -103,7 +103,8 @@ class pg_session {
   // returns true to try again; false when the policy gives up or go() says stop (the caller
   // then throws or abandons).
   bool recover(const pg_error_class& error, retry_state& state, const keep_going& go = {});
-  // An attempt succeeded: an outage, if any, is over.
+  // The server answered (a connection opened, or an attempt succeeded): an outage, if any,
+  // is over.
   void succeeded();
   // The user abandoned its work during an outage: the session no longer reports it (the
   // next attempt reports it again if it goes on).

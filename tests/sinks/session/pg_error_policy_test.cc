@@ -90,6 +90,13 @@ TEST_CASE("a server that refuses the login is for a person to fix, not waited ou
             .action == pg_error_action::refused);
   CHECK(classify_connect_error(pqxx::broken_connection("FATAL:  role \"nosuch\" does not exist"))
             .action == pg_error_action::refused);
+  CHECK(classify_connect_error(
+            pqxx::broken_connection("connection to server at \"h\", port 1 failed: FATAL:  no "
+                                    "pg_hba.conf entry for host \"10.1.1.1\", user \"u\""))
+            .action == pg_error_action::refused);
+  CHECK(classify_connect_error(pqxx::broken_connection("connection to server at \"h\", port 1 "
+                                                       "failed: fe_sendauth: no password supplied"))
+            .action == pg_error_action::refused);
 }
 
 TEST_CASE("a server restarting, full or unreachable at connect time is waited out") {
@@ -103,6 +110,10 @@ TEST_CASE("a server restarting, full or unreachable at connect time is waited ou
            "connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  sorry, too many "
            "clients already",
            "connection to server at \"10.0.0.1\", port 5432 failed: timeout expired",
+           "connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  too many "
+           "connections for role \"sluice\"",
+           "connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  canceling "
+           "authentication due to timeout",
        }) {
     CHECK_MESSAGE(classify_connect_error(pqxx::broken_connection(transient)).action ==
                       pg_error_action::reconnect,
