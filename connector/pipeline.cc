@@ -34,6 +34,7 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
       _consumer_probe(metrics),
       _apply_probe(metrics),
       _chunk_probe(metrics),
+      _failed_tables(metrics),
       _postgres_probe(metrics),
       _health(_state, _postgres_probe, _apply_probe) {
   for (const auto& [source, table] : cfg.tables) {
@@ -124,6 +125,7 @@ void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, do
     }
   }
   _apply_probe.batch(rows, seconds);
+  _failed_tables.observe(stats, now_ns / 1'000'000);
   if (stats.pending_chunks >= 0) _chunk_probe.pending(static_cast<uint64_t>(stats.pending_chunks));
   _apply_probe.end_to_end(b.message_timestamps, now_ns);
 }
@@ -320,6 +322,7 @@ connector_status pipeline::status() const {
     if (e.committed.value() >= 0) p.committed = e.committed;
     if (e.high_watermark >= 0) p.high_watermark = kafka_offset{e.high_watermark};
   }
+  s.failed_tables = _failed_tables.list();
   return s;
 }
 

@@ -25,6 +25,7 @@
 #include "connector/runtime/batches.h"
 #include "connector/runtime/bounded_queue.h"
 #include "connector/runtime/connector_state.h"
+#include "connector/runtime/failed_tables.h"
 #include "connector/runtime/owner_worker.h"
 #include "connector/runtime/partition_table.h"
 #include "connector/runtime/postgres_health.h"
@@ -142,6 +143,7 @@ class pipeline : public assignment_listener, public status_source {
   consumer_probe _consumer_probe;
   apply_probe _apply_probe;
   chunk_probe _chunk_probe;
+  failed_tables _failed_tables;
   postgres_probe _postgres_probe;
   postgres_health _health;  // observes every session below: built before them
   table_catalog _catalog;

@@ -25,6 +25,9 @@ inline constexpr std::array<std::string_view, 2> delete_mode_names{"hard", "soft
 enum class keyless_mode { append, dead_letter };
 inline constexpr std::array<std::string_view, 2> keyless_mode_names{"append", "dead_letter"};
 
+enum class ddl_failure_mode { dead_letter, fail };
+inline constexpr std::array<std::string_view, 2> ddl_failure_mode_names{"dead_letter", "fail"};
+
 enum class error_tolerance { none, all };
 inline constexpr std::array<std::string_view, 2> error_tolerance_names{"none", "all"};
 
@@ -40,6 +43,7 @@ inline constexpr std::array<std::string_view, 4> log_level_names{"debug", "info"
 std::string_view to_string(message_format v);
 std::string_view to_string(delete_mode v);
 std::string_view to_string(keyless_mode v);
+std::string_view to_string(ddl_failure_mode v);
 std::string_view to_string(error_tolerance v);
 std::string_view to_string(letter_case v);
 std::string_view to_string(log_format v);
@@ -128,6 +132,7 @@ struct config {
   int apply_lanes{};
   bool auto_create{};
   bool auto_evolve{};
+  ddl_failure_mode ddl_failure{};
   delete_config deletes;
   bool truncate_enabled{};
   std::chrono::milliseconds tombstone_retention{};
@@ -135,6 +140,9 @@ struct config {
   errors_config errors;
   std::string table_name_format;  // keeps ${topic} ${database} ${schema} ${table}
   letter_case identifier_case{};
+  // tables.include / tables.exclude: regular expressions on the qualified source name.
+  std::vector<std::string> tables_include;
+  std::vector<std::string> tables_exclude;
   std::map<std::string, table_config> tables;             // by source name as messages give it
   std::map<std::string, topic_override> topic_overrides;  // by topic
   std::chrono::milliseconds chunk_timeout{};

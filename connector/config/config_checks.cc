@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "connector/config/config_table.h"
+#include "core/catalog/table_filter.h"
 
 namespace sluice {
 namespace {
@@ -99,6 +100,14 @@ std::string check_topic_regex(std::string_view, std::string_view value) {
     std::regex re(value.begin(), value.end(), std::regex::extended);
   } catch (const std::regex_error&) {
     return "is not a valid POSIX extended regular expression";
+  }
+  return "";
+}
+
+std::string check_table_pattern(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  if (table_filter::pattern_error(std::string(value))) {
+    return "is not a valid regular expression (ECMAScript)";
   }
   return "";
 }

@@ -14,6 +14,7 @@ std::string check_kafka_property(std::string_view entry, std::string_view value)
 std::string check_topic_name(std::string_view entry, std::string_view value);
 std::string check_optional_topic_name(std::string_view entry, std::string_view value);
 std::string check_topic_regex(std::string_view entry, std::string_view value);
+std::string check_table_pattern(std::string_view entry, std::string_view value);
 std::string check_identifier(std::string_view entry, std::string_view value);
 std::string check_routing_format(std::string_view entry, std::string_view value);
 std::string check_json_pointer(std::string_view entry, std::string_view value);

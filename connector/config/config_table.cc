@@ -235,6 +235,14 @@ const config_key keys[] = {
   {.name = "auto.evolve", .type = value_type::boolean, .default_value = "true",
    .description = "Add columns that appear in the messages (never drops, never narrows).",
    .binding = field<&config::auto_evolve>()},
+  {.name = "ddl.failure", .type = value_type::enumeration, .default_value = "dead_letter",
+   .allowed = ddl_failure_mode_names,
+   .description = "When auto.create or auto.evolve fails on a table (permission denied, the "
+                  "column limit, a view of that name): dead_letter sends that table's rows to "
+                  "the dead letters (kind ddl_failed, with the PostgreSQL error) while every "
+                  "other table goes on, and tries again with its next rows; fail stops the "
+                  "connector in FAILED.",
+   .binding = field<&config::ddl_failure>()},
   {.name = "delete.mode", .type = value_type::enumeration, .default_value = "hard",
    .allowed = delete_mode_names,
    .description = "hard removes the row (leaving a tombstone); soft keeps it with "
@@ -288,6 +296,17 @@ const config_key keys[] = {
    .description = "lower folds target table and column names to lower case; preserve keeps "
                   "them as sent.",
    .binding = field<&config::identifier_case>()},
+  {.name = "tables.include", .type = value_type::string_list,
+   .description = "Replicate only the source tables whose qualified name (e.g. "
+                  "shop.public.orders) fully matches one of these regular expressions "
+                  "(ECMAScript); empty: every table. Others are skipped, counted as filtered.",
+   .check = check_table_pattern,
+   .binding = field<&config::tables_include>()},
+  {.name = "tables.exclude", .type = value_type::string_list,
+   .description = "Skip the source tables whose qualified name fully matches one of these "
+                  "regular expressions (after tables.include), counted as filtered.",
+   .check = check_table_pattern,
+   .binding = field<&config::tables_exclude>()},
   {.name = "tables.<source>.primary.key.fields", .type = value_type::string_list,
    .description = "Key columns of the source table named <source> (as the messages name it, "
                   "e.g. ROOT.SAMPLE), for sources whose messages do not say.",

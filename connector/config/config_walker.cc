@@ -90,7 +90,10 @@ class walker {
         continue;
       }
       const std::string& text = key.Scalar();
-      if (auto segment = name_segment_after(pattern)) {
+      // A fixed key beside user-named entries (tables.include beside tables.<source>) wins:
+      // a source table of that bare name is named qualified instead.
+      auto segment = name_segment_after(pattern);
+      if (segment && !find_config_key(join(pattern, text))) {
         walk_entry(key, value, join(pattern, *segment), join(path, show_name(text)), text);
       } else {
         walk_key(key, value, join(pattern, text), join(path, text), name);

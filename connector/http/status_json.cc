@@ -25,7 +25,7 @@ std::string iso_utc(int64_t ms) {
   const std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[40];
+  char buf[80];  // room for any int the fields may hold: no truncation warning
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(ms % 1000));
@@ -85,6 +85,23 @@ std::string to_json(const connector_status& s, std::string_view worker_id) {
     out += ",\"reason\":";
     append_json_string(out, s.degraded_reason);
     out += '}';
+  }
+  if (!s.failed_tables.empty()) {
+    out += ",\"failed_tables\":[";
+    for (size_t i = 0; i < s.failed_tables.size(); ++i) {
+      const failed_table_status& t = s.failed_tables[i];
+      if (i > 0) out += ',';
+      out += "{\"table\":";
+      append_json_string(out, t.table);
+      out += ",\"error\":";
+      append_json_string(out, t.error);
+      out += ",\"since\":";
+      append_json_string(out, iso_utc(t.since_ms));
+      out += ",\"last\":";
+      append_json_string(out, iso_utc(t.last_ms));
+      out += ",\"dead_lettered\":" + std::to_string(t.dead_lettered) + '}';
+    }
+    out += ']';
   }
   out += '}';
   return out;

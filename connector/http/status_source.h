@@ -26,14 +26,24 @@ struct partition_status {
   }
 };
 
+// A target table whose auto-create / auto-evolve fails, as GET /status shows it.
+struct failed_table_status {
+  std::string table;  // target "schema.table"
+  std::string error;  // the latest PostgreSQL error
+  int64_t since_ms = 0;
+  int64_t last_ms = 0;
+  uint64_t dead_lettered = 0;  // rows sent to the dead letters since
+};
+
 // What the connector says about itself, at one instant.
 struct connector_status {
   std::string name;  // the connector name (config `name`)
   connector_state state = connector_state::starting;
-  std::string last_error;                  // empty: none (in FAILED: why)
-  std::string degraded_reason;             // while DEGRADED: what is unreachable, and why
-  int64_t degraded_since_ms = 0;           // since when (ms since the epoch, UTC)
-  std::vector<partition_status> assigned;  // partitions this process owns
+  std::string last_error;                          // empty: none (in FAILED: why)
+  std::string degraded_reason;                     // while DEGRADED: what is unreachable, and why
+  int64_t degraded_since_ms = 0;                   // since when (ms since the epoch, UTC)
+  std::vector<partition_status> assigned;          // partitions this process owns
+  std::vector<failed_table_status> failed_tables;  // whose DDL fails (ddl.failure: dead_letter)
 };
 
 // Where the HTTP server reads the connector's state, so that it does not depend on the

@@ -19,13 +19,19 @@ void decode_probe::dead_lettered(std::string_view topic, uint64_t n) {
   of(topic).dead_lettered->Increment(static_cast<double>(n));
 }
 
+void decode_probe::filtered(std::string_view topic, uint64_t n) {
+  std::lock_guard lock(_mutex);
+  of(topic).filtered->Increment(static_cast<double>(n));
+}
+
 decode_probe::series& decode_probe::of(std::string_view topic) {
   auto it = _topics.find(topic);
   if (it != _topics.end()) return it->second;
   auto& family = _registry.messages();
   const std::string name(topic);
   series s{&family.Add({{"topic", name}, {"outcome", "decoded"}}),
-           &family.Add({{"topic", name}, {"outcome", "dead_lettered"}})};
+           &family.Add({{"topic", name}, {"outcome", "dead_lettered"}}),
+           &family.Add({{"topic", name}, {"outcome", "filtered"}})};
   return _topics.emplace(name, s).first->second;
 }
 

@@ -47,7 +47,7 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                              .Add({}, k_latency_buckets);
   _messages = &prometheus::BuildCounter()
                    .Name("sluice_messages_total")
-                   .Help("Kafka messages by outcome (decoded, dead_lettered).")
+                   .Help("Kafka messages by outcome (decoded, dead_lettered, filtered).")
                    .Register(r);
   _changes = &prometheus::BuildCounter()
                   .Name("sluice_changes_total")
@@ -67,6 +67,18 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                           .Name("sluice_postgres_errors_total")
                           .Help("PostgreSQL errors by SQLSTATE.")
                           .Register(r);
+  _ddl_failures = &prometheus::BuildCounter()
+                       .Name("sluice_ddl_failures_total")
+                       .Help(
+                           "Batches whose auto-create or auto-evolve of this target table "
+                           "failed (its rows went to the dead letters, kind ddl_failed).")
+                       .Register(r);
+  _table_ddl_failed = &prometheus::BuildGauge()
+                           .Name("sluice_table_ddl_failed")
+                           .Help(
+                               "1 while this target table's DDL fails (until rows are "
+                               "written to it again).")
+                           .Register(r);
   _postgres_up = &prometheus::BuildGauge()
                       .Name("sluice_postgres_up")
                       .Help(

@@ -22,12 +22,15 @@ namespace sluice {
 //   sluice_consumer_lag_messages{topic,partition}     gauge
 //   sluice_replication_lag_seconds{table}             gauge
 //   sluice_end_to_end_latency_seconds                 histogram
-//   sluice_messages_total{topic,outcome}              counter  decoded | dead_lettered
+//   sluice_messages_total{topic,outcome}              counter  decoded | dead_lettered |
+//                                                              filtered
 //   sluice_changes_total{table,outcome}               counter  applied | collapsed | stale |
 //                                                              deleted | csn_conflict
 //   sluice_batch_rows                                 histogram
 //   sluice_batch_apply_seconds                        histogram
 //   sluice_postgres_errors_total{sqlstate}            counter
+//   sluice_ddl_failures_total{table}                  counter  batches whose DDL failed there
+//   sluice_table_ddl_failed{table}                    gauge    1 while its DDL fails
 //   sluice_postgres_up                                gauge    0 while PostgreSQL is unreachable
 //   sluice_postgres_reconnects_total                  counter
 //   sluice_rebalances_total                           counter
@@ -66,6 +69,8 @@ class metrics_registry {
   prometheus::Histogram& batch_rows() { return *_batch_rows; }
   prometheus::Histogram& batch_apply_seconds() { return *_batch_apply_seconds; }
   prometheus::Family<prometheus::Counter>& postgres_errors() { return *_postgres_errors; }
+  prometheus::Family<prometheus::Counter>& ddl_failures() { return *_ddl_failures; }
+  prometheus::Family<prometheus::Gauge>& table_ddl_failed() { return *_table_ddl_failed; }
   prometheus::Gauge& postgres_up() { return *_postgres_up; }
   prometheus::Counter& postgres_reconnects() { return *_postgres_reconnects; }
   prometheus::Counter& rebalances() { return *_rebalances; }
@@ -83,6 +88,8 @@ class metrics_registry {
   prometheus::Histogram* _batch_rows;
   prometheus::Histogram* _batch_apply_seconds;
   prometheus::Family<prometheus::Counter>* _postgres_errors;
+  prometheus::Family<prometheus::Counter>* _ddl_failures;
+  prometheus::Family<prometheus::Gauge>* _table_ddl_failed;
   prometheus::Gauge* _postgres_up;
   prometheus::Counter* _postgres_reconnects;
   prometheus::Counter* _rebalances;

@@ -62,6 +62,7 @@ batch_preparer::batch_preparer(const config& cfg, table_catalog& catalog,
       _catalog(catalog),
       _partitions(partitions),
       _lanes(lanes),
+      _filter(cfg.tables_include, cfg.tables_exclude),
       _merges(lanes),
       _decode_probe(metrics),
       _merge_probe(metrics) {}
@@ -74,11 +75,27 @@ decoder& batch_preparer::decoder_for(const std::string& topic) {
   return *it->second;
 }
 
+bool batch_preparer::filter_changes(decode_output& out, size_t first) {
+  if (_filter.keeps_all() || out.changes.size() == first) return false;
+  size_t kept = first;
+  for (size_t i = first; i < out.changes.size(); ++i) {
+    if (!_filter.allows(*out.changes[i].table)) continue;
+    if (kept != i) std::swap(out.changes[kept], out.changes[i]);
+    ++kept;
+  }
+  const bool all_dropped = kept == first;
+  out.truncate_changes(kept);
+  return all_dropped;
+}
+
 std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
   std::vector<lane_batch> lanes(_lanes);
   std::vector<decode_output> decoded(_lanes);
   std::map<topic_partition, std::pair<size_t, kafka_offset>> next;  // lane, next offset
-  std::map<std::string, std::pair<uint64_t, uint64_t>> outcomes;    // topic: decoded, dead
+  struct counts {
+    uint64_t decoded = 0, dead = 0, filtered = 0;
+  };
+  std::map<std::string, counts> outcomes;  // by topic
   std::map<topic_partition, partition_table::entry> owned;
 
   for (const kafka_message& m : raw.messages) {
@@ -97,6 +114,7 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     const raw_message r = to_raw_message(*m);
     lb.message_timestamps.push_back(r.timestamp.value());
     if (r.timestamp > lb.newest_message) lb.newest_message = r.timestamp;
+    const size_t first = decoded[lane].changes.size();
     if (auto err = decoder_for(tp.topic).decode(r, decoded[lane])) {
       std::string reason = std::string(to_string(err->code)) + ": " + err->message;
       if (_config.errors.tolerance == error_tolerance::none) {
@@ -105,9 +123,11 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
         continue;  // commit what came before it, never move past it
       }
       lb.dead_letters.push_back(make_dead_letter(r, std::move(reason)));
-      ++outcomes[tp.topic].second;
+      ++outcomes[tp.topic].dead;
+    } else if (filter_changes(decoded[lane], first)) {
+      ++outcomes[tp.topic].filtered;
     } else {
-      ++outcomes[tp.topic].first;
+      ++outcomes[tp.topic].decoded;
     }
     next[tp] = {lane, kafka_offset{m->offset + 1}};
   }
@@ -130,9 +150,10 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
       if (t.csn_conflicts) _merge_probe.csn_conflicts(name, t.csn_conflicts);
     }
   }
-  for (const auto& [topic, counts] : outcomes) {
-    if (counts.first) _decode_probe.decoded(topic, counts.first);
-    if (counts.second) _decode_probe.dead_lettered(topic, counts.second);
+  for (const auto& [topic, n] : outcomes) {
+    if (n.decoded) _decode_probe.decoded(topic, n.decoded);
+    if (n.dead) _decode_probe.dead_lettered(topic, n.dead);
+    if (n.filtered) _decode_probe.filtered(topic, n.filtered);
   }
   return lanes;
 }

@@ -13,6 +13,7 @@
 #include "connector/runtime/batches.h"
 #include "connector/runtime/partition_table.h"
 #include "core/catalog/table_catalog.h"
+#include "core/catalog/table_filter.h"
 #include "core/merge/merge_engine.h"
 #include "schemas/common/decoder.h"
 
@@ -25,6 +26,8 @@ namespace sluice {
 //     for each message of an owned partition:
 //       decode → changes | catalog updates | DDL, or a dead letter (errors.tolerance: all),
 //                or a poison mark that cuts the partition there (errors.tolerance: none)
+//       drop the changes of tables tables.include / tables.exclude leave out (a message
+//                left with none is counted filtered; its offset moves on like any other)
 //       next offset of its partition = offset + 1
 //     per lane: merge, progress = (epoch, expected = previous dispatch, next)
 //
@@ -41,6 +44,9 @@ class batch_preparer {
 
  private:
   decoder& decoder_for(const std::string& topic);
+  // Drops the changes from index `first` on whose table the filter leaves out; true when
+  // there were some and none is left.
+  bool filter_changes(decode_output& out, size_t first);
 
   const config& _config;
   table_catalog& _catalog;
@@ -51,6 +57,7 @@ class batch_preparer {
   // is prepared again. Later batches may be prepared before the lane applying the poison's
   // batch turns the connector FAILED; their offsets would commit past the poison.
   std::set<topic_partition> _poisoned;
+  table_filter _filter;
   std::vector<merge_engine> _merges;  // one per lane: each keeps its own scratch
   decode_probe _decode_probe;
   merge_probe _merge_probe;

@@ -163,6 +163,9 @@ apply_options make_applier_options(const config& cfg) {
   o.connector = cfg.name;
   o.auto_create = cfg.auto_create;
   o.auto_evolve = cfg.auto_evolve;
+  o.ddl_failure_dead_letters = cfg.ddl_failure == ddl_failure_mode::dead_letter;
+  o.tables_include = cfg.tables_include;
+  o.tables_exclude = cfg.tables_exclude;
   o.deletes =
       cfg.deletes.mode == delete_mode::soft ? apply_delete_mode::soft : apply_delete_mode::hard;
   o.delete_enabled = cfg.deletes.enabled;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/catalog/table_router.h"
 #include "core/model/chunk_piece.h"
@@ -34,6 +35,12 @@ struct apply_options {
   bool truncate_enabled = false;  // false: truncates are counted only
   apply_keyless_mode keyless = apply_keyless_mode::append;
   routing_options routing;
+  // tables.include / tables.exclude (core/catalog/table_filter.h).
+  std::vector<std::string> tables_include;
+  std::vector<std::string> tables_exclude;
+  // ddl.failure: a table whose auto-create / auto-evolve fails has its rows dead-lettered
+  // (kind ddl_failed) while the others go on; false: the failure stops the batch (thrown).
+  bool ddl_failure_dead_letters = true;
   // Target "schema.table" -> target column name -> SQL type, used when sluice creates the
   // table or adds the column. Column names go through the routing case policy.
   std::map<std::string, std::map<std::string, std::string>> column_types;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace sluice {
@@ -11,10 +12,18 @@ struct table_entry;
 // One source table's share of an applied batch (for per-table metrics).
 struct table_apply_stats {
   const table_entry* table = nullptr;  // the source table (core/catalog)
+  std::string target;                  // the target table, "schema.table"
   size_t written = 0;                  // rows inserted, updated or appended
   size_t deleted = 0;
   size_t stale = 0;
   size_t rejected = 0;  // refused by the planner or the database (dead-lettered)
+};
+
+// A target table whose auto-create / auto-evolve failed in a batch (ddl.failure:
+// dead_letter): its rows went to the dead letters.
+struct table_ddl_failure {
+  std::string target;  // "schema.table"
+  std::string error;   // the PostgreSQL error (or why sluice would not make it)
 };
 
 // What one applied batch did to the replica. "stale" rows reached the database and were
@@ -35,6 +44,7 @@ struct apply_stats {
   size_t chunks_expired = 0;              // chunked records given up after chunk.timeout
   int64_t pending_chunks = -1;            // chunks pending after the batch; -1: not looked at
   std::vector<table_apply_stats> tables;  // per plan written, in write order
+  std::vector<table_ddl_failure> ddl_failures;
 
   apply_stats& operator+=(const apply_stats& o) {
     upserted += o.upserted;
@@ -51,6 +61,7 @@ struct apply_stats {
     chunks_expired += o.chunks_expired;
     if (o.pending_chunks >= 0) pending_chunks = o.pending_chunks;
     tables.insert(tables.end(), o.tables.begin(), o.tables.end());
+    ddl_failures.insert(ddl_failures.end(), o.ddl_failures.begin(), o.ddl_failures.end());
     return *this;
   }
 };

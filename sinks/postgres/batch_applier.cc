@@ -42,7 +42,8 @@ batch_applier::batch_applier(pg_session& session, apply_options options)
       _progress(_session.schema(), _options.connector),
       _dead_letters(_session.schema(), _options.connector),
       _catalog(_session.schema(), _options.connector),
-      _chunks(_session.schema(), _options.connector, _options.chunk_timeout) {
+      _chunks(_session.schema(), _options.connector, _options.chunk_timeout),
+      _routes(_session.schema(), _options.connector) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   _session.on_open([this](pqxx::connection& conn) { session_opened(conn); });
   _session.on_drop([this] { _writer.session_lost(); });
@@ -80,6 +81,7 @@ apply_result batch_applier::apply(const merged_batch& batch,
                                   const batch_metadata& metadata,
                                   const pg_session::keep_going& go) {
   check_progress(progress);
+  _ddl.begin_batch();
   std::vector<dead_letter> found;
   std::vector<table_plan> plans = _planner.plan(batch, found);
   // What the planner refused stays refused; what an attempt found is forgotten with it.
@@ -125,10 +127,12 @@ apply_result batch_applier::apply(const merged_batch& batch,
       _session.succeeded();  // the server answered: whatever fails next, it is not unreachable
       retries.connection_failures = 0;  // a later outage is a new one
       pg_session::round_trip guard(_session);
+      check_routes(conn, plans, found);
       _ddl.prepare(conn, plans, found);
       if (chunk_ddl) {
         std::vector<dead_letter> ignored;  // found again by the next attempt
         std::vector<table_plan> completed = _planner.plan(_completed, ignored);
+        check_routes(conn, completed, ignored);
         _ddl.prepare(conn, completed, ignored);
         chunk_ddl = false;
       }
@@ -250,6 +254,7 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
     const counters after = snapshot();
     table_apply_stats t;
     t.table = p.rows ? p.rows->table : nullptr;
+    t.target = label(p.target);
     t.written = after.written - before.written;
     t.deleted = after.deleted - before.deleted;
     t.stale = after.stale - before.stale;
@@ -294,6 +299,8 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
     letters.push_back(&d);
   stats.dead_lettered = _dead_letters.write(tx, letters);
   stats.rejected = found.size();
+  for (const auto& [target, error] : _ddl.failures())
+    stats.ddl_failures.push_back({label(target), error});
   if (_dead_letter_sink && letters.size() > given.size()) {
     _session.off_clock(true);
     try {
@@ -345,8 +352,11 @@ void batch_applier::write_isolated(pqxx::dbtransaction& tx, table_plan& plan, si
   if (live == 1) {
     plan.rejected[last] = 1;
     const std::string why = label(plan.target) + ": " + reason;
-    found.push_back(plan.keyless ? keyless_dead_letter(*plan.rows, plan.keyless_change(last), why)
-                                 : merged_row_dead_letter(*plan.rows, plan.row(last), why));
+    found.push_back(plan.keyless
+                        ? keyless_dead_letter(*plan.rows, plan.keyless_change(last), why,
+                                              dead_letter_kind::rejected, &plan.target)
+                        : merged_row_dead_letter(*plan.rows, plan.row(last), why,
+                                                 dead_letter_kind::rejected, &plan.target));
     return;
   }
   const size_t mid = begin + (end - begin) / 2;
@@ -369,9 +379,21 @@ bool batch_applier::complete_chunks(pqxx::dbtransaction& tx, const batch_metadat
   if (outcome.changes.empty()) return true;
   _completed = _chunk_merge.merge(std::move(outcome.changes));
   plans = _planner.plan(_completed, letters);
+  if (_routes.needs_claims(plans)) _routes.claim(tx, plans);
+  _routes.enforce(plans, letters);
   if (!_ddl.ready(plans)) return false;
   _ddl.prepare(_session.connection(), plans, letters);  // nothing to make: the key check only
   return true;
+}
+
+void batch_applier::check_routes(pqxx::connection& conn, std::vector<table_plan>& plans,
+                                 std::vector<dead_letter>& rejects) {
+  if (_routes.needs_claims(plans)) {
+    pqxx::work tx(conn, "sluice_routes");
+    _routes.claim(tx, plans);
+    tx.commit();
+  }
+  _routes.enforce(plans, rejects);
 }
 
 commit_outcome batch_applier::resolve_in_doubt(pqxx::connection& conn,

@@ -20,6 +20,7 @@
 #include "sinks/postgres/state/chunk_store.h"
 #include "sinks/postgres/state/dead_letter_writer.h"
 #include "sinks/postgres/state/offset_store.h"
+#include "sinks/postgres/state/route_registry.h"
 #include "sinks/postgres/state/table_progress_store.h"
 #include "sinks/postgres/write/key_locks.h"
 #include "sinks/postgres/write/table_writer.h"
@@ -47,7 +48,10 @@ struct apply_result {
 // compare-and-set (SPEC §4 "Batch transaction"). Per batch:
 //
 //   plan      route tables, map and check columns; refuse bad input as dead letters (plan/)
-//   prepare   auto-create / auto-evolve targets (own short transaction, only when needed)
+//   routes    claim new targets for their source; refuse a source folding onto another's
+//             target (state/route_registry.h; own short transaction, only for new targets)
+//   prepare   auto-create / auto-evolve targets (own short transaction, only when needed); a
+//             table whose DDL fails is isolated: its rows become ddl_failed dead letters
 //   BEGIN
 //     chunks  pieces of chunked records stored, completed ones reassembled and decoded into
 //             a second, small merged batch written after the first (state/chunk_store.h); a
@@ -82,7 +86,8 @@ class batch_applier {
   // decoded into, written in the same transaction. go: asked before every retry; false
   // abandons the batch (its generation is gone, or the connector stops). Throws
   // schema_error when a table may not be created or evolved, session_error when the session
-  // gives up, and the PostgreSQL error when it is fatal or statement retries are exhausted.
+  // gives up, and the PostgreSQL error when it is fatal or statement retries are exhausted
+  // (DDL failures only under ddl.failure: fail).
   apply_result apply(const merged_batch& batch, const std::vector<dead_letter>& dead_letters,
                      const std::vector<partition_progress>& progress,
                      const batch_metadata& metadata = {}, const pg_session::keep_going& go = {});
@@ -113,6 +118,10 @@ class batch_applier {
   bool complete_chunks(pqxx::dbtransaction& tx, const batch_metadata& metadata,
                        std::vector<dead_letter>& letters, apply_stats& stats,
                        std::vector<table_plan>& plans);
+  // Claims the plans' new targets (own transaction, when some are new) and refuses folded
+  // sources.
+  void check_routes(pqxx::connection& conn, std::vector<table_plan>& plans,
+                    std::vector<dead_letter>& rejects);
   commit_outcome resolve_in_doubt(pqxx::connection& conn,
                                   const std::vector<partition_progress>& progress);
   void session_opened(pqxx::connection& conn);
@@ -128,6 +137,7 @@ class batch_applier {
   dead_letter_writer _dead_letters;
   catalog_writer _catalog;
   chunk_store _chunks;
+  route_registry _routes;
   std::unique_ptr<chunk_decoder> _chunk_decoder;  // made on first use
   dead_letter_sink _dead_letter_sink;
   pg_session::keep_going _go;  // the running apply's (chunk decoders ask it)

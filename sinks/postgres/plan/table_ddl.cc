@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include <pqxx/except>
 #include <pqxx/transaction>
 
+#include "sinks/postgres/plan/plan_rejects.h"
+#include "sinks/postgres/session/pg_error_policy.h"
 #include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/state/change_dead_letter.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
@@ -35,6 +38,10 @@ void add_unique(std::vector<column_def>& list, column_def c) {
     if (have.name == c.name) return;
   }
   list.push_back(std::move(c));
+}
+
+std::string ddl_failure_reason(const std::string& error) {
+  return "cannot create or evolve the table (ddl.failure: dead_letter): " + error;
 }
 
 std::string join_names(const std::vector<std::string>& names) {
@@ -176,7 +183,8 @@ void table_ddl::check_key(table_plan& plan, const table_shape& shape,
   for (size_t i = 0; i < plan.item_count(); ++i) {
     if (plan.rejected[i]) continue;
     plan.rejected[i] = 1;
-    rejects.push_back(merged_row_dead_letter(*plan.rows, plan.row(i), reason));
+    rejects.push_back(merged_row_dead_letter(*plan.rows, plan.row(i), reason,
+                                             dead_letter_kind::rejected, &plan.target));
   }
 }
 
@@ -222,6 +230,7 @@ void table_ddl::refresh(pqxx::transaction_base& tx, const std::vector<table_plan
 bool table_ddl::ready(const std::vector<table_plan>& plans) const {
   for (const table_plan& p : plans) {
     if (!has_items(p) && !p.truncate) continue;
+    if (_failed.contains(p.target)) continue;  // refused by prepare(), without DDL
     auto it = _shapes.find(p.target);
     if (it == _shapes.end()) return false;
     if ((needs_table(p) && !it->second.exists) || !missing_columns(p, it->second).empty()) {
@@ -231,13 +240,69 @@ bool table_ddl::ready(const std::vector<table_plan>& plans) const {
   return true;
 }
 
+// Every statement here runs through exec_params: libpqxx 6.4's exec() aborts the whole
+// transaction object when its statement fails, and prepare() must roll back to its savepoint
+// and go on with the other tables.
+table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table& t,
+                                    const std::vector<table_plan*>& group) {
+  table_shape shape = read_table_shape(tx, t);
+  if (!shape.exists) {
+    if (!_options.auto_create) {
+      throw schema_error("table " + label(t) + " does not exist and auto.create is off");
+    }
+    table_definition def{t, {}, {}};
+    for (table_plan* p : group) {
+      if (p->keyless || !def.key.empty()) continue;
+      for (size_t k = 0; k < p->key_columns.size(); ++k) {
+        planned_column key_col{p->key_columns[k], {}, p->key_kinds[k], false};
+        def.key.push_back({key_col.name, column_type(t, key_col)});
+      }
+    }
+    for (table_plan* p : group) {
+      for (column_def& c : missing_columns(*p, shape))
+        add_unique(def.columns, std::move(c));
+    }
+    // CREATE SCHEMA IF NOT EXISTS still needs the CREATE privilege: only when it is missing.
+    if (tx.exec_params("SELECT 1 FROM pg_namespace WHERE nspname = $1", t.schema).empty()) {
+      tx.exec_params("CREATE SCHEMA IF NOT EXISTS " + quote_identifier(t.schema));
+    }
+    tx.exec_params(create_table_sql(def));
+  } else {
+    std::vector<column_def> add;
+    for (table_plan* p : group) {
+      for (column_def& c : missing_columns(*p, shape))
+        add_unique(add, std::move(c));
+    }
+    if (add.empty()) return shape;
+    if (!_options.auto_evolve) {
+      throw schema_error("table " + label(t) + " lacks column " + add.front().name +
+                         " and auto.evolve is off");
+    }
+    tx.exec_params(add_columns_sql(t, add));
+  }
+  table_shape made = read_table_shape(tx, t);
+  if (!made.exists) {
+    // CREATE TABLE IF NOT EXISTS skips, with a notice, when a view, sequence or foreign
+    // table has the name.
+    throw schema_error("cannot create table " + label(t) +
+                       ": a relation of that name exists and is not a table (a view?)");
+  }
+  return made;
+}
+
 void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                         std::vector<dead_letter>& rejects) {
-  // Plans by target: a table may have a keyed and a keyless plan in one batch.
+  // Plans by target: a table may have a keyed and a keyless plan in one batch. A table
+  // whose DDL failed earlier in this batch is not tried again: its items are refused.
   std::map<target_table, std::vector<table_plan*>> by_target;
   for (table_plan& p : plans) {
+    if (!has_items(p) && !p.truncate) continue;
+    if (auto failed = _failed.find(p.target); failed != _failed.end()) {
+      reject_plan(p, ddl_failure_reason(failed->second), dead_letter_kind::ddl_failed, rejects);
+      continue;
+    }
     // A truncate alone needs no DDL, but the writer needs to know whether the table exists.
-    if (has_items(p) || p.truncate) by_target[p.target].push_back(&p);
+    by_target[p.target].push_back(&p);
   }
   auto work_needed = [&](const target_table& t, const table_shape& shape) {
     for (const table_plan* p : by_target[t]) {
@@ -271,48 +336,30 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
         arr.add_int(k);
       tx.exec_params("SELECT count(pg_advisory_xact_lock($1, k)) FROM unnest($2::int4[]) AS k",
                      advisory_lock_space::ddl, arr.take());
-      std::set<std::string> schemas_seen;
       for (const target_table& t : to_change) {
-        table_shape shape = read_table_shape(tx, t);
-        const auto& group = by_target[t];
-        if (!shape.exists) {
-          if (!_options.auto_create) {
-            throw schema_error("table " + label(t) + " does not exist and auto.create is off");
+        // Savepoints by hand: libpqxx 6.4's subtransaction does not open its savepoint
+        // before exec_params().
+        tx.exec("SAVEPOINT sluice_ddl");
+        std::string failure;
+        try {
+          fresh[t] = change_table(tx, t, by_target[t]);
+          tx.exec("RELEASE SAVEPOINT sluice_ddl");
+          continue;
+        } catch (const schema_error& e) {
+          if (!_options.ddl_failure_dead_letters) throw;
+          failure = e.what();
+        } catch (const pqxx::sql_error& e) {
+          const pg_error_class c = classify_pg_error(e);
+          if (!_options.ddl_failure_dead_letters || c.action == pg_error_action::retry ||
+              c.action == pg_error_action::reconnect || c.action == pg_error_action::in_doubt) {
+            throw;
           }
-          table_definition def{t, {}, {}};
-          for (table_plan* p : group) {
-            if (p->keyless || !def.key.empty()) continue;
-            for (size_t k = 0; k < p->key_columns.size(); ++k) {
-              planned_column key_col{p->key_columns[k], {}, p->key_kinds[k], false};
-              def.key.push_back({key_col.name, column_type(t, key_col)});
-            }
-          }
-          for (table_plan* p : group) {
-            for (column_def& c : missing_columns(*p, shape))
-              add_unique(def.columns, std::move(c));
-          }
-          if (schemas_seen.insert(t.schema).second &&
-              tx.exec_params("SELECT 1 FROM pg_namespace WHERE nspname = $1", t.schema).empty()) {
-            tx.exec("CREATE SCHEMA IF NOT EXISTS " + quote_identifier(t.schema));
-          }
-          tx.exec(create_table_sql(def));
-        } else {
-          std::vector<column_def> add;
-          for (table_plan* p : group) {
-            for (column_def& c : missing_columns(*p, shape))
-              add_unique(add, std::move(c));
-          }
-          if (add.empty()) {
-            fresh[t] = std::move(shape);
-            continue;
-          }
-          if (!_options.auto_evolve) {
-            throw schema_error("table " + label(t) + " lacks column " + add.front().name +
-                               " and auto.evolve is off");
-          }
-          tx.exec(add_columns_sql(t, add));
+          failure = (c.sqlstate.empty() ? "" : c.sqlstate + " ") + c.message;
         }
-        fresh[t] = read_table_shape(tx, t);
+        tx.exec("ROLLBACK TO SAVEPOINT sluice_ddl");
+        tx.exec("RELEASE SAVEPOINT sluice_ddl");
+        fresh.erase(t);  // not cached: the next batch tries again
+        _failed[t] = std::move(failure);
       }
     }
     tx.commit();
@@ -320,8 +367,14 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
       _shapes[t] = std::move(shape);
   }
   for (auto& [t, group] : by_target) {
-    for (table_plan* p : group)
-      check_key(*p, shape(t), rejects);
+    auto failed = _failed.find(t);
+    for (table_plan* p : group) {
+      if (failed != _failed.end()) {
+        reject_plan(*p, ddl_failure_reason(failed->second), dead_letter_kind::ddl_failed, rejects);
+      } else {
+        check_key(*p, shape(t), rejects);
+      }
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <pqxx/connection_base>
+#include <pqxx/transaction>
 #include <pqxx/transaction_base>
 
 #include "core/model/batch_records.h"
@@ -49,10 +50,22 @@ class table_ddl {
   explicit table_ddl(const apply_options& options);
 
   // Makes every plan's target able to take its items. Items of a table whose primary key
-  // differs from the batch's key are rejected (dead letters appended to rejects). Throws
-  // schema_error when a table or column is missing and may not be created.
+  // differs from the batch's key are rejected (dead letters appended to rejects).
+  //
+  // Each table's DDL runs under a savepoint of its own. When it fails — auto.create or
+  // auto.evolve off, permission denied, the column limit, a view or other relation of that
+  // name — that table is isolated (ddl.failure: dead_letter): its plans' items become dead
+  // letters of kind ddl_failed carrying the error, the others' DDL commits, and the table is
+  // tried again in the next batch (begin_batch()). Under ddl.failure: fail the failure is
+  // thrown (schema_error, or the PostgreSQL error). Transient and connection errors are
+  // always thrown: the session's policy waits them out.
   void prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                std::vector<dead_letter>& rejects);
+
+  // A new batch: its tables' DDL is tried again, however it failed before.
+  void begin_batch() { _failed.clear(); }
+  // The tables whose DDL failed in this batch, with the error.
+  const std::map<target_table, std::string>& failures() const { return _failed; }
 
   // Whether prepare() has nothing to create or add for these plans (every target's shape is
   // cached and takes them): it then makes no round trip and may run inside a transaction.
@@ -84,11 +97,15 @@ class table_ddl {
   bool needs_table(const table_plan& plan) const;
   std::vector<column_def> missing_columns(const table_plan& plan, const table_shape& shape) const;
   void check_key(table_plan& plan, const table_shape& shape, std::vector<dead_letter>& rejects);
+  // Creates or evolves one table (inside prepare()'s transaction); returns its new shape.
+  table_shape change_table(pqxx::dbtransaction& tx, const target_table& t,
+                           const std::vector<table_plan*>& group);
 
   const apply_options& _options;
   // Overrides with names normalized by the case policy: "schema.table" -> column -> type.
   std::map<std::string, std::map<std::string, std::string>> _overrides;
   std::map<target_table, table_shape> _shapes;
+  std::map<target_table, std::string> _failed;  // this batch's DDL failures
 };
 
 }  // namespace sluice

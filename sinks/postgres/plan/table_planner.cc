@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
+#include "sinks/postgres/plan/plan_rejects.h"
 #include "sinks/postgres/session/pg_identifier.h"
 #include "sinks/postgres/state/change_dead_letter.h"
 #include "sinks/postgres/write/json_text.h"
@@ -35,16 +37,22 @@ std::string label(const target_table& t) {
   return t.schema + "." + t.name;
 }
 
-dead_letter truncate_dead_letter(const table_rows& tr, std::string reason) {
-  dead_letter dl;
-  dl.reason = std::move(reason);
-  std::string v = "{\"table\":";
-  append_json_string(v, tr.table ? tr.table->name.qualified() : std::string());
-  v += ",\"op\":\"truncate\",\"csn\":";
-  append_json_string(v, tr.truncate_seq.hex());
-  v.push_back('}');
-  dl.value = std::move(v);
-  return dl;
+// Targets no message may reach, whatever routing says: sluice's own state, and PostgreSQL's
+// catalogs (pg_catalog, pg_toast, pg_temp_*: every schema starting "pg_" is the server's),
+// information_schema. Names are compared exactly: they are always quoted, so "PG_catalog" is
+// an ordinary schema.
+std::optional<std::string> reserved_target(const target_table& t, std::string_view state_schema) {
+  if (t.schema == state_schema) {
+    return "the target schema \"" + t.schema +
+           "\" is sluice's state schema (postgres.state.schema)";
+  }
+  if (t.schema.starts_with("pg_")) {
+    return "the target schema \"" + t.schema + "\" is reserved for PostgreSQL's catalogs";
+  }
+  if (t.schema == "information_schema") {
+    return "the target schema \"information_schema\" is PostgreSQL's";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -57,7 +65,9 @@ const planned_column* table_plan::find(const std::string& name) const {
 }
 
 table_planner::table_planner(const apply_options& options)
-    : _options(options), _router(pg_routing(options.routing)) {}
+    : _options(options),
+      _router(pg_routing(options.routing)),
+      _filter(options.tables_include, options.tables_exclude) {}
 
 std::vector<table_plan> table_planner::plan(const merged_batch& batch,
                                             std::vector<dead_letter>& rejects) {
@@ -67,16 +77,19 @@ std::vector<table_plan> table_planner::plan(const merged_batch& batch,
     // table.name.format can only be honoured when a keyless change names it.
     std::string_view topic;
     if (!tr.keyless.empty()) topic = tr.keyless.front().source.origin.topic;
+    // Left out by tables.include / tables.exclude (the decode stage drops such changes;
+    // completed chunks reach the applier without passing it).
+    if (!_filter.allows(*tr.table)) continue;
     auto target = _router.route(tr.table->name, topic);
     if (!target) {
-      const std::string reason =
-          "cannot route " + tr.table->name.qualified() + ": " + target.err().message;
-      for (const merged_row& row : tr.rows) {
-        rejects.push_back(merged_row_dead_letter(tr, row, reason));
-      }
-      for (const change& c : tr.keyless)
-        rejects.push_back(keyless_dead_letter(tr, c, reason));
-      if (!tr.truncate_seq.empty()) rejects.push_back(truncate_dead_letter(tr, reason));
+      reject_rows(tr, "cannot route " + tr.table->name.qualified() + ": " + target.err().message,
+                  dead_letter_kind::routing, nullptr, rejects);
+      continue;
+    }
+    if (auto why = reserved_target(*target, _options.state_schema)) {
+      reject_rows(
+          tr, "cannot route " + tr.table->name.qualified() + " to " + label(*target) + ": " + *why,
+          dead_letter_kind::routing, &*target, rejects);
       continue;
     }
     bool truncate_pending = !tr.truncate_seq.empty();
@@ -211,7 +224,8 @@ void table_planner::plan_keyed(table_plan& p, std::vector<dead_letter>& rejects)
     p.slot_begin[i + 1] = static_cast<uint32_t>(p.slots.size());
     if (!reason.empty()) {
       p.rejected[i] = 1;
-      rejects.push_back(merged_row_dead_letter(*p.rows, row, label(p.target) + ": " + reason));
+      rejects.push_back(merged_row_dead_letter(*p.rows, row, label(p.target) + ": " + reason,
+                                               dead_letter_kind::rejected, &p.target));
       continue;
     }
     for (size_t k = 0; k < row.key.values.size() && k < p.key_kinds.size(); ++k) {
@@ -268,7 +282,11 @@ void table_planner::plan_keyless(table_plan& p, std::vector<dead_letter>& reject
     p.slot_begin[i + 1] = static_cast<uint32_t>(p.slots.size());
     if (!reason.empty()) {
       p.rejected[i] = 1;
-      rejects.push_back(keyless_dead_letter(*p.rows, c, label(p.target) + ": " + reason));
+      const auto kind = _options.keyless == apply_keyless_mode::dead_letter
+                            ? dead_letter_kind::keyless
+                            : dead_letter_kind::rejected;
+      rejects.push_back(
+          keyless_dead_letter(*p.rows, c, label(p.target) + ": " + reason, kind, &p.target));
       continue;
     }
     for (size_t k = 0; k < c.after.size(); ++k) {

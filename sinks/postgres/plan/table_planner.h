@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/catalog/table_filter.h"
 #include "core/catalog/table_router.h"
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
@@ -12,7 +13,9 @@
 
 namespace sluice {
 
-// Turns a merged batch into table plans: routes each table, maps column names through the
+// Turns a merged batch into table plans: skips tables tables.include / tables.exclude leave
+// out, routes each table — refusing targets in sluice's state schema or PostgreSQL's own
+// (pg_*, information_schema) —, maps column names through the
 // case policy and checks them, and refuses what cannot be written as bad input — a column
 // name over 63 bytes, two source names folding to one target name (an error, not a merge),
 // a name in the reserved _sluice_ prefix, text with a NUL byte, a key that differs from the
@@ -39,6 +42,7 @@ class table_planner {
 
   const apply_options& _options;
   table_router _router;
+  table_filter _filter;
   // Per target table: target column name -> the source name that first took it.
   std::map<target_table, std::map<std::string, std::string>> _sources;
 };

@@ -113,6 +113,28 @@ const std::vector<std::vector<std::string>>& migrations() {
           "COMMENT ON TABLE @.offsets IS 'sluice state; since version 3 writers lock exact "
           "keys'",
       },
+      {
+          // What a dead letter is about, to list, replay and purge them by kind and table:
+          // decode | routing | rejected | ddl_failed | keyless | chunk (dead_letter_kind).
+          // Letters written before version 4 keep NULL.
+          "ALTER TABLE @.dead_letters ADD COLUMN IF NOT EXISTS kind text, "
+          "ADD COLUMN IF NOT EXISTS target_schema text, "
+          "ADD COLUMN IF NOT EXISTS target_table text",
+          "CREATE INDEX IF NOT EXISTS dead_letters_connector_kind "
+          "ON @.dead_letters (connector, kind, created_at)",
+          // Which source table feeds each target table (SPEC §4: two sources folding onto
+          // one target is an error). Claimed by the first lane or instance that routes there;
+          // the primary key makes the claim unique across all of them.
+          R"(CREATE TABLE IF NOT EXISTS @.routes (
+               connector text NOT NULL,
+               target_schema text NOT NULL,
+               target_table text NOT NULL,
+               source_database text NOT NULL DEFAULT '',
+               source_schema text NOT NULL DEFAULT '',
+               source_table text NOT NULL,
+               claimed_at timestamptz NOT NULL DEFAULT now(),
+               PRIMARY KEY (connector, target_schema, target_table)))",
+      },
   };
   return steps;
 }

@@ -17,7 +17,7 @@ namespace sluice {
 class state_schema {
  public:
   // The version this build creates and expects.
-  static constexpr int current_version = 3;
+  static constexpr int current_version = 4;
 
   explicit state_schema(std::string schema);
 

@@ -31,12 +31,23 @@ std::string table_label(const table_rows& t) {
   return t.table ? t.table->name.qualified() : std::string();
 }
 
+dead_letter addressed(std::string reason, dead_letter_kind kind, const target_table* target) {
+  dead_letter dl;
+  dl.reason = std::move(reason);
+  dl.kind = kind;
+  if (target) {
+    dl.target_schema = target->schema;
+    dl.target_table = target->name;
+  }
+  return dl;
+}
+
 }  // namespace
 
 dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& row,
-                                   std::string reason) {
-  dead_letter dl;
-  dl.reason = std::move(reason);
+                                   std::string reason, dead_letter_kind kind,
+                                   const target_table* target) {
+  dead_letter dl = addressed(std::move(reason), kind, target);
   dl.origin = row.origin;
   dl.key = key_json(row.key.columns, row.key.values);
   std::string v = "{";
@@ -50,22 +61,38 @@ dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& ro
   append_json_string(v, row.upsert_seq.hex());
   append_field(v, "delete_csn");
   append_json_string(v, row.delete_seq.hex());
+  append_field(v, "partial");
+  v += row.partial ? "true" : "false";
   append_field(v, "image");
   v.push_back('{');
+  bool per_column = false;
   for (size_t i = 0; i < row.columns.size(); ++i) {
     if (i > 0) v.push_back(',');
     append_json_string(v, row.columns[i].name);
     v.push_back(':');
     append_json_value(v, row.columns[i].v);
+    per_column = per_column || row.columns[i].seq != row.upsert_seq;
   }
-  v += "}}";
+  v.push_back('}');
+  if (per_column) {
+    append_field(v, "column_csns");
+    v.push_back('{');
+    for (size_t i = 0; i < row.columns.size(); ++i) {
+      if (i > 0) v.push_back(',');
+      append_json_string(v, row.columns[i].name);
+      v.push_back(':');
+      append_json_string(v, row.columns[i].seq.hex());
+    }
+    v.push_back('}');
+  }
+  v.push_back('}');
   dl.value = std::move(v);
   return dl;
 }
 
-dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::string reason) {
-  dead_letter dl;
-  dl.reason = std::move(reason);
+dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::string reason,
+                                dead_letter_kind kind, const target_table* target) {
+  dead_letter dl = addressed(std::move(reason), kind, target);
   dl.origin = c.source.origin;
   std::string v = "{";
   append_field(v, "table");

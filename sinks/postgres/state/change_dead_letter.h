@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/catalog/table_router.h"
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
 
@@ -9,13 +10,22 @@ namespace sluice {
 
 // Dead letters for changes refused after the merge (by the planner or by the database).
 //
-// A merged row has no single Kafka message behind it, so its dead letter carries no origin
-// and, as its value, a JSON document of what would have been written:
+// A merged row has no single Kafka message behind it (its origin is that of its newest
+// change), so its dead letter holds, as its value, a JSON document of what would have been
+// written — enough to replay it as the merged changes it stands for, once the cause is
+// fixed (apply is order-insensitive by CSN):
 //   {"table": "db.schema.table", "op": "upsert"|"delete", "key": {...},
-//    "upsert_csn": "hex", "delete_csn": "hex", "image": {...}}
-// and its key JSON as key. A keyless change keeps its Kafka origin.
+//    "upsert_csn": "hex", "delete_csn": "hex", "partial": bool, "image": {...},
+//    "column_csns": {"column": "hex", ...}}
+// column_csns is there when some column's CSN differs from upsert_csn (partial images); the
+// key JSON is the letter's key. A keyless change keeps its Kafka origin. Both name their
+// target table when given one.
 dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& row,
-                                   std::string reason);
-dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::string reason);
+                                   std::string reason,
+                                   dead_letter_kind kind = dead_letter_kind::rejected,
+                                   const target_table* target = nullptr);
+dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::string reason,
+                                dead_letter_kind kind = dead_letter_kind::rejected,
+                                const target_table* target = nullptr);
 
 }  // namespace sluice

@@ -72,6 +72,7 @@ std::string missing_text(bool have_principal, int32_t total, const std::set<int3
 dead_letter chunk_piece_dead_letter(const chunk_piece& p, std::string reason) {
   dead_letter d;
   d.reason = std::move(reason);
+  d.kind = dead_letter_kind::chunk;
   d.origin = p.origin;
   if (p.is_principal()) {
     d.value = p.payload;

@@ -11,8 +11,16 @@ dead_letter_writer::dead_letter_writer(const state_schema& schema, std::string c
 size_t dead_letter_writer::write(pqxx::transaction_base& tx,
                                  const std::vector<const dead_letter*>& letters) const {
   if (letters.empty()) return 0;
-  pg_array reasons, topics, parts, offsets, stamps, keys, values, headers;
+  pg_array reasons, kinds, schemas, tables, topics, parts, offsets, stamps, keys, values, headers;
   for (const dead_letter* d : letters) {
+    kinds.add(to_string(d->kind));
+    if (d->target_table.empty()) {
+      schemas.add_null();
+      tables.add_null();
+    } else {
+      schemas.add(d->target_schema);
+      tables.add(d->target_table);
+    }
     // The reason is text: keep it storable whatever the source gave.
     reasons.add(is_storable_text(d->reason) ? d->reason : std::string("(reason not UTF-8)"));
     if (d->origin.topic.empty()) {
@@ -45,14 +53,16 @@ size_t dead_letter_writer::write(pqxx::transaction_base& tx,
   }
   const pqxx::result r = tx.exec_params(
       "INSERT INTO " + _table +
-          " (connector, reason, topic, partition, kafka_offset, kafka_timestamp, key, value, "
-          "headers) SELECT $1, d.reason, d.topic, d.partition, d.kafka_offset, "
-          "'epoch'::timestamptz + d.ts_us * interval '1 microsecond', d.key, d.value, "
-          "CAST(d.headers AS jsonb) FROM unnest($2::text[], $3::text[], $4::int4[], "
-          "$5::bigint[], $6::bigint[], $7::bytea[], $8::bytea[], $9::text[]) "
-          "AS d(reason, topic, partition, kafka_offset, ts_us, key, value, headers)",
-      _connector, reasons.take(), topics.take(), parts.take(), offsets.take(), stamps.take(),
-      keys.take(), values.take(), headers.take());
+          " (connector, reason, kind, target_schema, target_table, topic, partition, "
+          "kafka_offset, kafka_timestamp, key, value, headers) "
+          "SELECT $1, d.reason, d.kind, d.target_schema, d.target_table, d.topic, d.partition, "
+          "d.kafka_offset, 'epoch'::timestamptz + d.ts_us * interval '1 microsecond', d.key, "
+          "d.value, CAST(d.headers AS jsonb) FROM unnest($2::text[], $3::text[], $4::text[], "
+          "$5::text[], $6::text[], $7::int4[], $8::bigint[], $9::bigint[], $10::bytea[], "
+          "$11::bytea[], $12::text[]) AS d(reason, kind, target_schema, target_table, topic, "
+          "partition, kafka_offset, ts_us, key, value, headers)",
+      _connector, reasons.take(), kinds.take(), schemas.take(), tables.take(), topics.take(),
+      parts.take(), offsets.take(), stamps.take(), keys.take(), values.take(), headers.take());
   return static_cast<size_t>(r.affected_rows());
 }
 

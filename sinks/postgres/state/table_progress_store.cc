@@ -27,6 +27,10 @@ void table_progress_store::record(pqxx::transaction_base& tx, const std::vector<
   std::map<target_table, int64_t> newest;
   for (const auto* list : {&plans, &more}) {
     for (const table_plan& p : *list) {
+      // A plan refused whole (a folded source, failed DDL) applied nothing there.
+      if (!p.truncate && std::find(p.rejected.begin(), p.rejected.end(), 0) == p.rejected.end()) {
+        continue;
+      }
       int64_t& ns = newest[p.target];
       ns = std::max(ns, p.rows ? p.rows->newest_source_ts.value() : 0);
     }

@@ -667,3 +667,27 @@ TEST_CASE("a configuration file that cannot be read is one error naming it") {
   REQUIRE(r.errors().size() == 1);
   CHECK(r.errors()[0].to_string().starts_with("/nonexistent/sluice.yaml: cannot read the file"));
 }
+
+TEST_CASE("tables.include and tables.exclude sit beside tables.<source> entries") {
+  const load_result r = load(minimal +
+                             "tables:\n"
+                             "  include: ['shop\\.public\\..*']\n"
+                             "  exclude: ['.*\\.audit_.*', '.*_tmp']\n"
+                             "  ROOT.SAMPLE:\n"
+                             "    target: root.sample\n"
+                             "ddl.failure: fail\n");
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  const config& c = *r;
+  CHECK(c.tables_include == std::vector<std::string>{"shop\\.public\\..*"});
+  CHECK(c.tables_exclude == std::vector<std::string>{".*\\.audit_.*", ".*_tmp"});
+  CHECK(c.tables.size() == 1);
+  CHECK(c.tables.at("ROOT.SAMPLE").target == "root.sample");
+  CHECK(c.ddl_failure == ddl_failure_mode::fail);
+  CHECK(config_with_defaults().ddl_failure == ddl_failure_mode::dead_letter);
+  CHECK(config_with_defaults().tables_include.empty());
+}
+
+TEST_CASE("a table pattern that is not a regular expression is a config error") {
+  const load_result r = load(minimal + "tables:\n  exclude: ['shop.(unclosed']\n");
+  CHECK(contains(message_for(r, "tables.exclude[0]"), "not a valid regular expression"));
+}

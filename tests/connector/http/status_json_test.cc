@@ -54,3 +54,16 @@ TEST_CASE("/status says since when and why the connector is DEGRADED") {
   s.degraded_reason.clear();
   CHECK(to_json(s, "h:1").find("degraded") == std::string::npos);
 }
+
+TEST_CASE("/status names the tables whose DDL fails, with the error and since when") {
+  connector_status s;
+  s.name = "n";
+  s.state = connector_state::running;
+  CHECK(to_json(s, "h:1").find("failed_tables") == std::string::npos);
+  s.failed_tables.push_back({"shop.orders", "42501 permission denied for schema shop",
+                             1'783'915'261'123, 1'783'915'262'000, 7});
+  const std::string j = to_json(s, "h:1");
+  CHECK(j.find("\"failed_tables\":[{\"table\":\"shop.orders\",\"error\":\"42501 permission "
+               "denied for schema shop\",\"since\":\"2026-07-13T04:01:01.123Z\",\"last\":"
+               "\"2026-07-13T04:01:02.000Z\",\"dead_lettered\":7}]") != std::string::npos);
+}

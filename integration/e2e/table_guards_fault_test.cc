@@ -1,0 +1,148 @@
+// Hostile routing and failed DDL against a live sluice (issue 12): a source schema named like
+// sluice's state schema, one named pg_catalog, two sources folding onto one target, a table
+// left out by tables.exclude, and a target whose auto-create PostgreSQL refuses (a view holds
+// its name). sluice stays RUNNING, writes nothing outside the replicated tables, dead-letters
+// each with its kind, names the failing table in /status and /metrics, and applies it once
+// the view is gone.
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "integration/support/datastream_events.h"
+#include "integration/support/replica_checks.h"
+#include "integration/support/services.h"
+#include "integration/support/sluice_process.h"
+#include "tests/connector/http/http_test_client.h"
+
+namespace sluice::testing {
+namespace {
+
+std::string config_with_http(const std::string& connector, const std::string& topic, uint16_t port,
+                             const std::string& extra) {
+  std::string cfg = basic_config(connector, topic, "datastream", extra, 100);
+  const std::string off = "metrics:\n  listen: \"\"\n";
+  cfg.replace(cfg.find(off), off.size(),
+              "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
+  return cfg;
+}
+
+kafka_record event(const std::string& schema, const std::string& table, int id, uint64_t lsn,
+                   const std::string& more = "") {
+  datastream_event e;
+  e.schema = schema;
+  e.table = table;
+  e.lsn = lsn;
+  e.payload_json = "\"id\":" + std::to_string(id) + more;
+  return {std::to_string(id), e.json(), 0};
+}
+
+double sample(const std::string& metrics, const std::string& prefix) {
+  std::istringstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return -1;
+}
+
+int64_t count(const std::string& sql) {
+  const auto rows = query(sql);
+  return rows.empty() || !rows[0][0] ? 0 : std::stoll(*rows[0][0]);
+}
+
+}  // namespace
+
+TEST_CASE("hostile routing and a refused DDL are dead letters; everything else goes on") {
+  const std::string topic = unique_name("cdc_guards");
+  const std::string connector = unique_name("guards");
+  const std::string s = unique_name("guarded");
+  create_topic(topic, 1);
+  execute("CREATE SCHEMA \"" + s + "\"");
+  execute("CREATE VIEW \"" + s + "\".blocked AS SELECT 1 AS id");
+
+  std::vector<kafka_record> records = {
+      // Routed to sluice.offsets by ${schema}.${table}: it would add a column there.
+      event("sluice", "offsets", 1, 101,
+            ",\"connector\":\"" + connector +
+                "\",\"topic\":\"x\",\"partition\":0,"
+                "\"next_offset\":0,\"evil\":1"),
+      event("pg_catalog", "pg_class", 1, 102, ",\"relname\":\"x\""),
+      event(s, "blocked", 1, 103, ",\"v\":1"),
+      event(s, "blocked", 2, 104, ",\"v\":2"),
+      event(s, "fine", 1, 105, ",\"v\":1"),
+      event(s, "skipped", 1, 106, ",\"v\":1"),
+      event(s, "Orders", 1, 107, ",\"v\":1"),
+      event(s, "ORDERS", 2, 108, ",\"v\":2"),
+  };
+  produce(topic, records);
+  const uint16_t port = free_port();
+  sluice_process p(
+      config_with_http(connector, topic, port, "tables:\n  exclude: ['.*\\.skipped']\n"));
+
+  std::string metrics;
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        try {
+                          metrics = http_request(port, "GET", "/metrics").body;
+                        } catch (const std::exception&) {
+                          return false;
+                        }
+                        return sample(metrics, "sluice_consumer_lag_messages{partition=\"0\"") ==
+                                   0 &&
+                               count("SELECT count(*) FROM \"" + s + "\".fine") == 1;
+                      },
+                      std::chrono::seconds(90)),
+                  p.log());
+  CHECK(sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1);
+
+  // Nothing reached sluice's own state or PostgreSQL's catalog.
+  CHECK(count("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'sluice' "
+              "AND table_name = 'offsets' AND column_name IN ('id', 'evil')") == 0);
+  CHECK(count("SELECT count(*) FROM sluice.offsets WHERE connector = '" + connector +
+              "' AND topic = 'x'") == 0);
+  const std::string letters =
+      "SELECT count(*) FROM sluice.dead_letters WHERE connector = '" + connector + "' AND ";
+  CHECK(count(letters + "kind = 'routing' AND reason LIKE '%state schema%'") == 1);
+  CHECK(count(letters + "kind = 'routing' AND reason LIKE '%PostgreSQL''s catalogs%'") == 1);
+  // Orders and ORDERS: one claimed the target, the other is refused.
+  CHECK(count("SELECT count(*) FROM \"" + s + "\".orders") == 1);
+  CHECK(count(letters + "kind = 'routing' AND reason LIKE '%folds onto this target%'") == 1);
+  // The view's table: both rows dead-lettered with the reason, the table named.
+  CHECK(count(letters + "kind = 'ddl_failed' AND target_schema = '" + s +
+              "' AND target_table = 'blocked'") == 2);
+  // Left out, not dead-lettered: counted as filtered.
+  CHECK(count("SELECT count(*) FROM pg_tables WHERE schemaname = '" + s +
+              "' AND tablename = 'skipped'") == 0);
+  CHECK(sample(metrics, "sluice_messages_total{outcome=\"filtered\",topic=\"" + topic + "\"}") ==
+        1);
+  CHECK(sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 1);
+  CHECK(sample(metrics, "sluice_ddl_failures_total{table=\"" + s + ".blocked\"}") >= 1);
+  const std::string status = http_request(port, "GET", "/status").body;
+  CHECK_MESSAGE(
+      status.find("\"failed_tables\":[{\"table\":\"" + s + ".blocked\"") != std::string::npos,
+      status);
+
+  // The cause fixed, the table's next rows are applied and it leaves the list.
+  execute("DROP VIEW \"" + s + "\".blocked");
+  produce(topic, {event(s, "blocked", 3, 200, ",\"v\":3")});
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        try {
+                          return count("SELECT count(*) FROM \"" + s + "\".blocked") == 1 &&
+                                 http_request(port, "GET", "/status").body.find("failed_tables") ==
+                                     std::string::npos;
+                        } catch (const std::exception&) {
+                          return false;
+                        }
+                      },
+                      std::chrono::seconds(60)),
+                  p.log());
+  metrics = http_request(port, "GET", "/metrics").body;
+  CHECK(sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 0);
+  CHECK(p.running());
+  CHECK(p.stop() == 0);
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <pqxx/transaction_base>
+
+#include "core/catalog/table_catalog.h"
+#include "core/model/batch_records.h"
+#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/postgres/session/state_schema.h"
+
+namespace sluice {
+
+// <schema>.routes: which source table feeds each target table (SPEC §4 "Table routing": two
+// source tables whose names fold onto one target — Orders and ORDERS under identifier.case:
+// lower — are an error, not a merge). The first lane or instance to route a source to a
+// target claims it (INSERT … ON CONFLICT DO NOTHING on the target's primary key, so
+// concurrent claims serialize in the server); any other source routed there later is
+// refused, whichever lane or process sees it, across restarts.
+//
+// Lifecycle: per applier, holds no connection; a claim, once read, never changes, so the
+// cache makes the steady state free (no round trip). Threading: its applier's.
+class route_registry {
+ public:
+  route_registry(const state_schema& schema, std::string connector);
+
+  // Whether some plan's target is not cached yet (claim() must run before enforce()).
+  bool needs_claims(const std::vector<table_plan>& plans) const;
+  // Claims the uncached targets for their plans' sources and reads back who holds them (two
+  // statements, in tx).
+  void claim(pqxx::transaction_base& tx, const std::vector<table_plan>& plans);
+  // Rejects (dead letters of kind routing) every plan whose target another source holds.
+  void enforce(std::vector<table_plan>& plans, std::vector<dead_letter>& rejects) const;
+
+ private:
+  static bool live(const table_plan& plan);
+
+  std::string _table;
+  std::string _connector;
+  std::map<target_table, table_name> _owners;
+};
+
+}  // namespace sluice
