@@ -101,10 +101,14 @@ int run_command(const arguments& args) {
 int check_command(const arguments& args) {
   auto c = load_command_config(args, "check");
   if (!c) return 2;
+  // What check prints besides describe(): errors and the DSN, with the secrets redacted.
+  const auto shown = [&](std::string_view text) {
+    return redact_secrets(redact(text), c->secrets);
+  };
   std::cout << "# effective configuration\n" << describe(*c) << "\n";
   int code = 0;
   if (auto err = probe_kafka(*c)) {
-    std::cout << "kafka: UNREACHABLE: " << *err << "\n";
+    std::cout << "kafka: UNREACHABLE: " << shown(*err) << "\n";
     code = 3;
   } else {
     std::cout << "kafka: ok\n";
@@ -113,10 +117,10 @@ int check_command(const arguments& args) {
     // A person waits for check: a short, bounded retry policy, never a hang.
     pg_session session(make_session_options(*c), retry_policy::bounded(), "check");
     session.run([](pqxx::connection&) { return true; });
-    std::cout << "postgres: ok (" << redact(c->postgres.dsn) << ", state schema "
+    std::cout << "postgres: ok (" << shown(c->postgres.dsn) << ", state schema "
               << c->postgres.state_schema << ")\n";
   } catch (const std::exception& e) {
-    std::cout << "postgres: UNREACHABLE: " << redact(e.what()) << "\n";
+    std::cout << "postgres: UNREACHABLE: " << shown(e.what()) << "\n";
     code = 3;
   }
   std::cout << "plan: consume " << (c->topics_regex.empty() ? "topics" : "topics matching") << " ";
@@ -127,7 +131,7 @@ int check_command(const arguments& args) {
     std::cout << c->topics_regex;
   }
   std::cout << " as " << to_string(c->format) << ", batches of " << c->batch.size
-            << " rows, apply into " << redact(c->postgres.dsn) << "\n";
+            << " rows, apply into " << shown(c->postgres.dsn) << "\n";
   return code;
 }
 
