@@ -191,6 +191,14 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
       }
       if (m->err == RD_KAFKA_RESP_ERR__FATAL)
         throw std::runtime_error("Kafka fatal error: " + what);
+      // A certificate that does not verify or credentials the broker refuses: retrying cannot
+      // help, only a person can (SPEC §5: FAILED, like a login PostgreSQL refuses).
+      if (m->err == RD_KAFKA_RESP_ERR__SSL || m->err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
+        throw std::runtime_error(
+            "Kafka refused the connection (fix the kafka: TLS or SASL "
+            "settings, then restart): " +
+            what);
+      }
       if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
           m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
         SLUICE_LOG(warn, "consumer", what);

@@ -59,7 +59,8 @@ class kafka_consumer {
 
   // Appends up to max messages to out, waiting at most `wait` in total. Errors that are
   // not messages (partition EOF, transient broker errors) are consumed here; fatal
-  // consumer errors throw.
+  // consumer errors throw, and so do a failed TLS handshake (a certificate that does not
+  // verify) and refused SASL credentials: neither goes away by waiting.
   size_t poll(std::vector<kafka_message>& out, size_t max, std::chrono::milliseconds wait);
 
   // Kafka's committed offsets, for lag tools only; failures are logged, not fatal.
