@@ -49,7 +49,8 @@ class assignment_listener {
 // that standard lag tools work).
 //
 // Lifecycle: construct (subscribes) → poll()… → close() (leaves the group). Threading: one
-// thread calls every method; the listener is called on that thread from within poll().
+// thread calls every method; the listener and librdkafka's error callback are called on that
+// thread from within poll().
 class kafka_consumer {
  public:
   kafka_consumer(const kafka_settings& settings, assignment_listener& listener);
@@ -83,10 +84,14 @@ class kafka_consumer {
  private:
   static void rebalance_trampoline(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                    rd_kafka_topic_partition_list_t* parts, void* opaque);
+  // librdkafka's error callback, served from within rd_kafka_consumer_poll() (the main queue
+  // is forwarded to the consumer's): logs the error, keeps a TLS or SASL refusal for poll().
+  static void error_trampoline(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   void on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
 
   assignment_listener& _listener;
   std::exception_ptr _listener_error;  // thrown in the rebalance callback, rethrown by poll()
+  std::string _refused;                // the first TLS or SASL refusal; poll() throws it
   kafka_handle _handle;                // destroyed last among handles
   std::atomic<bool> _closed{false};    // read by the apply lanes (commit_async)
   bool _brokers_down = false;
