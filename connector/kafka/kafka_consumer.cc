@@ -35,13 +35,6 @@ std::vector<topic_partition> to_vector(const rd_kafka_topic_partition_list_t* pa
   return out;
 }
 
-// A certificate that does not verify, credentials the broker refuses: librdkafka retries them
-// forever, but only a person can fix them (SPEC §5: FAILED, like a login PostgreSQL refuses).
-// A disconnect during the TLS handshake is __TRANSPORT in librdkafka: an outage, waited out.
-bool refusal(rd_kafka_resp_err_t err) {
-  return err == RD_KAFKA_RESP_ERR__SSL || err == RD_KAFKA_RESP_ERR__AUTHENTICATION;
-}
-
 [[noreturn]] void throw_refused(const std::string& what) {
   throw std::runtime_error(
       "Kafka refused the connection (fix the kafka: TLS or SASL settings, then restart): " + what);
@@ -56,6 +49,11 @@ kafka_partition_list to_list(const std::vector<topic_partition>& parts) {
 }
 
 }  // namespace
+
+bool is_refusal(rd_kafka_resp_err_t err) {
+  // A disconnect during the TLS handshake is __TRANSPORT in librdkafka: an outage.
+  return err == RD_KAFKA_RESP_ERR__SSL || err == RD_KAFKA_RESP_ERR__AUTHENTICATION;
+}
 
 kafka_consumer::kafka_consumer(const kafka_settings& settings, assignment_listener& listener)
     : _listener(listener) {
@@ -115,7 +113,7 @@ void kafka_consumer::error_trampoline(rd_kafka_t* rk, int err, const char* reaso
   const std::string what = reason ? reason : rd_kafka_err2str(code);
   // What librdkafka logs itself when no error callback is set, in the same words.
   SLUICE_LOG(error, "kafka", rd_kafka_name(rk) << " ERROR: " << what);
-  if (refusal(code) && self->_refused.empty()) self->_refused = what;
+  if (is_refusal(code) && self->_refused.empty()) self->_refused = what;
 }
 
 void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
@@ -214,7 +212,7 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
       }
       if (m->err == RD_KAFKA_RESP_ERR__FATAL)
         throw std::runtime_error("Kafka fatal error: " + what);
-      if (refusal(m->err)) throw_refused(what);
+      if (is_refusal(m->err)) throw_refused(what);
       if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
           m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
         SLUICE_LOG(warn, "consumer", what);

@@ -44,6 +44,11 @@ class assignment_listener {
   virtual void on_revoked(const std::vector<topic_partition>& parts, bool lost) = 0;
 };
 
+// A failed TLS handshake (a certificate that does not verify) or a SASL login the broker
+// refused: librdkafka retries them forever, but only a person can fix them (SPEC §5: FAILED,
+// like a login PostgreSQL refuses). librdkafka hands them to the error callback.
+bool is_refusal(rd_kafka_resp_err_t err);
+
 // A librdkafka consumer-group member: cooperative-sticky assignment, no automatic offset
 // commit or store (sluice commits offsets in PostgreSQL, then asynchronously to Kafka so
 // that standard lag tools work).

@@ -241,8 +241,15 @@ TEST_CASE("a broker certificate from another CA, or refused SCRAM credentials: F
     secured_setup setup = good_setup();
     setup.kafka_ca = lone_ca();
     const uint16_t port = free_port();
-    check_fails_saying(secured_config(unique_name("bad_ca"), topic, port, setup), port,
-                       "certificate verify failed");
+    const std::string config = secured_config(unique_name("bad_ca"), topic, port, setup);
+    // `check` says why too, not just that the broker is unreachable.
+    const command_result checked =
+        run_sluice({"check", "-c", write_run_file("bad_ca_check", config)}, "", 60);
+    CHECK(checked.exit_code == 3);
+    CHECK_MESSAGE(contains(checked.out, "kafka: UNREACHABLE: "), checked.out);
+    CHECK_MESSAGE(contains(checked.out, "certificate verify failed"), checked.out);
+    check_no_password("sluice check", checked.out + checked.err);
+    check_fails_saying(config, port, "certificate verify failed");
   }
   {
     INFO("a SCRAM password the broker refuses");
