@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "connector/config/redact.h"
 #include "connector/kafka/dead_letter_producer.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
@@ -313,8 +314,10 @@ connector_status pipeline::status() const {
   connector_status s;
   s.name = _config.name;
   s.state = _state.get();
-  s.last_error = _state.reason();
+  // Errors may quote what they were given (a DSN, a librdkafka message): no secret in /status.
+  s.last_error = redact_secrets(_state.reason(), _config.secrets);
   std::tie(s.degraded_reason, s.degraded_since_ms) = _state.degraded();
+  s.degraded_reason = redact_secrets(s.degraded_reason, _config.secrets);
   for (const auto& [tp, e] : _partitions.snapshot()) {
     partition_status& p = s.assigned.emplace_back();
     p.topic = tp.topic;

@@ -67,6 +67,7 @@ std::optional<config> load_command_config(const arguments& args, std::string_vie
                                 : c.log.level == log_level::error ? log_severity::error
                                                                   : log_severity::info;
   log::configure(severity, c.log.format == log_format::json);
+  log::hide(c.secrets);
   return c;
 }
 

@@ -12,6 +12,7 @@
 #include "connector/config/config_reference.h"
 #include "connector/config/redact.h"
 #include "connector/http/http_server.h"
+#include "connector/kafka/kafka_consumer.h"
 #include "connector/kafka/kafka_log.h"
 #include "connector/metrics/metrics_registry.h"
 #include "connector/pipeline.h"
@@ -37,10 +38,21 @@ void install_signal_handlers() {
   signal(SIGPIPE, SIG_IGN);
 }
 
+// librdkafka's error callback for probe_kafka(): keeps the first TLS or SASL refusal.
+void keep_refusal(rd_kafka_t*, int err, const char* reason, void* opaque) {
+  auto* refused = static_cast<std::string*>(opaque);
+  if (is_refusal(static_cast<rd_kafka_resp_err_t>(err)) && refused->empty() && reason) {
+    *refused = reason;
+  }
+}
+
 // A metadata round trip to the brokers; the error text, or nothing when they answered.
 std::optional<std::string> probe_kafka(const config& c) {
   char err[512];
+  std::string refused;  // before the handle that writes it, destroyed after it
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set_error_cb(conf, &keep_refusal);
+  rd_kafka_conf_set_opaque(conf, &refused);
   for (const auto& [k, v] : c.kafka) {
     if (k == "group.id" || k == "auto.offset.reset") continue;
     if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
@@ -56,7 +68,12 @@ std::optional<std::string> probe_kafka(const config& c) {
   }
   const rd_kafka_metadata_t* md = nullptr;
   const auto e = rd_kafka_metadata(rk.get(), 1, nullptr, &md, 10000);
-  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) return std::string(rd_kafka_err2str(e));
+  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    // "Broker transport failure" says little: the error callback knows why, if TLS or SASL
+    // refused the connection.
+    rd_kafka_poll(rk.get(), 0);
+    return refused.empty() ? std::string(rd_kafka_err2str(e)) : refused;
+  }
   rd_kafka_metadata_destroy(md);
   return std::nullopt;
 }
@@ -101,10 +118,14 @@ int run_command(const arguments& args) {
 int check_command(const arguments& args) {
   auto c = load_command_config(args, "check");
   if (!c) return 2;
+  // What check prints besides describe(): errors and the DSN, with the secrets redacted.
+  const auto shown = [&](std::string_view text) {
+    return redact_secrets(redact(text), c->secrets);
+  };
   std::cout << "# effective configuration\n" << describe(*c) << "\n";
   int code = 0;
   if (auto err = probe_kafka(*c)) {
-    std::cout << "kafka: UNREACHABLE: " << *err << "\n";
+    std::cout << "kafka: UNREACHABLE: " << shown(*err) << "\n";
     code = 3;
   } else {
     std::cout << "kafka: ok\n";
@@ -113,10 +134,10 @@ int check_command(const arguments& args) {
     // A person waits for check: a short, bounded retry policy, never a hang.
     pg_session session(make_session_options(*c), retry_policy::bounded(), "check");
     session.run([](pqxx::connection&) { return true; });
-    std::cout << "postgres: ok (" << redact(c->postgres.dsn) << ", state schema "
+    std::cout << "postgres: ok (" << shown(c->postgres.dsn) << ", state schema "
               << c->postgres.state_schema << ")\n";
   } catch (const std::exception& e) {
-    std::cout << "postgres: UNREACHABLE: " << redact(e.what()) << "\n";
+    std::cout << "postgres: UNREACHABLE: " << shown(e.what()) << "\n";
     code = 3;
   }
   std::cout << "plan: consume " << (c->topics_regex.empty() ? "topics" : "topics matching") << " ";
@@ -127,7 +148,7 @@ int check_command(const arguments& args) {
     std::cout << c->topics_regex;
   }
   std::cout << " as " << to_string(c->format) << ", batches of " << c->batch.size
-            << " rows, apply into " << redact(c->postgres.dsn) << "\n";
+            << " rows, apply into " << shown(c->postgres.dsn) << "\n";
   return code;
 }
 

@@ -119,7 +119,8 @@ int replay_command(const arguments& args) {
   try {
     session.run([](pqxx::connection&) { return true; });  // connects, migrates the state schema
   } catch (const std::exception& e) {
-    std::cerr << "sluice replay: PostgreSQL: " << redact(e.what()) << "\n";
+    std::cerr << "sluice replay: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
+              << "\n";
     return 1;
   }
   install_replay_signal_handlers();
@@ -149,7 +150,7 @@ int replay_command(const arguments& args) {
     replay.flush();  // the last batch, or everything before the line it stopped at
   } catch (const std::exception& e) {
     bar.clear();
-    std::cerr << "sluice replay: failed: " << redact(e.what()) << "\n";
+    std::cerr << "sluice replay: failed: " << redact_secrets(redact(e.what()), c->secrets) << "\n";
     code = 1;
   }
   bar.finish();

@@ -59,13 +59,14 @@ int status_command(const arguments& args) {
     offsets = reader.read_offsets();
     tables = reader.read_table_progress();
   } catch (const std::exception& e) {
-    std::cerr << "sluice status: PostgreSQL unreachable: " << redact(e.what()) << "\n";
+    std::cerr << "sluice status: PostgreSQL unreachable: "
+              << redact_secrets(redact(e.what()), c->secrets) << "\n";
     return 3;
   }
   std::string error;
   kafka_handle kafka = watermark_client(*c, error);
   if (!kafka) {
-    std::cerr << "sluice status: " << error << "\n";
+    std::cerr << "sluice status: " << redact_secrets(error, c->secrets) << "\n";
     return 2;
   }
 

@@ -20,10 +20,28 @@ bool is_empty(const typed_value& v) {
   return false;
 }
 
+// The strings of a value with every known secret in them redacted (before YAML quoting, which
+// could escape a secret's characters out of sight of a later search).
+typed_value without_secrets(typed_value v, const std::vector<std::string>& secrets) {
+  if (secrets.empty()) return v;
+  if (auto* s = std::get_if<std::string>(&v)) {
+    *s = redact_secrets(*s, secrets);
+  } else if (auto* l = std::get_if<std::vector<std::string>>(&v)) {
+    for (auto& item : *l)
+      item = redact_secrets(item, secrets);
+  } else if (auto* m = std::get_if<string_pairs>(&v)) {
+    for (auto& [name, value] : *m)
+      value = redact_secrets(value, secrets);
+  }
+  return v;
+}
+
 // A key's value for describe(): secrets redacted, DSNs through redact().
-std::string shown(const config_key& key, const typed_value& v) {
-  if (!key.secret) return format_value(key, v);
-  if (key.name.ends_with("dsn")) return yaml_scalar(redact(std::get<std::string>(v)));
+std::string shown(const config& c, const config_key& key, const typed_value& v) {
+  if (!key.secret) return format_value(key, without_secrets(v, c.secrets));
+  if (key.name.ends_with("dsn")) {
+    return yaml_scalar(redact_secrets(redact(std::get<std::string>(v)), c.secrets));
+  }
   return yaml_scalar(redacted_text);
 }
 
@@ -31,7 +49,9 @@ void describe_kafka(const config& c, std::string& out) {
   out += "kafka:\n";
   for (const auto& [name, value] : c.kafka) {
     out += "  " + yaml_scalar(name) + ": " +
-           yaml_scalar(is_sensitive_kafka_property(name) ? redacted_text : value) + "\n";
+           yaml_scalar(is_sensitive_kafka_property(name) ? std::string(redacted_text)
+                                                         : redact_secrets(value, c.secrets)) +
+           "\n";
   }
 }
 
@@ -54,7 +74,7 @@ void describe_group(const config& c, std::string_view group, std::string& out) {
       if (!key.name.starts_with(prefix)) continue;
       const typed_value v = key.binding.load(c, key, name);
       if (key.type == value_type::enumeration && is_empty(v)) continue;  // unset: inherits
-      out += "    " + std::string(key.name.substr(prefix.size())) + ": " + shown(key, v) + "\n";
+      out += "    " + std::string(key.name.substr(prefix.size())) + ": " + shown(c, key, v) + "\n";
     }
   }
 }
@@ -128,7 +148,7 @@ std::string describe(const config& c) {
     const typed_value v = key.binding.load(c, key, "");
     // Unset keys (empty, with an empty default) are left out: topics or topics.regex.
     if (is_empty(v) && key.default_value.empty()) continue;
-    out += std::string(key.name) + ": " + shown(key, v) + "\n";
+    out += std::string(key.name) + ": " + shown(c, key, v) + "\n";
   }
   return out;
 }

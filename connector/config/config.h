@@ -149,6 +149,10 @@ struct config {
   limits_config limits;
   metrics_config metrics;
   log_config log;
+  // Values no output may show, whatever key they were given to: what ${file:} references read
+  // and what ${ENV} gave sensitive librdkafka properties. Printed text goes through
+  // redact_secrets() with them (describe(), logs, /status, `check`); not a key of the file.
+  std::vector<std::string> secrets;
 
   // The format of `topic`'s messages: its override, else the global format.
   message_format format_for(std::string_view topic) const;
@@ -161,8 +165,8 @@ struct config {
 config config_with_defaults();
 
 // The effective configuration as YAML, one key per line in table order, secrets redacted
-// (postgres.dsn through redact(), sensitive librdkafka properties as ***). `sluice check`
-// prints it.
+// (postgres.dsn through redact(), sensitive librdkafka properties as ***, and every value
+// in `secrets` as *** wherever it stands). `sluice check` prints it.
 std::string describe(const config& c);
 
 }  // namespace sluice

@@ -14,6 +14,7 @@
 #include "connector/config/config_table.h"
 #include "connector/config/config_value.h"
 #include "connector/config/config_walker.h"
+#include "connector/config/redact.h"
 #include "connector/config/value_reader.h"
 
 namespace sluice {
@@ -139,7 +140,8 @@ load_result load_document(const YAML::Node& root, const env_lookup& env,
   // Keys given in the file, by key name and entry name.
   std::set<std::pair<std::string_view, std::string>> given;
   std::set<std::string_view> typed_keys;
-  const value_reader reader(env);
+  std::vector<std::string> secrets;
+  const value_reader reader(env, secrets);
   for (const auto& found : walk.values) {
     given.emplace(found.key->name, found.name);
     if (auto typed = reader.read(found, errors)) {
@@ -165,7 +167,15 @@ load_result load_document(const YAML::Node& root, const env_lookup& env,
     }
   }
   cross_checks(walk, typed_keys, errors).run(c);
-  if (errors.empty()) return c;
+  std::sort(secrets.begin(), secrets.end());
+  secrets.erase(std::unique(secrets.begin(), secrets.end()), secrets.end());
+  if (errors.empty()) {
+    c.secrets = std::move(secrets);
+    return c;
+  }
+  // The messages never quote a secret; this makes sure of it.
+  for (auto& e : errors)
+    e.message = redact_secrets(e.message, secrets);
   sort_errors(errors, file_name);
   return errors;
 }

@@ -35,7 +35,8 @@ class load_result {
 //   1. parse the YAML (a syntax error is reported at its line and column);
 //   2. match every key against the key table (config_table.cc): unknown keys, with a
 //      "did you mean", and keys given twice are errors;
-//   3. in each scalar value, substitute ${ENV} / ${ENV:-default} (env_substitution.h);
+//   3. in each scalar value, substitute ${ENV} / ${ENV:-default} / ${file:/path}
+//      (env_substitution.h), recording what they read for redaction (config::secrets);
 //      ${topic} ${database} ${schema} ${table} are routing placeholders, never variables;
 //   4. type, bounds-check and check each value; fill unset keys from the table's defaults;
 //   5. check what spans keys: exactly one of topics and topics.regex, kafka.bootstrap.servers

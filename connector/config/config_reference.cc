@@ -84,6 +84,10 @@ reported at start-up, all at once, each with its line and column.
 - **Environment.** In every scalar value, `${NAME}` is replaced by the environment variable
   NAME (an error if it is not set) and `${NAME:-fallback}` by NAME, or by fallback when NAME is
   unset or empty; `$${` writes a literal `${`. Map keys are never substituted.
+- **Files.** `${file:/run/secrets/pg_password}` is replaced by the file's content, less one
+  trailing newline (`\n` or `\r\n`); the path is absolute and runs up to the `}`. A file
+  that cannot be read is an error at the value's line and column. Anything read this way is a
+  secret, whatever the key (see [security.md](security.md)).
   `${topic}`, `${database}`, `${schema}` and `${table}` are not variables: they are the
   routing placeholders of `table.name.format` and `tables.<source>.target`, and an error in
   any other key.
@@ -93,7 +97,9 @@ reported at start-up, all at once, each with its line and column.
   string (`topics: ${TOPICS}`). An empty value (`key:` with nothing after it) is an error for
   a scalar key: write `""` for an empty string, or leave the key out for its default.
 - **Secrets.** Secret values (`postgres.dsn`'s password, sensitive librdkafka properties)
-  are redacted wherever sluice prints them, including `sluice check`.
+  are redacted (`***`) wherever sluice prints them: `sluice check`, logs, `/status`, error
+  messages; so is what any `${file:}` read, and what `${NAME}` gave a sensitive librdkafka
+  property, wherever it appears.
 )";
 
 }  // namespace

@@ -1,6 +1,11 @@
 #include "connector/config/env_substitution.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace sluice {
 namespace {
@@ -20,7 +25,60 @@ bool is_valid_name(std::string_view name) {
   return true;
 }
 
+constexpr std::string_view file_prefix = "file:";
+
+// ${file:PATH}: appends the file's content, or an error naming the reference.
+void substitute_file(std::string_view reference, std::string_view path, substitution& out) {
+  if (path.empty() || path.front() != '/') {
+    out.errors.push_back("\"" + std::string(reference) +
+                         "\" needs an absolute path, e.g. ${file:/run/secrets/pg_password}");
+    return;
+  }
+  std::string error;
+  std::optional<std::string> content = read_secret_file(std::string(path), error);
+  if (!content) {
+    out.errors.push_back("cannot read \"" + std::string(reference) + "\": " + error);
+    return;
+  }
+  out.text += *content;
+  out.from_files.push_back(std::move(*content));
+}
+
 }  // namespace
+
+std::optional<std::string> read_secret_file(const std::string& path, std::string& error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string content;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::strerror(errno);  // EISDIR for a folder
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    content.append(buffer, static_cast<std::size_t>(n));
+    if (content.size() > max_secret_file_bytes) {
+      error =
+          "larger than " + std::to_string(max_secret_file_bytes / 1024) + " KiB: not a secret file";
+      ::close(fd);
+      return std::nullopt;
+    }
+  }
+  ::close(fd);
+  if (content.ends_with("\r\n")) {
+    content.resize(content.size() - 2);
+  } else if (content.ends_with('\n')) {
+    content.pop_back();
+  }
+  return content;
+}
 
 env_lookup process_environment() {
   return [](std::string_view name) -> std::optional<std::string> {
@@ -54,10 +112,14 @@ substitution substitute_env(std::string_view text, const env_lookup& env, bool r
       return out;
     }
     const std::string_view inner = text.substr(i + 2, close - i - 2);
-    const std::size_t sep = inner.find(":-");
-    const std::string_view name = inner.substr(0, sep);
     const std::string_view reference = text.substr(i, close - i + 1);
     i = close + 1;
+    if (inner.starts_with(file_prefix)) {
+      substitute_file(reference, inner.substr(file_prefix.size()), out);
+      continue;
+    }
+    const std::size_t sep = inner.find(":-");
+    const std::string_view name = inner.substr(0, sep);
     if (!is_valid_name(name)) {
       out.errors.push_back("\"" + std::string(reference) +
                            "\" is not a variable reference: a name is letters, digits and _, "
@@ -77,10 +139,11 @@ substitution substitute_env(std::string_view text, const env_lookup& env, bool r
       continue;
     }
     std::optional<std::string> value = env(name);
-    if (sep != std::string_view::npos) {
-      out.text += value && !value->empty() ? *value : std::string(inner.substr(sep + 2));
+    if (sep != std::string_view::npos && (!value || value->empty())) {
+      out.text += inner.substr(sep + 2);
     } else if (value) {
       out.text += *value;
+      out.from_env.push_back(std::move(*value));
     } else {
       out.errors.push_back("environment variable " + std::string(name) + " is not set (write ${" +
                            std::string(name) + ":-default} to give a default)");

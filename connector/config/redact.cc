@@ -1,5 +1,8 @@
 #include "connector/config/redact.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace sluice {
 namespace {
 
@@ -94,6 +97,32 @@ std::string redact(std::string_view dsn) {
     }
   }
   out += redact_keywords(rest);
+  return out;
+}
+
+std::string redact_secrets(std::string_view text, std::span<const std::string> secrets) {
+  std::vector<std::string_view> by_length;
+  for (const std::string& s : secrets) {
+    if (!s.empty()) by_length.push_back(s);
+  }
+  std::sort(by_length.begin(), by_length.end(),
+            [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
+  if (by_length.empty()) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    bool hidden = false;
+    for (std::string_view s : by_length) {
+      if (text.substr(i, s.size()) == s) {
+        out += redacted_text;
+        i += s.size();
+        hidden = true;
+        break;
+      }
+    }
+    if (!hidden) out.push_back(text[i++]);
+  }
   return out;
 }
 

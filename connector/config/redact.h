@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,12 @@ inline constexpr std::string_view redacted_text = "***";
 //   postgresql://sluice:s3cret@db:5432/replica  ->  postgresql://sluice:***@db:5432/replica
 //   host=db user=sluice password='s 3'          ->  host=db user=sluice password=***
 std::string redact(std::string_view dsn);
+
+// Any text fit for printing: every occurrence of a known secret value (config::secrets: what
+// ${file:} references read, and environment values given to secret properties) becomes ***. Longer
+// secrets first, so that one holding another is hidden whole; empty ones are ignored. For what
+// sluice prints that may hold a configured value: logs, /status, `check`, error messages.
+std::string redact_secrets(std::string_view text, std::span<const std::string> secrets);
 
 // librdkafka properties whose values are secrets (its "sensitive" properties, plus any name
 // holding "password" or "secret").

@@ -2,6 +2,7 @@
 
 #include "connector/config/config_value.h"
 #include "connector/config/did_you_mean.h"
+#include "connector/config/redact.h"
 
 namespace sluice {
 namespace {
@@ -21,12 +22,22 @@ YAML::Mark mark_or(const YAML::Node& node, const YAML::Mark& fallback) {
   return node.Mark().is_null() ? fallback : node.Mark();
 }
 
-// `, got "lots"` (and where the text came from, if ${ENV} made it), or nothing for secrets.
-std::string got(const config_key& key, const YAML::Node& node, const std::string& text) {
+// `, got "lots"` (and where the text came from, if ${ENV} made it), or nothing for secrets;
+// for text read from a file, only where it came from.
+std::string got(const config_key& key, const YAML::Node& node, const std::string& text,
+                bool hidden) {
   if (key.secret) return "";
+  if (hidden) return ", read through " + double_quoted(node.Scalar()) + " (not shown: a secret)";
   std::string out = ", got " + double_quoted(text);
   if (node.Scalar() != text) out += " (from " + double_quoted(node.Scalar()) + ")";
   return out;
+}
+
+// Whether the whole value of a key is a secret, so that what ${ENV} gave it is one too. A DSN
+// is not: redact() finds its password by shape, and the rest (hosts, database names) hidden
+// wherever it stands would blind the logs.
+bool whole_secret(const config_key& key) {
+  return key.secret && !key.name.ends_with("dsn");
 }
 
 const std::string_view no_value =
@@ -46,14 +57,21 @@ std::optional<typed_value> value_reader::read(const found_value& found,
   }
 }
 
-std::optional<std::string> value_reader::substituted(const config_key& key, const std::string& path,
-                                                     const YAML::Node& node, const YAML::Mark& mark,
-                                                     std::vector<config_error>& errors) const {
+std::optional<value_reader::scalar_text> value_reader::substituted(
+    const config_key& key, bool secret, const std::string& path, const YAML::Node& node,
+    const YAML::Mark& mark, std::vector<config_error>& errors) const {
   substitution s = substitute_env(node.Scalar(), _env, key.routing);
   for (auto& problem : s.errors)
     errors.push_back(error_at(mark, path, std::move(problem)));
+  const bool hidden = !s.from_files.empty() || (secret && !s.from_env.empty());
+  for (auto& content : s.from_files)
+    _secrets.push_back(std::move(content));
+  if (secret) {
+    for (auto& value : s.from_env)
+      _secrets.push_back(std::move(value));
+  }
   if (!s.errors.empty()) return std::nullopt;
-  return std::move(s.text);
+  return scalar_text{std::move(s.text), hidden};
 }
 
 std::optional<typed_value> value_reader::read_scalar(const found_value& found,
@@ -69,14 +87,16 @@ std::optional<typed_value> value_reader::read_scalar(const found_value& found,
                  "expected " + expectation(key) + ", got " + std::string(kind_of(found.node))));
     return std::nullopt;
   }
-  const auto text = substituted(key, found.path, found.node, found.mark, errors);
-  if (!text) return std::nullopt;
-  auto typed = type_scalar(key, *text);
+  const auto scalar =
+      substituted(key, whole_secret(key), found.path, found.node, found.mark, errors);
+  if (!scalar) return std::nullopt;
+  const std::string& text = scalar->text;
+  auto typed = type_scalar(key, text);
   if (const auto* reason = std::get_if<std::string>(&typed)) {
-    std::string message = *reason + got(key, found.node, *text);
-    if (key.type == value_type::enumeration && !key.secret) {
+    std::string message = *reason + got(key, found.node, text, scalar->hidden);
+    if (key.type == value_type::enumeration && !key.secret && !scalar->hidden) {
       std::vector<std::string_view> allowed(key.allowed.begin(), key.allowed.end());
-      if (auto near = closest_match(*text, allowed)) {
+      if (auto near = closest_match(text, allowed)) {
         message += "; did you mean " + std::string(*near) + "?";
       }
     }
@@ -84,7 +104,7 @@ std::optional<typed_value> value_reader::read_scalar(const found_value& found,
     return std::nullopt;
   }
   if (key.check != nullptr) {
-    if (std::string problem = key.check("", *text); !problem.empty()) {
+    if (std::string problem = key.check("", text); !problem.empty()) {
       errors.push_back(error_at(found.mark, found.path, std::move(problem)));
       return std::nullopt;
     }
@@ -112,9 +132,10 @@ std::optional<typed_value> value_reader::read_list(const found_value& found,
   }
   if (found.node.IsScalar()) {
     // One string: comma-separated items (as Kafka Connect writes topics), ${ENV} included.
-    const auto text = substituted(key, found.path, found.node, found.mark, errors);
-    if (!text) return std::nullopt;
-    for (auto& item : split_list(*text))
+    const auto scalar =
+        substituted(key, whole_secret(key), found.path, found.node, found.mark, errors);
+    if (!scalar) return std::nullopt;
+    for (auto& item : split_list(scalar->text))
       add(std::move(item), found.path, found.mark);
   } else {
     std::size_t index = 0;
@@ -128,8 +149,8 @@ std::optional<typed_value> value_reader::read_list(const found_value& found,
                                       : "expected a string, got " + std::string(kind_of(element))));
         continue;
       }
-      if (auto text = substituted(key, path, element, mark, errors))
-        add(std::move(*text), path, mark);
+      if (auto scalar = substituted(key, whole_secret(key), path, element, mark, errors))
+        add(std::move(scalar->text), path, mark);
     }
   }
   if (errors.size() != before) return std::nullopt;
@@ -170,15 +191,16 @@ std::optional<typed_value> value_reader::read_map(const found_value& found,
                                     : "expected a string, got " + std::string(kind_of(value))));
       continue;
     }
-    auto text = substituted(key, path, value, mark_or(value, mark), errors);
-    if (!text) continue;
+    const bool secret = key.name == "kafka" && is_sensitive_kafka_property(name.Scalar());
+    auto scalar = substituted(key, secret, path, value, mark_or(value, mark), errors);
+    if (!scalar) continue;
     if (key.check != nullptr) {
-      if (std::string problem = key.check(name.Scalar(), *text); !problem.empty()) {
+      if (std::string problem = key.check(name.Scalar(), scalar->text); !problem.empty()) {
         errors.push_back(error_at(mark, path, std::move(problem)));
         continue;
       }
     }
-    entries.emplace_back(name.Scalar(), std::move(*text));
+    entries.emplace_back(name.Scalar(), std::move(scalar->text));
   }
   if (errors.size() != before) return std::nullopt;
   return typed_value(std::move(entries));

@@ -10,14 +10,17 @@
 
 namespace sluice {
 
-// Types the value of one key found in the file: substitutes ${ENV} in each of its scalars,
-// checks the YAML shape (scalar, list, map), parses and bounds-checks through type_scalar(),
-// then applies the key's check. Every problem goes to `errors`, each placed at its own scalar;
-// the value is returned only when there is none. Values of secret keys never appear in a
-// message.
+// Types the value of one key found in the file: substitutes ${ENV} and ${file:} in each of its
+// scalars, checks the YAML shape (scalar, list, map), parses and bounds-checks through
+// type_scalar(), then applies the key's check. Every problem goes to `errors`, each placed at
+// its own scalar; the value is returned only when there is none. What a ${file:} read, and
+// what ${ENV} gave a sensitive librdkafka property (or a secret key other than a DSN, whose
+// password redact() finds), is appended to `secrets`; neither it nor a secret key's value ever
+// appears in a message.
 class value_reader {
  public:
-  explicit value_reader(const env_lookup& env) : _env(env) {}
+  value_reader(const env_lookup& env, std::vector<std::string>& secrets)
+      : _env(env), _secrets(secrets) {}
 
   std::optional<typed_value> read(const found_value& found,
                                   std::vector<config_error>& errors) const;
@@ -29,12 +32,19 @@ class value_reader {
                                        std::vector<config_error>& errors) const;
   std::optional<typed_value> read_map(const found_value& found,
                                       std::vector<config_error>& errors) const;
+  struct scalar_text {
+    std::string text;
+    bool hidden = false;  // holds a secret: never shown in a message
+  };
   // The scalar's text after substitution; nullopt (and errors) if a reference is bad.
-  std::optional<std::string> substituted(const config_key& key, const std::string& path,
-                                         const YAML::Node& node, const YAML::Mark& mark,
+  // `secret`: the whole value is a secret (what ${ENV} gave it is recorded too).
+  std::optional<scalar_text> substituted(const config_key& key, bool secret,
+                                         const std::string& path, const YAML::Node& node,
+                                         const YAML::Mark& mark,
                                          std::vector<config_error>& errors) const;
 
   const env_lookup& _env;
+  std::vector<std::string>& _secrets;
 };
 
 }  // namespace sluice

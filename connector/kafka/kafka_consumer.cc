@@ -35,6 +35,11 @@ std::vector<topic_partition> to_vector(const rd_kafka_topic_partition_list_t* pa
   return out;
 }
 
+[[noreturn]] void throw_refused(const std::string& what) {
+  throw std::runtime_error(
+      "Kafka refused the connection (fix the kafka: TLS or SASL settings, then restart): " + what);
+}
+
 kafka_partition_list to_list(const std::vector<topic_partition>& parts) {
   kafka_partition_list list(rd_kafka_topic_partition_list_new(static_cast<int>(parts.size())));
   for (const auto& tp : parts) {
@@ -45,6 +50,11 @@ kafka_partition_list to_list(const std::vector<topic_partition>& parts) {
 
 }  // namespace
 
+bool is_refusal(rd_kafka_resp_err_t err) {
+  // A disconnect during the TLS handshake is __TRANSPORT in librdkafka: an outage.
+  return err == RD_KAFKA_RESP_ERR__SSL || err == RD_KAFKA_RESP_ERR__AUTHENTICATION;
+}
+
 kafka_consumer::kafka_consumer(const kafka_settings& settings, assignment_listener& listener)
     : _listener(listener) {
   kafka_conf conf(rd_kafka_conf_new());
@@ -53,6 +63,7 @@ kafka_consumer::kafka_consumer(const kafka_settings& settings, assignment_listen
   for (const auto& [key, value] : owned_properties)
     set_property(conf.get(), key, value);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &kafka_consumer::rebalance_trampoline);
+  rd_kafka_conf_set_error_cb(conf.get(), &kafka_consumer::error_trampoline);
   route_kafka_logs(conf.get());
   rd_kafka_conf_set_opaque(conf.get(), this);
 
@@ -94,6 +105,15 @@ void kafka_consumer::rebalance_trampoline(rd_kafka_t*, rd_kafka_resp_err_t err,
     // Never let an exception cross librdkafka's C frames: poll() rethrows it.
     self->_listener_error = std::current_exception();
   }
+}
+
+void kafka_consumer::error_trampoline(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<kafka_consumer*>(opaque);
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  const std::string what = reason ? reason : rd_kafka_err2str(code);
+  // What librdkafka logs itself when no error callback is set, in the same words.
+  SLUICE_LOG(error, "kafka", rd_kafka_name(rk) << " ERROR: " << what);
+  if (is_refusal(code) && self->_refused.empty()) self->_refused = what;
 }
 
 void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
@@ -177,6 +197,7 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
       _listener_error = nullptr;
       std::rethrow_exception(e);
     }
+    if (!_refused.empty()) throw_refused(_refused);
     if (!m) {
       if (got > 0 || left.count() <= 0) break;
       continue;
@@ -191,6 +212,7 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
       }
       if (m->err == RD_KAFKA_RESP_ERR__FATAL)
         throw std::runtime_error("Kafka fatal error: " + what);
+      if (is_refusal(m->err)) throw_refused(what);
       if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
           m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
         SLUICE_LOG(warn, "consumer", what);

@@ -44,12 +44,18 @@ class assignment_listener {
   virtual void on_revoked(const std::vector<topic_partition>& parts, bool lost) = 0;
 };
 
+// A failed TLS handshake (a certificate that does not verify) or a SASL login the broker
+// refused: librdkafka retries them forever, but only a person can fix them (SPEC §5: FAILED,
+// like a login PostgreSQL refuses). librdkafka hands them to the error callback.
+bool is_refusal(rd_kafka_resp_err_t err);
+
 // A librdkafka consumer-group member: cooperative-sticky assignment, no automatic offset
 // commit or store (sluice commits offsets in PostgreSQL, then asynchronously to Kafka so
 // that standard lag tools work).
 //
 // Lifecycle: construct (subscribes) → poll()… → close() (leaves the group). Threading: one
-// thread calls every method; the listener is called on that thread from within poll().
+// thread calls every method; the listener and librdkafka's error callback are called on that
+// thread from within poll().
 class kafka_consumer {
  public:
   kafka_consumer(const kafka_settings& settings, assignment_listener& listener);
@@ -59,7 +65,8 @@ class kafka_consumer {
 
   // Appends up to max messages to out, waiting at most `wait` in total. Errors that are
   // not messages (partition EOF, transient broker errors) are consumed here; fatal
-  // consumer errors throw.
+  // consumer errors throw, and so do a failed TLS handshake (a certificate that does not
+  // verify) and refused SASL credentials: neither goes away by waiting.
   size_t poll(std::vector<kafka_message>& out, size_t max, std::chrono::milliseconds wait);
 
   // Kafka's committed offsets, for lag tools only; failures are logged, not fatal.
@@ -82,10 +89,14 @@ class kafka_consumer {
  private:
   static void rebalance_trampoline(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                    rd_kafka_topic_partition_list_t* parts, void* opaque);
+  // librdkafka's error callback, served from within rd_kafka_consumer_poll() (the main queue
+  // is forwarded to the consumer's): logs the error, keeps a TLS or SASL refusal for poll().
+  static void error_trampoline(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   void on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
 
   assignment_listener& _listener;
   std::exception_ptr _listener_error;  // thrown in the rebalance callback, rethrown by poll()
+  std::string _refused;                // the first TLS or SASL refusal; poll() throws it
   kafka_handle _handle;                // destroyed last among handles
   std::atomic<bool> _closed{false};    // read by the apply lanes (commit_async)
   bool _brokers_down = false;

@@ -1,5 +1,6 @@
 #include "connector/runtime/log.h"
 
+#include "connector/config/redact.h"
 #include "core/model/json_text.h"
 
 #include <atomic>
@@ -14,6 +15,7 @@ namespace {
 std::atomic<int> g_min_level{static_cast<int>(log_severity::info)};
 std::atomic<bool> g_json{false};
 std::mutex g_mutex;
+std::vector<std::string> g_secrets;  // under g_mutex
 
 const char* level_name(log_severity l) {
   switch (l) {
@@ -36,6 +38,11 @@ void log::configure(log_severity min_level, bool json) {
   g_json = json;
 }
 
+void log::hide(std::vector<std::string> secrets) {
+  std::lock_guard lock(g_mutex);
+  g_secrets = std::move(secrets);
+}
+
 bool log::enabled(log_severity level) {
   return static_cast<int>(level) >= g_min_level.load();
 }
@@ -51,6 +58,9 @@ void log::write(log_severity level, std::string_view component, std::string_view
   std::snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(millis));
+  std::lock_guard lock(g_mutex);
+  // Redacted before JSON escaping, which could hide a secret's characters from the search.
+  const std::string shown = redact_secrets(message, g_secrets);
   std::string line;
   if (g_json) {
     line = "{\"ts\":\"";
@@ -60,7 +70,7 @@ void log::write(log_severity level, std::string_view component, std::string_view
     line += "\",\"component\":";
     append_json_string(line, component);
     line += ",\"msg\":";
-    append_json_string(line, message);
+    append_json_string(line, shown);
     line += "}\n";
   } else {
     line = ts;
@@ -69,10 +79,9 @@ void log::write(log_severity level, std::string_view component, std::string_view
     line += ' ';
     line += component;
     line += ": ";
-    line += message;
+    line += shown;
     line += '\n';
   }
-  std::lock_guard lock(g_mutex);
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }

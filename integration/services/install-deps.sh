@@ -18,6 +18,8 @@ packages=(
   clang-format clang libclang-rt-14-dev
   # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka on Java 17
   postgresql-15 postgresql-client-15 kcat openjdk-17-jre-headless maven ca-certificates
+  # the services' throwaway CA and certificates (services/tls.sh)
+  openssl
   # the scripts themselves: pgrep/ps, ss, curl (demo metrics), flock/setsid/runuser, useradd
   procps iproute2 curl util-linux passwd
   # docker-compose.yml validation (no engine needed)

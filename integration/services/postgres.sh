@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL 15 cluster on loopback, for the integration tests and the demo.
+# A throwaway PostgreSQL 15 cluster on loopback, for the integration tests and the demo. ssl=on
+# with a certificate from the run's throwaway CA (tls.sh): the role `sluice` connects without TLS
+# (trust, sslmode=disable in its DSN), the role `sluice_tls` only with TLS and a password.
 #
 #   postgres.sh start          initdb + start (or reuse a running cluster); waits for pg_isready
 #   postgres.sh stop           pg_ctl stop -m fast (KILL as a fallback) and delete the cluster
@@ -11,7 +13,13 @@
 #   postgres.sh status         exit 0 when the cluster accepts connections (1 when halted)
 #
 # Files in $SLUICE_RUN_DIR (default <repo>/build/run):
-#   postgres.dsn      postgresql://sluice@127.0.0.1:PORT/replica  (trust auth, no password)
+#   postgres.dsn      postgresql://sluice@127.0.0.1:PORT/replica?sslmode=disable  (trust auth, no
+#                     password, no TLS)
+#   postgres.secure.dsn       postgresql://sluice_tls@127.0.0.1:PORT/replica?sslmode=verify-full&
+#                     sslrootcert=<run dir>/tls/ca.crt: a superuser that must log in over TLS with
+#                     its password (scram-sha-256); the DSN holds no password
+#   postgres.secure.password  that password (no trailing newline), fresh on each start
+#   tls/              the run's CA and the server's certificate (tls.sh)
 #   postgres.pid      the postmaster's pid
 #   postgres.base     the folder holding pg/ (data), pg-sock/ (unix socket) and postgres.log;
 #                     the run dir itself unless the server's user cannot reach it (then /tmp/...)
@@ -40,8 +48,12 @@ DSN_FILE="$RUN_DIR/postgres.dsn"
 BASE_FILE="$RUN_DIR/postgres.base"
 HALTED_FILE="$RUN_DIR/postgres.halted"
 START_TIMEOUT="${SLUICE_PG_START_TIMEOUT:-60}"
+SECURE_DSN_FILE="$RUN_DIR/postgres.secure.dsn"
+SECURE_PASSWORD_FILE="$RUN_DIR/postgres.secure.password"
 DATABASE=replica
 ROLE=sluice
+SECURE_ROLE=sluice_tls
+TLS="$SLUICE_REPO/integration/services/tls.sh"
 
 if [[ $EUID -eq 0 ]]; then
   PG_USER="${SLUICE_PG_USER:-sluicepg}"
@@ -133,21 +145,40 @@ timezone = 'UTC'
 log_timezone = 'UTC'
 log_line_prefix = '%m [%p] %q%u@%d '
 log_min_messages = warning
+# TLS for the clients that ask for it (postgres.secure.dsn); the key is the cluster owner's copy.
+ssl = on
+ssl_cert_file = 'server.crt'
+ssl_key_file = 'server.key'
 EOF
   # Extra settings for profiling runs (e.g. pg_stat_statements), one per line.
   if [[ -n "${SLUICE_PG_EXTRA_CONF:-}" ]]; then
     printf '%s\n' "$SLUICE_PG_EXTRA_CONF" >>"$DATA/postgresql.conf"
   fi
-  cat >"$DATA/pg_hba.conf" <<'EOF'
-# integration/services/postgres.sh: trust, on the unix socket and 127.0.0.1 only.
-local   all   all                 trust
-host    all   all   127.0.0.1/32  trust
+  cat >"$DATA/pg_hba.conf" <<EOF
+# integration/services/postgres.sh: on the unix socket and 127.0.0.1 only. $SECURE_ROLE only over
+# TLS with its password; everyone else trusted.
+local      all   all             trust
+hostssl    all   $SECURE_ROLE    127.0.0.1/32  scram-sha-256
+hostnossl  all   $SECURE_ROLE    127.0.0.1/32  reject
+host       all   all             127.0.0.1/32  trust
 EOF
+}
+
+# install_certificate: the server's certificate and a copy of its key that the cluster's owner
+# holds alone (PostgreSQL refuses a key that others can read).
+install_certificate() {
+  local tls
+  tls="$(SLUICE_RUN_DIR="$RUN_DIR" "$TLS" server postgres)"
+  install -m 644 "$tls/postgres.crt" "$DATA/server.crt"
+  install -m 600 "$tls/postgres.key" "$DATA/server.key"
+  if [[ $EUID -eq 0 ]]; then
+    chown "$PG_USER:" "$DATA/server.crt" "$DATA/server.key"
+  fi
 }
 
 # start_once: one attempt on a fresh random port. Returns 2 when the port was taken (retry).
 start_once() {
-  local base port pid
+  local base port pid password
   base="$(choose_base)"
   echo "$base" >"$BASE_FILE"
   pg_dirs "$base"
@@ -166,6 +197,7 @@ start_once() {
   fi
   port="$(free_port)"
   write_config "$port"
+  install_certificate
 
   if ! as_pg "$PG_BIN/pg_ctl" -D "$DATA" -l "$PGLOG" -w -t "$START_TIMEOUT" start >/dev/null; then
     if grep -q 'could not bind\|Address already in use' "$PGLOG"; then
@@ -190,19 +222,33 @@ start_once() {
     sleep 0.2
   done
 
-  # The role and database the tests and the demo use. Through the socket as the bootstrap
-  # superuser; ON_ERROR_STOP so that a failure here fails the start.
+  # The roles and database the tests and the demo use. Through the socket as the bootstrap
+  # superuser (the password on stdin, not on a command line); ON_ERROR_STOP so that a failure
+  # here fails the start. Hex: safe in a DSN.
+  password="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   if ! "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$port" -U postgres -d postgres \
     >/dev/null <<EOF; then
 CREATE ROLE $ROLE WITH LOGIN SUPERUSER;
+CREATE ROLE $SECURE_ROLE WITH LOGIN SUPERUSER PASSWORD '$password';
 CREATE DATABASE $DATABASE OWNER $ROLE;
 EOF
     show_log_tail "$PGLOG"
     cmd_stop_quiet
-    die "creating role $ROLE and database $DATABASE failed"
+    die "creating roles $ROLE, $SECURE_ROLE and database $DATABASE failed"
   fi
-  echo "postgresql://$ROLE@127.0.0.1:$port/$DATABASE" >"$DSN_FILE"
-  log "PostgreSQL ready: $(cat "$DSN_FILE") (pid $pid, data $DATA, $((SECONDS - started))s)"
+  (umask 077 && printf '%s' "$password" >"$SECURE_PASSWORD_FILE")
+  echo "postgresql://$SECURE_ROLE@127.0.0.1:$port/$DATABASE?sslmode=verify-full&sslrootcert=$RUN_DIR/tls/ca.crt" \
+    >"$SECURE_DSN_FILE"
+  # Not over TLS: the other tests and the benchmarks measure sluice, not encryption.
+  echo "postgresql://$ROLE@127.0.0.1:$port/$DATABASE?sslmode=disable" >"$DSN_FILE"
+  if ! PGPASSWORD="$password" "$PG_BIN/psql" -X -qAt -v ON_ERROR_STOP=1 \
+    "$(cat "$SECURE_DSN_FILE")" -c 'SELECT 1' >/dev/null; then
+    show_log_tail "$PGLOG"
+    cmd_stop_quiet
+    die "$SECURE_ROLE cannot log in over TLS (sslmode=verify-full)"
+  fi
+  log "PostgreSQL ready: $(cat "$DSN_FILE"), TLS: $(cat "$SECURE_DSN_FILE") (pid $pid, data" \
+    "$DATA, $((SECONDS - started))s)"
 }
 
 cleanup_files() {
@@ -217,7 +263,9 @@ cleanup_files() {
       [[ "$base" == /tmp/sluice-pg.* ]] && rm -rf "$base"
     fi
   fi
-  rm -f "$PID_FILE" "$DSN_FILE" "$BASE_FILE" "$HALTED_FILE"
+  rm -f "$PID_FILE" "$DSN_FILE" "$BASE_FILE" "$HALTED_FILE" "$SECURE_DSN_FILE" \
+    "$SECURE_PASSWORD_FILE"
+  SLUICE_RUN_DIR="$RUN_DIR" "$TLS" release postgres
 }
 
 cmd_stop_quiet() {

@@ -109,10 +109,22 @@ bool login_refused(std::string_view message) {
   return false;
 }
 
+bool tls_refused(std::string_view message) {
+  for (std::string_view refusal : {
+           "certificate verify failed",  // OpenSSL: not signed by sslrootcert's CA, expired
+           "does not match host name",   // server certificate for "x" does not match host name
+           "root certificate file",  // "… does not exist", could not read root certificate file
+           "server does not support SSL",
+       }) {
+    if (message.find(refusal) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 pg_error_class classify_connect_error(const std::exception& e) {
   pg_error_class out = classify_pg_error(e);
   const std::string_view what = e.what();
-  if (out.action == pg_error_action::reconnect && login_refused(what)) {
+  if (out.action == pg_error_action::reconnect && (login_refused(what) || tls_refused(what))) {
     out.action = pg_error_action::refused;
     // The server's words, after libpq's "connection to server at … failed:" prefix.
     const size_t fatal = what.find("FATAL:");

@@ -13,8 +13,8 @@ enum class pg_error_action : uint8_t {
   reconnect,  // the connection is gone or going: open a new one, then run it again
   in_doubt,   // the connection broke during COMMIT: read the offsets back to learn the outcome
   reject,     // the database refused a value or a constraint: isolate the change, dead-letter it
-  refused,    // the server was reached and refused the login (28000, 28P01, 3D000): only a
-              // person can fix that; stop, saying why
+  refused,    // the server was reached and refused the login (28000, 28P01, 3D000), or its
+              // TLS certificate was not accepted: only a person can fix that; stop, saying why
   fatal,      // anything else: a bug, a permission, a missing object; stop
 };
 
@@ -47,7 +47,15 @@ pg_error_action classify_sqlstate(std::string_view sqlstate);
 // the login); a refusal in another language is waited out, never made fatal by mistake.
 bool login_refused(std::string_view connect_error);
 
-// The error of a connection attempt, classified: refused, or reconnect.
+// Whether a connection attempt's failure (libpq's message) is TLS refusing the server, which
+// no wait mends: its certificate does not verify against sslrootcert ("certificate verify
+// failed": another CA, expired), names another host (sslmode=verify-full), the root
+// certificate file is missing or unreadable, or the server offers no TLS where the DSN asks
+// for it. A handshake cut short (the server going away) is not among them.
+bool tls_refused(std::string_view connect_error);
+
+// The error of a connection attempt, classified: refused (login_refused or tls_refused), or
+// reconnect.
 pg_error_class classify_connect_error(const std::exception& e);
 
 }  // namespace sluice

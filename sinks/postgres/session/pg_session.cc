@@ -161,6 +161,12 @@ bool pg_session::recover(const pg_error_class& error, retry_state& state, const 
 }
 
 void pg_session::give_up(const pg_error_class& error, std::exception_ptr failure) const {
+  if (error.action == pg_error_action::refused && tls_refused(error.message)) {
+    throw session_error(error,
+                        "PostgreSQL's TLS certificate was not accepted (fix sslrootcert or "
+                        "sslmode in postgres.dsn, or the server's certificate, then restart): " +
+                            error.message);
+  }
   if (error.action == pg_error_action::refused) {
     throw session_error(error,
                         "PostgreSQL refused the login (fix postgres.dsn or the server's "

@@ -1,9 +1,13 @@
 #include "connector/config/config.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "connector/config/config_loader.h"
 #include "connector/config/config_reference.h"
@@ -622,6 +626,98 @@ metrics.listen: "127.0.0.1:9464"
       "postgres:\n  dsn: [\"postgresql://u:hunter2@h\"]\n");
   CHECK_FALSE(contains(bad.error_text(), "hunter2"));
   CHECK(contains(message_for(bad, "postgres.dsn"), "expected a string, got a list"));
+}
+
+namespace {
+
+// A file holding `content`, in /tmp, removed by the destructor.
+class secret_file {
+ public:
+  explicit secret_file(const std::string& content) {
+    char path[] = "/tmp/sluice-config-secret-XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    _path = path;
+    std::ofstream(_path, std::ios::binary) << content;
+  }
+  ~secret_file() { std::remove(_path.c_str()); }
+  secret_file(const secret_file&) = delete;
+  secret_file& operator=(const secret_file&) = delete;
+  std::string ref() const { return "${file:" + _path + "}"; }
+
+ private:
+  std::string _path;
+};
+
+}  // namespace
+
+TEST_CASE("values read through ${file:} load, and are redacted in describe() whatever the key") {
+  const secret_file pg("pg-S3cret\n");
+  const secret_file sasl("kafka-S3cret\r\n");
+  const secret_file user("replicator\n");
+  const load_result r = load(R"yaml(name: n
+kafka:
+  bootstrap.servers: 127.0.0.1:9093
+  security.protocol: SASL_SSL
+  sasl.username: )yaml" + user.ref() +
+                             R"yaml(
+  sasl.password: ")yaml" + sasl.ref() +
+                             R"yaml("
+topics: [a]
+postgres:
+  dsn: "postgresql://sluice:)yaml" +
+                             pg.ref() + R"yaml(@db:5432/replica?sslmode=verify-full"
+)yaml");
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  CHECK(r->postgres.dsn == "postgresql://sluice:pg-S3cret@db:5432/replica?sslmode=verify-full");
+  CHECK(r->kafka_property("sasl.password") == "kafka-S3cret");
+  CHECK(r->kafka_property("sasl.username") == "replicator");
+  CHECK(r->secrets == std::vector<std::string>{"kafka-S3cret", "pg-S3cret", "replicator"});
+  const std::string text = describe(*r);
+  CHECK_FALSE(contains(text, "S3cret"));
+  CHECK_FALSE(contains(text, "replicator"));
+  CHECK(contains(text, "  sasl.username: \"***\"\n"));
+  CHECK(
+      contains(text, "postgres.dsn: postgresql://sluice:***@db:5432/replica?sslmode=verify-full"));
+}
+
+TEST_CASE("environment values given to secret librdkafka properties are secrets, others not") {
+  const load_result r =
+      load(R"yaml(name: n
+kafka: {bootstrap.servers: "${HOST}:9092", sasl.password: "${KPW}"}
+topics: [a]
+postgres.dsn: "postgresql://sluice:${PGPW:-unused}@${HOST}/replica"
+batch.size: ${BATCH}
+)yaml",
+           env_of({{"KPW", "hunter2"}, {"PGPW", "s3cret"}, {"BATCH", "2500"}, {"HOST", "db"}}));
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  // A DSN is redacted by its shape (redact()): what ${ENV} gave it may be a host or a
+  // database name, which hidden everywhere would blind the logs.
+  CHECK(r->secrets == std::vector<std::string>{"hunter2"});
+  CHECK(contains(describe(*r), "postgres.dsn: postgresql://sluice:***@db/replica\n"));
+}
+
+TEST_CASE("a ${file:} that cannot be read is an error at its line and column") {
+  const load_result r = load(minimal + "batch.size: ${file:/nonexistent/batch}\n");
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.errors().size() == 1);
+  CHECK(r.errors()[0].to_string() ==
+        "sluice.yaml:7:13: batch.size: cannot read \"${file:/nonexistent/batch}\": No such file "
+        "or directory");
+}
+
+TEST_CASE("an error about a value read through ${file:} names the reference, never the content") {
+  const secret_file bad("lots-of-S3cret\n");
+  const secret_file format("datastreem\n");
+  const load_result r =
+      load(minimal + "batch.size: " + bad.ref() + "\nformat: " + format.ref() + "\n");
+  REQUIRE_FALSE(r.ok());
+  const std::string text = r.error_text();
+  CHECK_FALSE(contains(text, "S3cret"));
+  CHECK_FALSE(contains(text, "datastreem"));
+  CHECK(contains(message_for(r, "batch.size"), "read through \"" + bad.ref() + "\""));
+  CHECK_FALSE(contains(message_for(r, "format"), "did you mean"));
 }
 
 TEST_CASE("describe prints the effective config, which loads back to the same config") {

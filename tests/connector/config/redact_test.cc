@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 using sluice::is_sensitive_kafka_property;
 using sluice::redact;
 
@@ -54,4 +57,20 @@ TEST_CASE("librdkafka's sensitive properties are recognised") {
   CHECK(is_sensitive_kafka_property("sasl.oauthbearer.config"));
   CHECK_FALSE(is_sensitive_kafka_property("sasl.username"));
   CHECK_FALSE(is_sensitive_kafka_property("bootstrap.servers"));
+}
+
+TEST_CASE("known secret values are redacted wherever they stand in a text") {
+  using sluice::redact_secrets;
+  const std::vector<std::string> secrets{"s3cret", "127.0.0.1:29092"};
+  CHECK(redact_secrets("SASL authentication failed for s3cret at 127.0.0.1:29092: s3cret!",
+                       secrets) == "SASL authentication failed for *** at ***: ***!");
+  CHECK(redact_secrets("nothing to hide", secrets) == "nothing to hide");
+  CHECK(redact_secrets("s3cre", secrets) == "s3cre");
+  CHECK(redact_secrets("anything", {}) == "anything");
+}
+
+TEST_CASE("a secret holding another is redacted whole, and empty secrets are ignored") {
+  using sluice::redact_secrets;
+  const std::vector<std::string> secrets{"", "pw", "pw-longer"};
+  CHECK(redact_secrets("x pw-longer y pw z", secrets) == "x *** y *** z");
 }

@@ -99,6 +99,47 @@ TEST_CASE("a server that refuses the login is for a person to fix, not waited ou
             .action == pg_error_action::refused);
 }
 
+TEST_CASE("a server certificate TLS does not accept is refused like a login, saying why") {
+  // libpq's words (PostgreSQL 15) for sslmode=verify-full against the wrong CA, another host
+  // name, a missing sslrootcert, and a server without TLS.
+  const pqxx::broken_connection wrong_ca(
+      "connection to server at \"127.0.0.1\", port 5432 failed: SSL error: certificate verify "
+      "failed\n");
+  const pg_error_class c = classify_connect_error(wrong_ca);
+  CHECK(c.action == pg_error_action::refused);
+  CHECK(c.message ==
+        "connection to server at \"127.0.0.1\", port 5432 failed: SSL error: certificate verify "
+        "failed");
+  CHECK(tls_refused(c.message));
+  CHECK_FALSE(login_refused(c.message));
+  for (const char* refused : {
+           "connection to server at \"127.0.0.1\", port 5432 failed: server certificate for "
+           "\"db.example\" does not match host name \"127.0.0.1\"",
+           "connection to server at \"127.0.0.1\", port 5432 failed: root certificate file "
+           "\"/nonexistent/ca.crt\" does not exist\nEither provide the file or change sslmode to "
+           "disable server certificate verification.",
+           "connection to server at \"127.0.0.1\", port 5432 failed: could not read root "
+           "certificate file \"/tmp/x\": no certificate or crl found",
+           "connection to server at \"127.0.0.1\", port 5432 failed: server does not support "
+           "SSL, but SSL was required",
+       }) {
+    CHECK_MESSAGE(
+        classify_connect_error(pqxx::broken_connection(refused)).action == pg_error_action::refused,
+        refused);
+  }
+  // A handshake cut short by a server going away is an outage, waited out.
+  for (const char* transient : {
+           "connection to server at \"127.0.0.1\", port 5432 failed: SSL SYSCALL error: EOF "
+           "detected",
+           "connection to server at \"127.0.0.1\", port 5432 failed: SSL connection has been "
+           "closed unexpectedly",
+       }) {
+    CHECK_MESSAGE(classify_connect_error(pqxx::broken_connection(transient)).action ==
+                      pg_error_action::reconnect,
+                  transient);
+  }
+}
+
 TEST_CASE("a server restarting, full or unreachable at connect time is waited out") {
   for (const char* transient : {
            "connection to server at \"127.0.0.1\", port 5432 failed: Connection refused\n\tIs "
