@@ -114,6 +114,12 @@ void kafka_consumer::error_trampoline(rd_kafka_t* rk, int err, const char* reaso
   // What librdkafka logs itself when no error callback is set, in the same words.
   SLUICE_LOG(error, "kafka", rd_kafka_name(rk) << " ERROR: " << what);
   if (is_refusal(code) && self->_refused.empty()) self->_refused = what;
+  // librdkafka 2.0 reports losing every broker here only, never as a polled message (the
+  // callback runs on the polling thread: rd_kafka_poll_set_consumer).
+  if (code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+    if (!self->_brokers_down) SLUICE_LOG(warn, "consumer", "Kafka unreachable: " << what);
+    self->_brokers_down = true;
+  }
 }
 
 void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
