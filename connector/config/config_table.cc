@@ -334,7 +334,8 @@ const config_key keys[] = {
   {.name = "chunk.timeout", .type = value_type::duration, .default_value = "15m",
    .min = second, .max = 7 * day,
    .description = "A chunked DSQL image still incomplete after the consumed Kafka timestamps "
-                  "moved this far past its first piece goes to the dead letters (stream time).",
+                  "moved this far past its first piece goes to the dead letters (stream time, "
+                  "never more than a minute ahead of this machine's clock).",
    .binding = field<&config::chunk_timeout>()},
   {.name = "limits.max.message.bytes", .type = value_type::size, .default_value = "16MiB",
    .min = kib, .max = gib,

@@ -16,6 +16,7 @@
 
 #include "core/model/crc32c.h"
 #include "schemas/dsql/dsql_decoder.h"
+#include "sinks/postgres/state/stream_clock.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
 #include "tests/schemas/dsql_records.h"
 #include "tests/sinks/pg_test_env.h"
@@ -302,6 +303,27 @@ TEST_CASE("chunks: an incomplete chunk expires in stream time, never in wall tim
   CHECK(contains(w.reasons(), "chunk c-orphan expired incomplete"));
   CHECK(contains(w.reasons(), "the principal record"));
   CHECK_FALSE(w.column("note"));
+}
+
+TEST_CASE("chunks: one message stamped far in the future does not expire the pending chunks") {
+  chunk_world w;
+  test_sink applier(w.dsn, w.options(15min));
+  const int64_t now = stream_clock::system_now().value();
+  const auto c = dsql_chunk("c-future", row_image(7, "kept"), 2, "100", "c", w.table);
+  apply_stats s = w.apply(applier, w.batch({c.principal}, now));
+  CHECK(s.pending_chunks == 1);
+
+  // A batch whose newest message claims to be a year ahead: the stream clock stops a minute
+  // past wall time, far short of the chunk's 15 minutes.
+  s = w.apply(applier, w.batch({}, now + 365 * 24 * 60 * minute_ns));
+  CHECK(s.chunks_expired == 0);
+  CHECK(s.pending_chunks == 1);
+  CHECK(w.pending_pieces() == 1);
+
+  s = w.apply(applier, w.batch({c.fragments[0], c.fragments[1]}, now + minute_ns));
+  CHECK(s.chunks_completed == 1);
+  CHECK(w.dead_letters() == 0);
+  CHECK(w.column("note") == "kept");
 }
 
 TEST_CASE("chunks: pieces stored before a restart complete with a new applier") {

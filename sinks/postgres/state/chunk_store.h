@@ -42,9 +42,9 @@ struct chunk_outcome {
 //              (chunk_decoder) → changes; a CRC mismatch or an undecodable image → its
 //              pieces to the dead letters
 //     expire   chunks whose first piece is more than chunk.timeout of stream time (the
-//              newest Kafka timestamp seen) behind: pieces to the dead letters, naming what
-//              is missing; wall time plays no part, so a catch-up after downtime expires
-//              nothing it is about to complete. Markers that old just go.
+//              newest Kafka timestamp seen, capped at wall time + a minute: stream_clock.h)
+//              behind: pieces to the dead letters, naming what is missing; a catch-up after
+//              downtime expires nothing it is about to complete. Markers that old just go.
 //     count    pending chunks (sluice_pending_chunks)
 //
 // Batches without pieces cost nothing once no chunk is known to be pending.
