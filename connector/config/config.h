@@ -142,6 +142,7 @@ struct config {
   metrics_config metrics;
   log_config log;
 
+  std::size_t chunk_max_bytes{};
   // The format of `topic`'s messages: its override, else the global format.
   message_format format_for(std::string_view topic) const;
   // The value of a librdkafka property as configured, if set.

@@ -337,6 +337,12 @@ const config_key keys[] = {
                   "moved this far past its first piece goes to the dead letters (stream time, "
                   "never more than a minute ahead of this machine's clock).",
    .binding = field<&config::chunk_timeout>()},
+  {.name = "chunk.max.bytes", .type = value_type::size, .default_value = "64MiB",
+   .min = kib, .max = gib,
+   .description = "A complete chunked DSQL image whose fragments hold more is not "
+                  "reassembled: its pieces go to the dead letters, without the fragments' "
+                  "bytes (the size is summed in PostgreSQL, nothing is loaded).",
+   .binding = field<&config::chunk_max_bytes>()},
   {.name = "limits.max.message.bytes", .type = value_type::size, .default_value = "16MiB",
    .min = kib, .max = gib,
    .description = "A bigger message is not decoded: it goes to the dead letters.",

@@ -42,7 +42,8 @@ batch_applier::batch_applier(pg_session& session, apply_options options)
       _progress(_session.schema(), _options.connector),
       _dead_letters(_session.schema(), _options.connector),
       _catalog(_session.schema(), _options.connector),
-      _chunks(_session.schema(), _options.connector, _options.chunk_timeout) {
+      _chunks(_session.schema(), _options.connector, _options.chunk_timeout,
+              _options.chunk_max_bytes) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   _session.on_open([this](pqxx::connection& conn) { session_opened(conn); });
   _session.on_drop([this] { _writer.session_lost(); });
