@@ -23,6 +23,10 @@ bool is_empty(const typed_value& v) {
 // A key's value for describe(): secrets redacted, DSNs through redact().
 std::string shown(const config_key& key, const typed_value& v) {
   if (!key.secret) return format_value(key, v);
+  // An unset secret (http.auth.token's default) has nothing to hide, and prints as unset.
+  if (const auto* text = std::get_if<std::string>(&v); text && text->empty()) {
+    return format_value(key, v);
+  }
   if (key.name.ends_with("dsn")) return yaml_scalar(redact(std::get<std::string>(v)));
   return yaml_scalar(redacted_text);
 }

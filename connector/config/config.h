@@ -105,6 +105,10 @@ struct metrics_config {
   std::string listen;  // host:port; empty: no HTTP endpoint
 };
 
+struct http_config {
+  std::string auth_token;  // PUT /pause and /resume need it as a bearer token; "": none
+};
+
 struct log_config {
   log_format format{};
   log_level level{};
@@ -138,11 +142,12 @@ struct config {
   std::map<std::string, table_config> tables;             // by source name as messages give it
   std::map<std::string, topic_override> topic_overrides;  // by topic
   std::chrono::milliseconds chunk_timeout{};
+  std::size_t chunk_max_bytes{};
   limits_config limits;
   metrics_config metrics;
+  http_config http;
   log_config log;
 
-  std::size_t chunk_max_bytes{};
   // The format of `topic`'s messages: its override, else the global format.
   message_format format_for(std::string_view topic) const;
   // The value of a librdkafka property as configured, if set.

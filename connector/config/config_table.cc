@@ -360,6 +360,12 @@ const config_key keys[] = {
                   "/pause, /resume); empty disables it.",
    .check = check_listen_address,
    .binding = field<&config::metrics, &metrics_config::listen>()},
+  {.name = "http.auth.token", .secret = true,
+   .description = "Bearer token that PUT /pause and /resume require (\"Authorization: Bearer "
+                  "<token>\"; 401 otherwise); use ${ENV}. Unset, they are open when "
+                  "metrics.listen is a loopback address and disabled (403) on any other, such "
+                  "as 0.0.0.0 in a container. The GET endpoints need no token.",
+   .binding = field<&config::http, &http_config::auth_token>()},
   {.name = "log.format", .type = value_type::enumeration, .default_value = "text",
    .allowed = log_format_names,
    .description = "One line per event, as text or as a JSON object.",
