@@ -2,7 +2,8 @@
 # and a slim runtime stage with only the shared libraries the binary links.
 #
 #   docker build -t sluice:local .
-#   docker run --rm -v $PWD/examples/docker/sluice.yaml:/etc/sluice/sluice.yaml:ro sluice:local
+#   docker run --rm -p 127.0.0.1:9464:9464 \
+#     -v $PWD/examples/docker/sluice.yaml:/etc/sluice/sluice.yaml:ro sluice:local
 #
 # The build stage (target `build`) also carries kcat: docker-compose.yml's sample producer uses it.
 
@@ -32,6 +33,9 @@ RUN apt-get update \
 COPY --from=build /out/sluice /usr/local/bin/sluice
 # Fail the image build, not the first run, when a library the binary links is missing above.
 RUN if ldd /usr/local/bin/sluice | grep 'not found'; then exit 1; fi
+# Its metrics.listen is 0.0.0.0:9464: every interface of the container, as a port mapping
+# needs; publish it on the host's loopback (docker run -p 127.0.0.1:9464:9464). PUT /pause and
+# /resume stay disabled unless SLUICE_HTTP_TOKEN is set (http.auth.token).
 COPY examples/docker/sluice.yaml /etc/sluice/sluice.yaml
 USER sluice
 EXPOSE 9464

@@ -94,8 +94,9 @@ int run_command(const arguments& args) {
     // registry it reads.
     metrics_registry metrics;
     pipeline p(*c, metrics);
-    http_server http(c->metrics.listen, metrics, p,
-                     {[&p] { p.request_pause(); }, [&p] { p.request_resume(); }});
+    http_server http(
+        c->metrics.listen, metrics, p,
+        {[&p] { p.request_pause(); }, [&p] { p.request_resume(); }, c->http.auth_token});
     http.start();
     if (http.running()) {
       SLUICE_LOG(info, "sluice", "metrics and status on http://" << http.listening_address());

@@ -1,9 +1,11 @@
 #include "connector/cli/replayer.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include "connector/cli/progress_bar.h"
 #include "connector/runtime/stage_factory.h"
+#include "core/model/kafka_timestamp.h"
 #include "sinks/postgres/batch_applier.h"
 
 namespace sluice {
@@ -103,9 +105,13 @@ bool replayer::add_line(std::string_view line) {
     if (!_failure.empty()) return false;
     ++_totals.invalid_lines;
   } else {
-    const raw_message raw = _record.view();
+    raw_message raw = _record.view();
+    // The range check of `sluice run` (the reader has refused what int64 nanoseconds cannot
+    // hold; this adds the bound ahead of the clock): an absurd time is bad input.
+    const result<timestamp_ns> stamp = kafka_timestamp_ns(raw.timestamp.value() / 1'000'000, _now);
+    if (!stamp) raw.timestamp = timestamp_ns{0};
     if (raw.timestamp > _newest) _newest = raw.timestamp;
-    if (auto err = _decoders.for_topic(raw.topic).decode(raw, _pending)) {
+    if (auto err = stamp ? _decoders.for_topic(raw.topic).decode(raw, _pending) : stamp.err()) {
       dead_letter d;
       d.reason = std::string(to_string(err->code)) + ": " + err->message;
       d.origin = {std::string(raw.topic), raw.partition, raw.offset, raw.timestamp};

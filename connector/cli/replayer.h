@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -96,6 +97,10 @@ class replayer {
   size_t _batch_messages = 0;
   size_t _batch_bytes = 0;
   timestamp_ns _newest{0};  // newest Kafka timestamp replayed: chunk.timeout's clock
+  // The clock Kafka timestamps are checked against (read once: a day's bound does not care).
+  const timestamp_ns _now{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count()};
   replay_totals _totals;
   std::string _failure;
 };

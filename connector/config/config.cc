@@ -39,6 +39,10 @@ typed_value without_secrets(typed_value v, const std::vector<std::string>& secre
 // A key's value for describe(): secrets redacted, DSNs through redact().
 std::string shown(const config& c, const config_key& key, const typed_value& v) {
   if (!key.secret) return format_value(key, without_secrets(v, c.secrets));
+  // An unset secret (http.auth.token's default) has nothing to hide, and prints as unset.
+  if (const auto* text = std::get_if<std::string>(&v); text && text->empty()) {
+    return format_value(key, v);
+  }
   if (key.name.ends_with("dsn")) {
     return yaml_scalar(redact_secrets(redact(std::get<std::string>(v)), c.secrets));
   }

@@ -109,6 +109,10 @@ struct metrics_config {
   std::string listen;  // host:port; empty: no HTTP endpoint
 };
 
+struct http_config {
+  std::string auth_token;  // PUT /pause and /resume need it as a bearer token; "": none
+};
+
 struct log_config {
   log_format format{};
   log_level level{};
@@ -146,8 +150,10 @@ struct config {
   std::map<std::string, table_config> tables;             // by source name as messages give it
   std::map<std::string, topic_override> topic_overrides;  // by topic
   std::chrono::milliseconds chunk_timeout{};
+  std::size_t chunk_max_bytes{};
   limits_config limits;
   metrics_config metrics;
+  http_config http;
   log_config log;
   // Values no output may show, whatever key they were given to: what ${file:} references read
   // and what ${ENV} gave sensitive librdkafka properties. Printed text goes through

@@ -353,8 +353,15 @@ const config_key keys[] = {
   {.name = "chunk.timeout", .type = value_type::duration, .default_value = "15m",
    .min = second, .max = 7 * day,
    .description = "A chunked DSQL image still incomplete after the consumed Kafka timestamps "
-                  "moved this far past its first piece goes to the dead letters (stream time).",
+                  "moved this far past its first piece goes to the dead letters (stream time, "
+                  "never more than a minute ahead of this machine's clock).",
    .binding = field<&config::chunk_timeout>()},
+  {.name = "chunk.max.bytes", .type = value_type::size, .default_value = "64MiB",
+   .min = kib, .max = gib,
+   .description = "A complete chunked DSQL image whose fragments hold more is not "
+                  "reassembled: its pieces go to the dead letters, without the fragments' "
+                  "bytes (the size is summed in PostgreSQL, nothing is loaded).",
+   .binding = field<&config::chunk_max_bytes>()},
   {.name = "limits.max.message.bytes", .type = value_type::size, .default_value = "16MiB",
    .min = kib, .max = gib,
    .description = "A bigger message is not decoded: it goes to the dead letters.",
@@ -372,6 +379,12 @@ const config_key keys[] = {
                   "/pause, /resume); empty disables it.",
    .check = check_listen_address,
    .binding = field<&config::metrics, &metrics_config::listen>()},
+  {.name = "http.auth.token", .secret = true,
+   .description = "Bearer token that PUT /pause and /resume require (\"Authorization: Bearer "
+                  "<token>\"; 401 otherwise); use ${ENV}. Unset, they are open when "
+                  "metrics.listen is a loopback address and disabled (403) on any other, such "
+                  "as 0.0.0.0 in a container. The GET endpoints need no token.",
+   .binding = field<&config::http, &http_config::auth_token>()},
   {.name = "log.format", .type = value_type::enumeration, .default_value = "text",
    .allowed = log_format_names,
    .description = "One line per event, as text or as a JSON object.",

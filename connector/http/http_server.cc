@@ -8,9 +8,11 @@
 #include <civetweb.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -139,6 +141,41 @@ void poke(const std::string& host, bool ipv6, uint16_t port) {
   close(fd);
 }
 
+// 127.0.0.0/8, ::1 and ::ffff:127.x (numeric, as resolve() gives them); not a wildcard.
+bool is_loopback(const std::string& host, bool ipv6) {
+  if (!ipv6) return host.rfind("127.", 0) == 0;
+  return host == "::1" || host.rfind("::ffff:127.", 0) == 0;
+}
+
+// Equal strings, in a time that does not depend on where they differ (a token guessed byte
+// by byte learns nothing from the timing); only the length may show.
+bool same_secret(std::string_view given, std::string_view secret) {
+  unsigned char diff = given.size() == secret.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const char expected = secret.empty() ? '\0' : secret[i % secret.size()];
+    diff |= static_cast<unsigned char>(given[i] ^ expected);
+  }
+  return diff == 0;
+}
+
+// The token of an "Authorization: Bearer <token>" header (the scheme in any case), or
+// nullopt.
+std::optional<std::string_view> bearer_token(const char* header) {
+  if (header == nullptr) return std::nullopt;
+  std::string_view h(header);
+  constexpr std::string_view scheme = "bearer ";
+  if (h.size() < scheme.size()) return std::nullopt;
+  for (size_t i = 0; i < scheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
+  }
+  h.remove_prefix(scheme.size());
+  while (!h.empty() && h.front() == ' ')
+    h.remove_prefix(1);
+  while (!h.empty() && h.back() == ' ')
+    h.remove_suffix(1);
+  return h;
+}
+
 void respond(mg_connection* conn, int status, const char* content_type, std::string_view body,
              const char* allow = nullptr) {
   mg_response_header_start(conn, status);
@@ -146,6 +183,8 @@ void respond(mg_connection* conn, int status, const char* content_type, std::str
   const std::string length = std::to_string(body.size());
   mg_response_header_add(conn, "Content-Length", length.c_str(), -1);
   if (allow != nullptr) mg_response_header_add(conn, "Allow", allow, -1);
+  if (status == 401)
+    mg_response_header_add(conn, "WWW-Authenticate", "Bearer realm=\"sluice\"", -1);
   mg_response_header_send(conn);
   if (!body.empty()) mg_write(conn, body.data(), body.size());
 }
@@ -218,11 +257,18 @@ void http_server::start() {
   }
   _host = address.host;
   _ipv6 = address.ipv6;
+  _loopback = is_loopback(_host, _ipv6);
   _bound = address.ipv6 ? "[" + address.host + "]:" + std::to_string(_port)
                         : address.host + ":" + std::to_string(_port);
   mg_set_request_handler(_context, "/", &http_server::dispatch, this);
   SLUICE_LOG(info, "http",
              "serving /metrics, /healthz, /readyz, /status, /pause, /resume on " << _bound);
+  if (!_loopback && _controls.bearer_token.empty()) {
+    SLUICE_LOG(warn, "http",
+               "PUT /pause and /resume are disabled: " << _bound
+                                                       << " is not a loopback address and "
+                                                          "http.auth.token is not set");
+  }
 }
 
 void http_server::stop() {
@@ -302,7 +348,22 @@ int http_server::handle(mg_connection* conn) {
   return control(conn, path == "/pause" ? _controls.pause : _controls.resume);
 }
 
+int http_server::refuse_unauthorized(mg_connection* conn) const {
+  if (!_controls.bearer_token.empty()) {
+    const auto given = bearer_token(mg_get_header(conn, "Authorization"));
+    if (given && same_secret(*given, _controls.bearer_token)) return 0;
+    respond_error(conn, 401, "pause and resume need \"Authorization: Bearer <http.auth.token>\"");
+    return 401;
+  }
+  if (_loopback) return 0;
+  respond_error(conn, 403,
+                "pause and resume are disabled: the HTTP endpoint listens beyond loopback (" +
+                    _bound + ") and http.auth.token is not set");
+  return 403;
+}
+
 int http_server::control(mg_connection* conn, const std::function<void()>& action) {
+  if (const int refused = refuse_unauthorized(conn)) return refused;
   const connector_state s = _status.state();
   if (s == connector_state::failed || s == connector_state::draining ||
       s == connector_state::stopped) {

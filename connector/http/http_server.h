@@ -20,11 +20,17 @@ class http_server_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What PUT /pause and PUT /resume do. Called on an HTTP thread: must be thread-safe and
-// quick (set a flag the pipeline loop reads). An empty function answers 501.
+// What PUT /pause and PUT /resume do, and who may ask. The functions are called on an HTTP
+// thread: they must be thread-safe and quick (set a flag the pipeline loop reads). An empty
+// function answers 501.
 struct http_controls {
   std::function<void()> pause;
   std::function<void()> resume;
+  // http.auth.token: when set, PUT /pause and /resume need "Authorization: Bearer <token>"
+  // (401 otherwise). When empty they are open on a loopback address only: on any other
+  // address (0.0.0.0 in a container) they answer 403, since anyone who reaches the port
+  // could stop replication. The GET endpoints stay open (Prometheus has no token to send).
+  std::string bearer_token{};
 };
 
 // sluice's HTTP endpoint (SPEC §5-§6), on civetweb with two worker threads:
@@ -33,8 +39,10 @@ struct http_controls {
 //   GET /healthz   200 "ok" in RUNNING or DRAINING, else 503 and the state's name
 //   GET /status    Kafka Connect's connector status shape plus partitions and last error
 //                  (status_json.h)
-//   PUT /pause     202, after calling controls.pause; 409 in FAILED, DRAINING or STOPPED
-//   PUT /resume    202, after calling controls.resume; 409 likewise
+//   PUT /pause     202, after calling controls.pause; 409 in FAILED, DRAINING or STOPPED;
+//                  401 without the bearer token when one is set, 403 when none is set and
+//                  the address is not a loopback one (http_controls)
+//   PUT /resume    202, after calling controls.resume; 409, 401, 403 likewise
 //   anything else  404; a known path with another method 405 (with Allow)
 //
 // The listen address is `metrics.listen`: "host:port", "[v6]:port", or just a port (then
@@ -71,6 +79,8 @@ class http_server {
   static int dispatch(mg_connection* conn, void* self);
   int handle(mg_connection* conn);
   int control(mg_connection* conn, const std::function<void()>& action);
+  // 0 when the request may pause or resume, else the status it was answered with.
+  int refuse_unauthorized(mg_connection* conn) const;
 
   const std::string _listen;
   metrics_registry& _registry;
@@ -79,6 +89,7 @@ class http_server {
   const std::string _worker_id;
   std::string _host;  // numeric address bound
   bool _ipv6 = false;
+  bool _loopback = true;  // the address bound is a loopback one
   std::string _bound;
   uint16_t _port = 0;
   mg_context* _context = nullptr;

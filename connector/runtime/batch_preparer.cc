@@ -1,6 +1,9 @@
 #include "connector/runtime/batch_preparer.h"
 
+#include <chrono>
+
 #include "connector/runtime/stage_factory.h"
+#include "core/model/kafka_timestamp.h"
 
 namespace sluice {
 namespace {
@@ -24,9 +27,6 @@ raw_message to_raw_message(const rd_kafka_message_t& m) {
   r.topic = rd_kafka_topic_name(m.rkt);
   r.partition = partition_id{m.partition};
   r.offset = kafka_offset{m.offset};
-  rd_kafka_timestamp_type_t type;
-  const int64_t ms = rd_kafka_message_timestamp(&m, &type);
-  r.timestamp = timestamp_ns{ms > 0 ? ms * 1'000'000 : 0};
   if (m.key) r.key = view_of(m.key, m.key_len);
   if (m.payload) r.value = view_of(m.payload, m.len);
   rd_kafka_headers_t* headers = nullptr;
@@ -41,6 +41,20 @@ raw_message to_raw_message(const rd_kafka_message_t& m) {
     }
   }
   return r;
+}
+
+result<timestamp_ns> message_timestamp(const rd_kafka_message_t& m, timestamp_ns now) {
+  rd_kafka_timestamp_type_t type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+  const int64_t ms = rd_kafka_message_timestamp(&m, &type);
+  result<timestamp_ns> t = kafka_timestamp_ns(ms, now);
+  if (!t) {
+    // Say whose clock it was: a producer's (CreateTime), or the broker's (LogAppendTime).
+    error e = t.err();
+    e.message += type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? " (LogAppendTime, the broker's)"
+                                                            : " (CreateTime, the producer's)";
+    return e;
+  }
+  return t;
 }
 
 dead_letter make_dead_letter(const raw_message& r, std::string reason) {
@@ -97,6 +111,9 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
   };
   std::map<std::string, counts> outcomes;  // by topic
   std::map<topic_partition, partition_table::entry> owned;
+  const timestamp_ns now{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count()};
 
   for (const kafka_message& m : raw.messages) {
     const topic_partition tp = partition_of(*m);
@@ -111,11 +128,17 @@ std::vector<lane_batch> batch_preparer::prepare(raw_batch&& raw) {
     lane_batch& lb = lanes[lane];
     lb.generation = raw.generation;
     ++lb.messages;
-    const raw_message r = to_raw_message(*m);
-    lb.message_timestamps.push_back(r.timestamp.value());
-    if (r.timestamp > lb.newest_message) lb.newest_message = r.timestamp;
+    raw_message r = to_raw_message(*m);
+    // An absurd timestamp is bad input like an undecodable value: never converted, never on
+    // the batch's clock (the applier's stream time, the end-to-end latency).
+    const result<timestamp_ns> stamp = message_timestamp(*m, now);
+    if (stamp) {
+      r.timestamp = stamp.value();
+      lb.message_timestamps.push_back(r.timestamp.value());
+      if (r.timestamp > lb.newest_message) lb.newest_message = r.timestamp;
+    }
     const size_t first = decoded[lane].changes.size();
-    if (auto err = decoder_for(tp.topic).decode(r, decoded[lane])) {
+    if (auto err = stamp ? decoder_for(tp.topic).decode(r, decoded[lane]) : stamp.err()) {
       std::string reason = std::string(to_string(err->code)) + ": " + err->message;
       if (_config.errors.tolerance == error_tolerance::none) {
         _poisoned.insert(tp);

@@ -24,6 +24,7 @@ namespace sluice {
 //
 //   prepare(raw):
 //     for each message of an owned partition:
+//       timestamp range-checked (an absurd one is bad input, like an undecodable value)
 //       decode → changes | catalog updates | DDL, or a dead letter (errors.tolerance: all),
 //                or a poison mark that cuts the partition there (errors.tolerance: none)
 //       drop the changes of tables tables.include / tables.exclude leave out (a message
@@ -65,8 +66,11 @@ class batch_preparer {
 
 // The dead letter for a message that could not be used.
 dead_letter make_dead_letter(const raw_message& m, std::string reason);
-// A view of a librdkafka message (valid while the message lives).
+// A view of a librdkafka message (valid while the message lives), without its timestamp.
 raw_message to_raw_message(const rd_kafka_message_t& m);
+// The message's Kafka timestamp, range-checked against this machine's clock `now`
+// (core/model/kafka_timestamp.h); an absurd one is a bad_timestamp error naming its type.
+result<timestamp_ns> message_timestamp(const rd_kafka_message_t& m, timestamp_ns now);
 topic_partition partition_of(const rd_kafka_message_t& m);
 
 }  // namespace sluice

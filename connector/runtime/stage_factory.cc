@@ -159,6 +159,7 @@ retry_policy make_retry_policy(const config& cfg) {
 apply_options make_applier_options(const config& cfg) {
   apply_options o;
   o.chunk_timeout = cfg.chunk_timeout;
+  o.chunk_max_bytes = cfg.chunk_max_bytes;
   o.state_schema = cfg.postgres.state_schema;
   o.connector = cfg.name;
   o.auto_create = cfg.auto_create;

@@ -30,6 +30,8 @@ const char* to_string(error_code code) {
       return "crc_mismatch";
     case error_code::unsupported:
       return "unsupported";
+    case error_code::bad_timestamp:
+      return "bad_timestamp";
   }
   return "unknown";
 }

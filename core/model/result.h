@@ -21,6 +21,7 @@ enum class error_code {
   bad_identifier,
   crc_mismatch,
   unsupported,
+  bad_timestamp,
 };
 
 const char* to_string(error_code code);

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -230,6 +231,43 @@ TEST_CASE("replay with errors.tolerance: none applies everything before a bad me
   CHECK(offsets_rows(connector) == 0);
   CHECK(summary_value(r.out, "messages") == "3");
   CHECK(summary_value(r.out, "rows written") == "3 (3 upserted, 0 deleted)");
+}
+
+TEST_CASE("replay dead-letters a line whose Kafka timestamp is more than a day ahead") {
+  const std::string topic = unique_name("cdc_replay_ts");
+  const std::string table = unique_name("replayed_ts");
+  const std::string connector = unique_name("replay_ts");
+  const int64_t year_ahead_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch() + std::chrono::hours(24 * 365))
+          .count();
+  std::string input;
+  for (int64_t id = 1; id <= 3; ++id) {
+    std::string line = kcat_line(topic, 0, id, std::to_string(id),
+                                 customer(table, "INSERT", 10 + id, id, "v").json());
+    if (id == 2) {
+      const size_t at = line.find("\"ts\":") + 5;
+      line.replace(at, line.find(',', at) - at, std::to_string(year_ahead_ms));
+    }
+    input += line + "\n";
+  }
+  const std::string config =
+      write_run_file("replay_ts.yaml", replay_config(connector, topic, "all", /*batch_size=*/10));
+  const command_result r = run_sluice({"replay", "-c", config, "--file", "-"}, input);
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  CHECK(r.exit_code == 0);
+  const auto ids = query("SELECT id FROM public.\"" + table + "\" ORDER BY id");
+  REQUIRE(ids.size() == 2);
+  CHECK(str(ids[1][0]) == "3");
+  const auto dead = query(
+      "SELECT reason, kafka_offset, kafka_timestamp FROM sluice.dead_letters "
+      "WHERE connector = '" +
+      connector + "'");
+  REQUIRE(dead.size() == 1);
+  CHECK(str(dead[0][0])
+            .starts_with("bad_timestamp: Kafka timestamp " + std::to_string(year_ahead_ms) +
+                         " ms is more than 24 h"));
+  CHECK(str(dead[0][1]) == "2");
 }
 
 TEST_CASE("replay reassembles DSQL chunked records whose pieces span batches") {

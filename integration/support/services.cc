@@ -145,7 +145,8 @@ void produce(const std::string& topic, const std::vector<kafka_record>& records)
           h.rk, RD_KAFKA_V_TOPIC(topic.c_str()),
           RD_KAFKA_V_PARTITION(r.partition < 0 ? RD_KAFKA_PARTITION_UA : r.partition),
           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len),
-          RD_KAFKA_V_VALUE(payload, payload_len), RD_KAFKA_V_END);
+          RD_KAFKA_V_VALUE(payload, payload_len), RD_KAFKA_V_TIMESTAMP(r.timestamp_ms),
+          RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(h.rk, 50);
         continue;

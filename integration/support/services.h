@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -25,6 +26,7 @@ struct kafka_record {
   std::optional<std::string> key;
   std::optional<std::string> value;  // nullopt: a tombstone
   int partition = -1;                // -1: by key hash
+  int64_t timestamp_ms = 0;          // its CreateTime, ms since 1970; 0: now
 };
 
 // Produces with a real Kafka client (librdkafka, acks=all, idempotent) and waits for every

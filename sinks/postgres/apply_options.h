@@ -56,6 +56,8 @@ struct apply_options {
   // decoder for completed chunks (the connector's DSQL decoder); without it they are
   // dead-lettered.
   std::chrono::milliseconds chunk_timeout{15 * 60 * 1000};
+  // A complete chunk whose fragments hold more is refused unread (chunk.max.bytes).
+  size_t chunk_max_bytes = size_t{64} << 20;
   // The decoder is given the applier's keep-going test: a decoder that asks the database (a
   // key lookup) stops waiting out an outage once the batch is abandoned.
   std::function<std::unique_ptr<chunk_decoder>(std::function<bool()> keep_going)> chunk_decoders;

@@ -42,7 +42,8 @@ batch_applier::batch_applier(pg_session& session, apply_options options)
       _progress(_session.schema(), _options.connector),
       _dead_letters(_session.schema(), _options.connector),
       _catalog(_session.schema(), _options.connector),
-      _chunks(_session.schema(), _options.connector, _options.chunk_timeout),
+      _chunks(_session.schema(), _options.connector, _options.chunk_timeout,
+              _options.chunk_max_bytes),
       _routes(_session.schema(), _options.connector) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   _session.on_open([this](pqxx::connection& conn) { session_opened(conn); });
@@ -90,9 +91,9 @@ apply_result batch_applier::apply(const merged_batch& batch,
   for (size_t i = 0; i < plans.size(); ++i)
     planned[i] = plans[i].rejected;
 
-  _stream_time = std::max(_stream_time, metadata.stream_time);
+  _stream_clock.observe(metadata.stream_time);
   for (const chunk_piece& p : metadata.pieces)
-    _stream_time = std::max(_stream_time, p.origin.timestamp);
+    _stream_clock.observe(p.origin.timestamp);
 
   // The keep-going test of this apply, for the chunk decoder's lookups.
   struct current_go {
@@ -370,7 +371,8 @@ bool batch_applier::complete_chunks(pqxx::dbtransaction& tx, const batch_metadat
   if (!_chunk_decoder && _options.chunk_decoders) {
     _chunk_decoder = _options.chunk_decoders([this] { return !_go || _go(); });
   }
-  chunk_outcome outcome = _chunks.process(tx, metadata.pieces, _stream_time, _chunk_decoder.get());
+  chunk_outcome outcome =
+      _chunks.process(tx, metadata.pieces, _stream_clock.now(), _chunk_decoder.get());
   stats.chunks_completed = outcome.completed;
   stats.chunks_expired = outcome.expired;
   if (outcome.pending) stats.pending_chunks = static_cast<int64_t>(*outcome.pending);

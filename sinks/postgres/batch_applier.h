@@ -21,6 +21,7 @@
 #include "sinks/postgres/state/dead_letter_writer.h"
 #include "sinks/postgres/state/offset_store.h"
 #include "sinks/postgres/state/route_registry.h"
+#include "sinks/postgres/state/stream_clock.h"
 #include "sinks/postgres/state/table_progress_store.h"
 #include "sinks/postgres/write/key_locks.h"
 #include "sinks/postgres/write/table_writer.h"
@@ -143,7 +144,7 @@ class batch_applier {
   pg_session::keep_going _go;  // the running apply's (chunk decoders ask it)
   merge_engine _chunk_merge;
   merged_batch _completed;       // the last attempt's completed chunks (plans point into it)
-  timestamp_ns _stream_time{0};  // newest Kafka timestamp seen: chunk.timeout's clock
+  stream_clock _stream_clock{};  // chunk.timeout's clock: Kafka time, capped near wall time
 };
 
 }  // namespace sluice

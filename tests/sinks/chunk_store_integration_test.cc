@@ -16,6 +16,7 @@
 
 #include "core/model/crc32c.h"
 #include "schemas/dsql/dsql_decoder.h"
+#include "sinks/postgres/state/stream_clock.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
 #include "tests/schemas/dsql_records.h"
 #include "tests/sinks/pg_test_env.h"
@@ -302,6 +303,77 @@ TEST_CASE("chunks: an incomplete chunk expires in stream time, never in wall tim
   CHECK(contains(w.reasons(), "chunk c-orphan expired incomplete"));
   CHECK(contains(w.reasons(), "the principal record"));
   CHECK_FALSE(w.column("note"));
+}
+
+TEST_CASE("chunks: one message stamped far in the future does not expire the pending chunks") {
+  chunk_world w;
+  test_sink applier(w.dsn, w.options(15min));
+  const int64_t now = stream_clock::system_now().value();
+  const auto c = dsql_chunk("c-future", row_image(7, "kept"), 2, "100", "c", w.table);
+  apply_stats s = w.apply(applier, w.batch({c.principal}, now));
+  CHECK(s.pending_chunks == 1);
+
+  // A batch whose newest message claims to be a year ahead: the stream clock stops a minute
+  // past wall time, far short of the chunk's 15 minutes.
+  s = w.apply(applier, w.batch({}, now + 365 * 24 * 60 * minute_ns));
+  CHECK(s.chunks_expired == 0);
+  CHECK(s.pending_chunks == 1);
+  CHECK(w.pending_pieces() == 1);
+
+  s = w.apply(applier, w.batch({c.fragments[0], c.fragments[1]}, now + minute_ns));
+  CHECK(s.chunks_completed == 1);
+  CHECK(w.dead_letters() == 0);
+  CHECK(w.column("note") == "kept");
+}
+
+TEST_CASE("chunks: a chunk over chunk.max.bytes is refused by its size in SQL, unread") {
+  chunk_world w;
+  apply_options o = w.options();
+  o.chunk_max_bytes = 2000;  // the image is about 3 kB
+  test_sink applier(w.dsn, o);
+  const auto c = dsql_chunk("c-big", row_image(7, "too big"), 3, "100", "c", w.table);
+
+  apply_stats s = w.apply(applier, w.batch({c.principal, c.fragments[0], c.fragments[1]}));
+  CHECK(s.pending_chunks == 1);
+  CHECK(s.dead_lettered == 0);  // incomplete: waits, whatever its size so far
+  s = w.apply(applier, w.batch({c.fragments[2]}));
+  CHECK(s.chunks_completed == 1);
+  CHECK(s.pending_chunks == 0);
+  CHECK(s.dead_lettered == 4);
+  CHECK(w.pending_pieces() == 0);
+  CHECK(w.markers() == 1);  // a redelivery is dropped, as for a completed chunk
+  CHECK_FALSE(w.column("note"));
+  CHECK(contains(w.reasons(), "chunk c-big: its fragments hold "));
+  CHECK(contains(w.reasons(), "more than chunk.max.bytes (2000)"));
+  // The principal keeps its record; the fragments' bytes were never read back.
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".dead_letters WHERE value IS NULL") == 3);
+
+  // Within the limit, the same chunk applies.
+  apply_options roomy = w.options();
+  roomy.chunk_max_bytes = 4000;
+  test_sink other(w.dsn, roomy);
+  const auto d = dsql_chunk("c-fits", row_image(8, "fits"), 3, "100", "c", w.table);
+  s = w.apply(other, w.batch({d.principal, d.fragments[0], d.fragments[1], d.fragments[2]}));
+  CHECK(s.chunks_completed == 1);
+  CHECK(w.column("note", 8) == "fits");
+}
+
+TEST_CASE("chunks: an expiring chunk over chunk.max.bytes is dead-lettered without its bytes") {
+  chunk_world w;
+  apply_options o = w.options(1s);
+  o.chunk_max_bytes = 1000;
+  test_sink applier(w.dsn, o);
+  const auto c = dsql_chunk("c-big-late", row_image(), 3, "100", "c", w.table);
+  apply_stats s = w.apply(applier, w.batch({c.fragments[0], c.fragments[1]}, t0));
+  CHECK(s.pending_chunks == 1);
+  s = w.apply(applier, w.batch({}, t0 + minute_ns));
+  CHECK(s.chunks_expired == 1);
+  CHECK(s.dead_lettered == 2);
+  CHECK(contains(w.reasons(),
+                 "chunk c-big-late expired incomplete after chunk.timeout and: its "
+                 "fragments hold"));
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".dead_letters WHERE value IS NULL") == 2);
+  CHECK(w.pending_pieces() == 0);
 }
 
 TEST_CASE("chunks: pieces stored before a restart complete with a new applier") {

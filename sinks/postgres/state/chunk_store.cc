@@ -89,10 +89,11 @@ dead_letter chunk_piece_dead_letter(const chunk_piece& p, std::string reason) {
 }
 
 chunk_store::chunk_store(const state_schema& schema, std::string connector,
-                         std::chrono::milliseconds timeout)
+                         std::chrono::milliseconds timeout, size_t max_bytes)
     : _table(schema.table("pending_fragments")),
       _connector(std::move(connector)),
-      _timeout(timeout) {}
+      _timeout(timeout),
+      _max_bytes(max_bytes) {}
 
 chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
                                    const std::vector<chunk_piece>& pieces, timestamp_ns stream_time,
@@ -278,7 +279,7 @@ std::vector<chunk_store::stored_piece> chunk_store::read_deleted(const pqxx::res
     s.piece.index = row[1].as<int32_t>();
     s.piece.total_fragments = row[2].is_null() ? 0 : row[2].as<int32_t>();
     s.crc_text = row[3].is_null() ? std::string() : row[3].as<std::string>();
-    s.piece.payload = pqxx::binarystring(row[4]).str();
+    if (!row[4].is_null()) s.piece.payload = pqxx::binarystring(row[4]).str();
     if (!row[5].is_null()) s.piece.origin.topic = row[5].as<std::string>();
     if (!row[6].is_null()) s.piece.origin.partition = partition_id{row[6].as<int32_t>()};
     if (!row[7].is_null()) s.piece.origin.offset = kafka_offset{row[7].as<int64_t>()};
@@ -305,17 +306,36 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
   for (const std::string& id : chunk_ids)
     ids.add(id);
   // Complete: the principal and every fragment 0..total-1 (under the chunk's lock, so a
-  // concurrent writer of the same chunk has committed or waits).
-  const pqxx::result r = tx.exec_params(
-      "DELETE FROM " + _table + " WHERE connector = $1 AND chunk_id IN (SELECT p.chunk_id FROM " +
+  // concurrent writer of the same chunk has committed or waits). With the size of all its
+  // fragments: length() of a bytea reads its header, not its bytes, so a chunk too big to
+  // reassemble is refused before anything of it is loaded.
+  const pqxx::result ready = tx.exec_params(
+      "SELECT p.chunk_id, (SELECT coalesce(sum(length(f.payload)), 0) FROM " + _table +
+          " f WHERE f.connector = $1 AND f.chunk_id = p.chunk_id AND f.piece >= 0)::int8 FROM " +
           _table +
           " p WHERE p.connector = $1 AND p.chunk_id = ANY($2::text[]) AND p.piece = -1 AND "
           "p.total_pieces = (SELECT count(*) FROM " +
           _table +
           " f WHERE f.connector = $1 AND f.chunk_id = p.chunk_id AND f.piece >= 0 AND "
-          "f.piece < p.total_pieces))" +
-          returning,
+          "f.piece < p.total_pieces) ORDER BY p.chunk_id",
       _connector, ids.take());
+  pg_array fitting;
+  size_t fitting_count = 0;
+  std::vector<std::pair<std::string, int64_t>> big;
+  for (const pqxx::row& row : ready) {
+    const int64_t bytes = row[1].as<int64_t>();
+    if (static_cast<uint64_t>(bytes) > _max_bytes) {
+      big.emplace_back(row[0].as<std::string>(), bytes);
+    } else {
+      fitting.add(row[0].as<std::string>());
+      ++fitting_count;
+    }
+  }
+  if (!big.empty()) refuse(tx, big, stream_time, out);
+  if (fitting_count == 0) return;
+  const pqxx::result r = tx.exec_params(
+      "DELETE FROM " + _table + " WHERE connector = $1 AND chunk_id = ANY($2::text[])" + returning,
+      _connector, fitting.take());
   const std::vector<stored_piece> pieces = read_deleted(r);
   // A marker per completed chunk, so that a piece redelivered later is recognised and dropped
   // (drop_redeliveries) rather than left waiting to expire; it expires after chunk.timeout.
@@ -386,9 +406,14 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
 
 void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
                          int64_t before_us, chunk_outcome& out) const {
+  // Those too big are given up without reading their fragments' bytes.
+  const std::vector<std::pair<std::string, int64_t>> big = oversized(tx, chunk_ids);
+  if (!big.empty()) refuse(tx, big, std::nullopt, out);
   pg_array ids;
-  for (const std::string& id : chunk_ids)
-    ids.add(id);
+  for (const std::string& id : chunk_ids) {
+    if (std::none_of(big.begin(), big.end(), [&](const auto& b) { return b.first == id; }))
+      ids.add(id);
+  }
   // Again under the locks: another writer may have completed or extended them meanwhile.
   const pqxx::result r =
       tx.exec_params("DELETE FROM " + _table +
@@ -418,6 +443,72 @@ void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::stri
     for (size_t i = begin; i < end; ++i)
       out.dead_letters.push_back(chunk_piece_dead_letter(pieces[i].piece, why));
     begin = end;
+  }
+}
+
+std::vector<std::pair<std::string, int64_t>> chunk_store::oversized(
+    pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids) const {
+  pg_array ids;
+  for (const std::string& id : chunk_ids)
+    ids.add(id);
+  const pqxx::result r = tx.exec_params(
+      "SELECT chunk_id, sum(length(payload)) FILTER (WHERE piece >= 0)::int8 FROM " + _table +
+          " WHERE connector = $1 AND chunk_id = ANY($2::text[]) GROUP BY chunk_id "
+          "HAVING sum(length(payload)) FILTER (WHERE piece >= 0) > $3 ORDER BY chunk_id",
+      _connector, ids.take(), static_cast<int64_t>(_max_bytes));
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const pqxx::row& row : r)
+    out.emplace_back(row[0].as<std::string>(), row[1].as<int64_t>());
+  return out;
+}
+
+void chunk_store::refuse(pqxx::transaction_base& tx,
+                         const std::vector<std::pair<std::string, int64_t>>& big,
+                         std::optional<timestamp_ns> completed_at, chunk_outcome& out) const {
+  pg_array ids;
+  for (const auto& [id, bytes] : big)
+    ids.add(id);
+  // Every piece goes, read back without a fragment's bytes (a principal's are its record).
+  const pqxx::result r = tx.exec_params(
+      "DELETE FROM " + _table +
+          " WHERE connector = $1 AND chunk_id = ANY($2::text[]) RETURNING chunk_id, piece, "
+          "total_pieces, crc32c, CASE WHEN piece = -1 THEN payload END, topic, partition, "
+          "kafka_offset, (extract(epoch FROM kafka_timestamp - 'epoch'::timestamptz) * "
+          "1000000)::bigint",
+      _connector, ids.take());
+  std::vector<stored_piece> pieces = read_deleted(r);
+  std::erase_if(pieces, [](const stored_piece& p) { return p.piece.index == completed_marker; });
+  if (completed_at) {
+    // Refused complete: a marker as for a chunk completed, so a redelivery is dropped.
+    pg_array done;
+    for (const auto& [id, bytes] : big)
+      done.add(id);
+    tx.exec_params("INSERT INTO " + _table +
+                       " (connector, chunk_id, piece, payload, kafka_timestamp, first_seen) "
+                       "SELECT $1, id, $3, ''::bytea, " +
+                       at_us("$4") + ", " + at_us("$4") + " FROM unnest($2::text[]) AS id",
+                   _connector, done.take(), completed_marker, completed_at->value() / 1000);
+  }
+  const std::string limit = std::to_string(_max_bytes);
+  for (const auto& [id, bytes] : big) {
+    ++(completed_at ? out.completed : out.expired);
+    const std::string why =
+        "chunk " + id + (completed_at ? "" : " expired incomplete after chunk.timeout and") +
+        ": its fragments hold " + std::to_string(bytes) + " bytes, more than chunk.max.bytes (" +
+        limit +
+        "): not reassembled, the fragments' data is not kept here (it is in Kafka at "
+        "their offsets)";
+    for (const stored_piece& s : pieces) {
+      if (s.piece.chunk_id != id) continue;
+      if (s.piece.is_principal()) {
+        out.dead_letters.push_back(chunk_piece_dead_letter(s.piece, why));
+      } else {
+        dead_letter d;
+        d.reason = why + " (fragment " + std::to_string(s.piece.index) + ")";
+        d.origin = s.piece.origin;
+        out.dead_letters.push_back(std::move(d));
+      }
+    }
   }
 }
 

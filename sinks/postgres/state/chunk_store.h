@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pqxx/transaction_base>
@@ -37,14 +38,18 @@ struct chunk_outcome {
 //              incomplete set (the second waits, then sees the first's committed pieces)
 //     drop     pieces of chunks that completed before (a marker row, piece -2, stays for
 //              chunk.timeout after completion): a late redelivery changes nothing
+//     refuse   complete chunks whose fragments hold more than chunk.max.bytes in all
+//              (SUM(length(payload)) in SQL, which reads no bytes): deleted unread, leaving
+//              the marker; the pieces go to the dead letters without the fragments' bytes
 //     complete chunks of the batch with the principal and fragments 0..n-1: read back and
 //              delete (leaving the marker), concatenate by index, verify CRC32C, decode
 //              (chunk_decoder) → changes; a CRC mismatch or an undecodable image → its
 //              pieces to the dead letters
 //     expire   chunks whose first piece is more than chunk.timeout of stream time (the
-//              newest Kafka timestamp seen) behind: pieces to the dead letters, naming what
-//              is missing; wall time plays no part, so a catch-up after downtime expires
-//              nothing it is about to complete. Markers that old just go.
+//              newest Kafka timestamp seen, capped at wall time + a minute: stream_clock.h)
+//              behind: pieces to the dead letters, naming what is missing (a chunk past
+//              chunk.max.bytes without its fragments' bytes); a catch-up after downtime
+//              expires nothing it is about to complete. Markers that old just go.
 //     count    pending chunks (sluice_pending_chunks)
 //
 // Batches without pieces cost nothing once no chunk is known to be pending.
@@ -52,7 +57,10 @@ struct chunk_outcome {
 // Lifecycle: one per applier (lane). Threading: the applier's.
 class chunk_store {
  public:
-  chunk_store(const state_schema& schema, std::string connector, std::chrono::milliseconds timeout);
+  // max_bytes: chunk.max.bytes, the most a chunk's fragments may hold in all.
+  chunk_store(const state_schema& schema, std::string connector, std::chrono::milliseconds timeout,
+              size_t max_bytes = default_max_bytes);
+  static constexpr size_t default_max_bytes = size_t{64} << 20;
 
   // decoder may be null: completed chunks are then dead-lettered as undecodable.
   chunk_outcome process(pqxx::transaction_base& tx, const std::vector<chunk_piece>& pieces,
@@ -75,10 +83,18 @@ class chunk_store {
   void expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
               int64_t before_us, chunk_outcome& out) const;
   std::vector<stored_piece> read_deleted(const pqxx::result& r) const;
+  // Of these chunks, those whose fragments hold more than _max_bytes, with their size.
+  std::vector<std::pair<std::string, int64_t>> oversized(pqxx::transaction_base& tx,
+                                                         const std::vector<std::string>& ids) const;
+  // Deletes their pieces without reading the fragments' bytes: dead letters naming the size.
+  // completed_at: refused complete (a marker stays, as for a chunk completed), else expired.
+  void refuse(pqxx::transaction_base& tx, const std::vector<std::pair<std::string, int64_t>>& big,
+              std::optional<timestamp_ns> completed_at, chunk_outcome& out) const;
 
   std::string _table;
   std::string _connector;
   std::chrono::milliseconds _timeout;
+  size_t _max_bytes;
   bool _maybe_pending = true;  // until a count says none are
 };
 

@@ -718,6 +718,23 @@ TEST_CASE("an error about a value read through ${file:} names the reference, nev
   CHECK_FALSE(contains(text, "datastreem"));
   CHECK(contains(message_for(r, "batch.size"), "read through \"" + bad.ref() + "\""));
   CHECK_FALSE(contains(message_for(r, "format"), "did you mean"));
+TEST_CASE("http.auth.token comes from the environment and is redacted wherever it is printed") {
+  const auto env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "SLUICE_HTTP_TOKEN") return std::string("t0ken-hunter2");
+    return std::nullopt;
+  };
+  const load_result r = load(minimal + "http:\n  auth.token: \"${SLUICE_HTTP_TOKEN}\"\n", env);
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  CHECK(r->http.auth_token == "t0ken-hunter2");
+  const std::string text = describe(*r);
+  CHECK_FALSE(contains(text, "hunter2"));
+  CHECK(contains(text, "auth.token: \"***\"\n"));
+  // Unset by default; ${VAR:-} leaves it unset when the variable is not there (compose).
+  const load_result none = load(minimal + "http.auth.token: \"${SLUICE_HTTP_TOKEN:-}\"\n");
+  REQUIRE_MESSAGE(none.ok(), none.error_text());
+  CHECK(none->http.auth_token.empty());
+  const load_result bad = load(minimal + "http.auth.token: [\"hunter2\"]\n");
+  CHECK_FALSE(contains(bad.error_text(), "hunter2"));
 }
 
 TEST_CASE("describe prints the effective config, which loads back to the same config") {

@@ -273,3 +273,57 @@ TEST_CASE("a listen address without a numeric port fails start with a clear erro
   http_server too_big("127.0.0.1:65536", registry, status, http_controls{});
   CHECK_THROWS_AS(too_big.start(), http_server_error);
 }
+
+TEST_CASE("beyond loopback without a token, pause and resume are disabled: 403, no control") {
+  metrics_registry registry;
+  fake_status status("orders-replica");
+  std::atomic<int> calls{0};
+  http_server server("0.0.0.0:0", registry, status,
+                     http_controls{[&] { ++calls; }, [&] { ++calls; }, ""});
+  server.start();
+  auto r = http_request(server.port(), "PUT", "/pause");
+  CHECK(r.status == 403);
+  CHECK(r.body.find("http.auth.token is not set") != std::string::npos);
+  CHECK(http_request(server.port(), "PUT", "/resume").status == 403);
+  // A token sent to a server that has none changes nothing.
+  CHECK(http_request(server.port(), "PUT", "/pause", "Authorization: Bearer guess\r\n").status ==
+        403);
+  CHECK(calls == 0);
+  // The GET endpoints stay open: Prometheus scrapes without a token.
+  CHECK(http_request(server.port(), "GET", "/metrics").status == 200);
+  CHECK(http_request(server.port(), "GET", "/healthz").status == 200);
+}
+
+TEST_CASE("with a token, pause and resume need it as a bearer token: 401 otherwise") {
+  for (const char* listen : {"0.0.0.0:0", "127.0.0.1:0"}) {
+    CAPTURE(listen);
+    metrics_registry registry;
+    fake_status status("orders-replica");
+    std::atomic<int> pauses{0};
+    std::atomic<int> resumes{0};
+    http_server server(listen, registry, status,
+                       http_controls{[&] { ++pauses; }, [&] { ++resumes; }, "s3cret-token"});
+    server.start();
+    auto r = http_request(server.port(), "PUT", "/pause");
+    CHECK(r.status == 401);
+    CHECK(r.header("WWW-Authenticate") == "Bearer realm=\"sluice\"");
+    CHECK(r.body.find("s3cret") == std::string::npos);
+    for (const char* wrong :
+         {"Authorization: Bearer s3cret-tokeN\r\n", "Authorization: Bearer s3cret-toke\r\n",
+          "Authorization: Bearer s3cret-token2\r\n", "Authorization: Basic s3cret-token\r\n",
+          "Authorization: Bearer\r\n", "X-Token: s3cret-token\r\n"}) {
+      CAPTURE(wrong);
+      CHECK(http_request(server.port(), "PUT", "/pause", wrong).status == 401);
+      CHECK(http_request(server.port(), "PUT", "/resume", wrong).status == 401);
+    }
+    CHECK(pauses == 0);
+    CHECK(resumes == 0);
+    CHECK(http_request(server.port(), "PUT", "/pause", "Authorization: Bearer s3cret-token\r\n")
+              .status == 202);
+    CHECK(pauses == 1);
+    CHECK(http_request(server.port(), "PUT", "/resume", "authorization: bearer s3cret-token\r\n")
+              .status == 202);
+    CHECK(resumes == 1);
+    CHECK(http_request(server.port(), "GET", "/status").status == 200);
+  }
+}

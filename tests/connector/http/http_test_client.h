@@ -28,9 +28,10 @@ struct http_response {
   }
 };
 
-// A blocking HTTP/1.1 request to 127.0.0.1:port over a plain socket, "Connection: close";
-// throws when it cannot connect.
-inline http_response http_request(uint16_t port, std::string_view method, std::string_view path) {
+// A blocking HTTP/1.1 request to 127.0.0.1:port over a plain socket, "Connection: close",
+// with `headers` ("Name: value\r\n" lines) added; throws when it cannot connect.
+inline http_response http_request(uint16_t port, std::string_view method, std::string_view path,
+                                  std::string_view headers = {}) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw std::runtime_error("socket() failed");
   timeval timeout{5, 0};
@@ -46,6 +47,7 @@ inline http_response http_request(uint16_t port, std::string_view method, std::s
   std::string request = std::string(method) + " " + std::string(path) +
                         " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
   if (method == "PUT" || method == "POST") request += "Content-Length: 0\r\n";
+  request += headers;
   request += "\r\n";
   for (size_t sent = 0; sent < request.size();) {
     const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ std::string event(int id) {
 // Every message of a mock topic's partition, read back as librdkafka hands them to sluice.
 class mock_partition {
  public:
-  mock_partition(const std::string& topic, const std::vector<std::string>& values)
-      : _cluster(topic, values) {
+  mock_partition(const std::string& topic, const std::vector<std::string>& values,
+                 const std::vector<int64_t>& timestamps = {})
+      : _cluster(topic, values, timestamps) {
     char err[512];
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     rd_kafka_conf_set(conf, "bootstrap.servers", _cluster.bootstraps().c_str(), err, sizeof err);
@@ -137,4 +139,57 @@ TEST_CASE("under errors.tolerance all, the poison is a dead letter and later bat
   REQUIRE(second[0].progress.size() == 1);
   CHECK(second[0].progress[0].expected == kafka_offset{3});
   CHECK(second[0].progress[0].next == kafka_offset{4});
+}
+
+TEST_CASE("a message with an absurd Kafka timestamp is a dead letter, never an overflow") {
+  // INT64_MAX / 2 ms: times 1'000'000 overflows int64 (UBSan would say so). The messages
+  // around it keep their times.
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const int64_t absurd = std::numeric_limits<int64_t>::max() / 2;
+  mock_partition p("cdc", {event(1), event(2), event(3)}, {now_ms - 1000, absurd, now_ms});
+  const config cfg = load("errors.tolerance: all\n");
+  table_catalog catalog;
+  partition_table partitions;
+  partitions.claim({"cdc", partition_id{0}}, owner_epoch{1}, kafka_offset{-1}, 0);
+  metrics_registry metrics;
+  batch_preparer prepare(cfg, catalog, partitions, 1, metrics);
+
+  std::vector<lane_batch> lanes = prepare.prepare(slice(p, 0, 3));
+  REQUIRE(lanes.size() == 1);
+  const lane_batch& b = lanes[0];
+  REQUIRE(b.dead_letters.size() == 1);
+  const dead_letter& d = b.dead_letters[0];
+  CHECK(d.origin.offset == kafka_offset{1});
+  CHECK(d.origin.timestamp == timestamp_ns{0});
+  CHECK(d.reason.find("bad_timestamp") == 0);
+  CHECK(d.reason.find(std::to_string(absurd)) != std::string::npos);
+  CHECK(d.reason.find("CreateTime") != std::string::npos);
+  CHECK(d.value == std::optional<std::string>(event(2)));
+  REQUIRE(b.merged.tables.size() == 1);
+  CHECK(b.merged.tables[0].rows.size() == 2);
+  // The batch's clock is the newest sane time; the absurd one plays no part.
+  CHECK(b.newest_message == timestamp_ns{now_ms * 1'000'000});
+  CHECK(b.message_timestamps.size() == 2);
+  REQUIRE(b.progress.size() == 1);
+  CHECK(b.progress[0].next == kafka_offset{3});
+}
+
+TEST_CASE("under errors.tolerance none, an absurd Kafka timestamp stops its partition there") {
+  const int64_t absurd = std::numeric_limits<int64_t>::max();
+  mock_partition p("cdc", {event(1), event(2)}, {0, absurd});
+  const config cfg = load("errors.tolerance: none\n");
+  table_catalog catalog;
+  partition_table partitions;
+  partitions.claim({"cdc", partition_id{0}}, owner_epoch{1}, kafka_offset{-1}, 0);
+  metrics_registry metrics;
+  batch_preparer prepare(cfg, catalog, partitions, 1, metrics);
+
+  std::vector<lane_batch> lanes = prepare.prepare(slice(p, 0, 2));
+  REQUIRE(lanes.size() == 1);
+  CHECK(lanes[0].poison.find("cdc[0]@1") != std::string::npos);
+  CHECK(lanes[0].poison.find("bad_timestamp") != std::string::npos);
+  REQUIRE(lanes[0].progress.size() == 1);
+  CHECK(lanes[0].progress[0].next == kafka_offset{1});
 }
