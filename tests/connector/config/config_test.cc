@@ -718,6 +718,8 @@ TEST_CASE("an error about a value read through ${file:} names the reference, nev
   CHECK_FALSE(contains(text, "datastreem"));
   CHECK(contains(message_for(r, "batch.size"), "read through \"" + bad.ref() + "\""));
   CHECK_FALSE(contains(message_for(r, "format"), "did you mean"));
+}
+
 TEST_CASE("http.auth.token comes from the environment and is redacted wherever it is printed") {
   const auto env = [](std::string_view name) -> std::optional<std::string> {
     if (name == "SLUICE_HTTP_TOKEN") return std::string("t0ken-hunter2");
