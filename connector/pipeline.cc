@@ -57,7 +57,10 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
   owner_cb.failed = [this](const std::string& why) { fail(why); };
   _owner = std::make_unique<owner_worker>(sessions, policy, cfg.name, &_health, owner_cb);
   if (!cfg.errors.dead_letter_topic.empty()) {
-    _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic);
+    dead_letter_producer_options dlq_options;
+    dlq_options.connector = cfg.name;
+    _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic,
+                                                  std::move(dlq_options));
   }
   _janitor =
       std::make_unique<tombstone_janitor>(sessions, policy, &_health, cfg.tombstone_retention);

@@ -271,7 +271,12 @@ const config_key keys[] = {
                   "none: commit what precedes it and stop in FAILED.",
    .binding = field<&config::errors, &errors_config::tolerance>()},
   {.name = "errors.deadletterqueue.topic.name",
-   .description = "Also produce dead letters to this Kafka topic; empty: PostgreSQL only.",
+   .description = "Also produce dead letters to this Kafka topic, with their original key, "
+                  "value and headers plus sluice's (__sluice.*) and Kafka Connect's "
+                  "(__connect.errors.*) headers; empty: PostgreSQL only. A letter larger than "
+                  "the topic's max.message.bytes (or the producer's message.max.bytes) is cut "
+                  "to fit, __sluice.truncated giving the bytes cut; sluice.dead_letters keeps "
+                  "it whole.",
    .check = check_optional_topic_name,
    .binding = field<&config::errors, &errors_config::dead_letter_topic>()},
   {.name = "errors.retry.max", .type = value_type::integer, .default_value = "10",

@@ -2,7 +2,6 @@
 // client, `sluice run` as a child process, assertions on the replica's rows.
 
 #include <doctest/doctest.h>
-#include <librdkafka/rdkafka.h>
 
 #include <atomic>
 #include <chrono>
@@ -34,58 +33,6 @@ datastream_event customer(const std::string& table, const std::string& op, uint6
   e.payload_json = "\"id\":" + std::to_string(id) + ",\"name\":\"" + name +
                    "\",\"balance\":12345678901234567890.125,\"vip\":" + (id % 2 ? "true" : "false");
   return e;
-}
-
-// One message read back from a topic, with its headers.
-struct read_message {
-  std::optional<std::string> key, value;
-  std::map<std::string, std::string> headers;
-};
-
-// Every message of partition 0 of topic from the beginning, until want are read or 30 s pass.
-std::vector<read_message> read_topic(const std::string& topic, size_t want) {
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  const std::pair<const char*, std::string> props[] = {{"bootstrap.servers", kafka_bootstrap()},
-                                                       {"group.id", unique_name("reader")}};
-  for (const auto& [k, v] : props) {
-    if (rd_kafka_conf_set(conf, k, v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-      throw std::runtime_error(err);
-    }
-  }
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  if (!rk) throw std::runtime_error(err);
-  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(parts, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
-  rd_kafka_assign(rk, parts);
-  rd_kafka_topic_partition_list_destroy(parts);
-  std::vector<read_message> out;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (out.size() < want && std::chrono::steady_clock::now() < deadline) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 200);
-    if (!m) continue;
-    if (!m->err) {
-      read_message r;
-      if (m->key) r.key.emplace(static_cast<const char*>(m->key), m->key_len);
-      if (m->payload) r.value.emplace(static_cast<const char*>(m->payload), m->len);
-      rd_kafka_headers_t* hdrs = nullptr;
-      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        const char* name = nullptr;
-        const void* value = nullptr;
-        size_t size = 0;
-        for (size_t i = 0;
-             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-             ++i) {
-          r.headers[name] = value ? std::string(static_cast<const char*>(value), size) : "";
-        }
-      }
-      out.push_back(std::move(r));
-    }
-    rd_kafka_message_destroy(m);
-  }
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
-  return out;
 }
 
 }  // namespace
@@ -124,6 +71,13 @@ TEST_CASE("dead letters reach the dead-letter topic with their bytes, reason and
     CHECK(m.headers.at("__sluice.topic") == topic);
     CHECK(m.headers.at("__sluice.partition") == "0");
     CHECK_FALSE(m.headers.at("__sluice.reason").empty());
+    // Kafka Connect's DLQ headers too, so Connect tooling reads the topic.
+    CHECK(m.headers.at("__connect.errors.topic") == topic);
+    CHECK(m.headers.at("__connect.errors.partition") == "0");
+    CHECK(m.headers.at("__connect.errors.offset") == m.headers.at("__sluice.offset"));
+    CHECK(m.headers.at("__connect.errors.connector.name") == connector);
+    CHECK(m.headers.at("__connect.errors.exception.message") == m.headers.at("__sluice.reason"));
+    CHECK_FALSE(m.headers.contains("__sluice.truncated"));
     by_offset[m.headers.at("__sluice.offset")] = m;
   }
   REQUIRE(by_offset.contains("3"));

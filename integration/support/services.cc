@@ -81,12 +81,19 @@ std::string unique_name(const std::string& prefix) {
   return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
 }
 
-void create_topic(const std::string& topic, int partitions) {
+void create_topic(const std::string& topic, int partitions,
+                  const std::map<std::string, std::string>& configs) {
   producer_handle h;
   h.rk = new_client(RD_KAFKA_PRODUCER, rd_kafka_conf_new());
   char err[512];
   rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, err, sizeof err);
   if (!nt) throw std::runtime_error(std::string("NewTopic: ") + err);
+  for (const auto& [name, value] : configs) {
+    if (rd_kafka_NewTopic_set_config(nt, name.c_str(), value.c_str())) {
+      rd_kafka_NewTopic_destroy(nt);
+      throw std::runtime_error("NewTopic: bad config " + name);
+    }
+  }
   rd_kafka_queue_t* q = rd_kafka_queue_new(h.rk);
   rd_kafka_CreateTopics(h.rk, &nt, 1, nullptr, q);
   rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
@@ -128,9 +135,17 @@ void create_topic(const std::string& topic, int partitions) {
   throw std::runtime_error("topic " + topic + " has no leaders after 10s");
 }
 
-void produce(const std::string& topic, const std::vector<kafka_record>& records) {
+void produce(const std::string& topic, const std::vector<kafka_record>& records,
+             const std::map<std::string, std::string>& properties) {
   std::atomic<int> failures{0};
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  for (const auto& [k, v] : properties) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      throw std::runtime_error(k + ": " + err);
+    }
+  }
   rd_kafka_conf_set_dr_msg_cb(conf, delivery_report);
   rd_kafka_conf_set_opaque(conf, &failures);
   producer_handle h;
@@ -161,6 +176,48 @@ void produce(const std::string& topic, const std::vector<kafka_record>& records)
   }
   if (failures > 0)
     throw std::runtime_error("produce: " + std::to_string(failures.load()) + " failed");
+}
+
+std::vector<read_message> read_topic(const std::string& topic, size_t want) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  if (rd_kafka_conf_set(conf, "group.id", unique_name("reader").c_str(), err, sizeof err) !=
+      RD_KAFKA_CONF_OK) {
+    rd_kafka_conf_destroy(conf);
+    throw std::runtime_error(err);
+  }
+  producer_handle h;  // a consumer here: destroyed the same way
+  h.rk = new_client(RD_KAFKA_CONSUMER, conf);
+  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(parts, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(h.rk, parts);
+  rd_kafka_topic_partition_list_destroy(parts);
+  std::vector<read_message> out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (out.size() < want && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(h.rk, 200);
+    if (!m) continue;
+    if (!m->err) {
+      read_message r;
+      if (m->key) r.key.emplace(static_cast<const char*>(m->key), m->key_len);
+      if (m->payload) r.value.emplace(static_cast<const char*>(m->payload), m->len);
+      rd_kafka_headers_t* hdrs = nullptr;
+      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* name = nullptr;
+        const void* value = nullptr;
+        size_t size = 0;
+        for (size_t i = 0;
+             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+             ++i) {
+          r.headers[name] = value ? std::string(static_cast<const char*>(value), size) : "";
+        }
+      }
+      out.push_back(std::move(r));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_consumer_close(h.rk);
+  return out;
 }
 
 std::vector<row> query(const std::string& sql) {

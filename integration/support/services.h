@@ -20,7 +20,9 @@ std::string sluice_binary();  // $SLUICE_BINARY, set by CTest
 // A topic name unique to this process and call, so tests never see each other's data.
 std::string unique_name(const std::string& prefix);
 
-void create_topic(const std::string& topic, int partitions);
+// configs: topic-level settings, e.g. {{"max.message.bytes", "1048576"}}.
+void create_topic(const std::string& topic, int partitions,
+                  const std::map<std::string, std::string>& configs = {});
 
 struct kafka_record {
   std::optional<std::string> key;
@@ -30,8 +32,19 @@ struct kafka_record {
 };
 
 // Produces with a real Kafka client (librdkafka, acks=all, idempotent) and waits for every
-// delivery report; throws on any failure.
-void produce(const std::string& topic, const std::vector<kafka_record>& records);
+// delivery report; throws on any failure. properties: more librdkafka settings (e.g. a
+// message.max.bytes above librdkafka's 1 MB default).
+void produce(const std::string& topic, const std::vector<kafka_record>& records,
+             const std::map<std::string, std::string>& properties = {});
+
+// One message read back from a topic, with its headers (the last value of each name).
+struct read_message {
+  std::optional<std::string> key, value;
+  std::map<std::string, std::string> headers;
+};
+
+// Every message of partition 0 of topic from the beginning, until want are read or 30 s pass.
+std::vector<read_message> read_topic(const std::string& topic, size_t want);
 
 using row = std::vector<std::optional<std::string>>;
 // Runs a query with libpqxx and returns the rows as text (nullopt for NULL).
