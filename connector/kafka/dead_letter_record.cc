@@ -47,9 +47,13 @@ dead_letter_record make_dead_letter_record(const dead_letter& letter, std::strin
                               {std::string(name::topic), letter.origin.topic},
                               {std::string(name::partition), partition},
                               {std::string(name::offset), offset},
+                              {std::string(name::kind), std::string(to_string(letter.kind))},
                               {std::string(name::connect_topic), letter.origin.topic},
                               {std::string(name::connect_partition), partition},
                               {std::string(name::connect_offset), offset}};
+  if (!letter.target_table.empty()) {
+    ours.push_back({std::string(name::target), letter.target_schema + "." + letter.target_table});
+  }
   if (!connector.empty())
     ours.push_back({std::string(name::connect_connector), std::string(connector)});
   ours.push_back(

@@ -19,6 +19,10 @@ inline constexpr std::string_view reason = "__sluice.reason";
 inline constexpr std::string_view topic = "__sluice.topic";
 inline constexpr std::string_view partition = "__sluice.partition";
 inline constexpr std::string_view offset = "__sluice.offset";
+// What the letter is (dead_letter_kind: decode, routing, rejected, ddl_failed, keyless,
+// chunk) and, when it is about one, its target table ("schema.table").
+inline constexpr std::string_view kind = "__sluice.kind";
+inline constexpr std::string_view target = "__sluice.target";
 // Present only when the record was cut to fit: the original size in bytes of the parts cut,
 // and which parts ("value", "headers", "key", "reason", comma-separated, in cutting order).
 inline constexpr std::string_view truncated = "__sluice.truncated";

@@ -48,6 +48,8 @@ TEST_CASE(
   CHECK(h.at("__sluice.topic") == "cdc.orders");
   CHECK(h.at("__sluice.partition") == "3");
   CHECK(h.at("__sluice.offset") == "1234");
+  CHECK(h.at("__sluice.kind") == "decode");
+  CHECK_FALSE(h.contains("__sluice.target"));  // not about one table
   CHECK(h.at("__connect.errors.topic") == "cdc.orders");
   CHECK(h.at("__connect.errors.partition") == "3");
   CHECK(h.at("__connect.errors.offset") == "1234");
@@ -137,3 +139,21 @@ TEST_CASE("null keys and values stay null, cut or not") {
   CHECK_FALSE(cut.value);
   CHECK(by_name(cut).at("__sluice.truncated.part") == "headers,reason");
 }
+
+namespace sluice {
+
+TEST_CASE("a dead letter about a table says its kind and target in its headers") {
+  dead_letter d;
+  d.reason = "shop.orders: cannot create or evolve the table";
+  d.kind = dead_letter_kind::ddl_failed;
+  d.target_schema = "shop";
+  d.target_table = "orders";
+  d.value = std::string("{}");
+  std::map<std::string, std::string> h;
+  for (const auto& header : make_dead_letter_record(d, "orders-sink", 1'000'000).headers)
+    h[header.name] = header.value.value_or("<null>");
+  CHECK(h.at("__sluice.kind") == "ddl_failed");
+  CHECK(h.at("__sluice.target") == "shop.orders");
+}
+
+}  // namespace sluice
