@@ -5,13 +5,15 @@
 namespace sluice::fuzz {
 
 std::span<const fuzz_target> all_fuzz_targets() {
-  static constexpr std::array<fuzz_target, 6> targets{{
+  static constexpr std::array<fuzz_target, 8> targets{{
       {"datastream", fuzz_datastream},
       {"goldengate", fuzz_goldengate},
       {"debezium", fuzz_debezium},
       {"dsql", fuzz_dsql},
       {"format_auto", fuzz_format_auto},
       {"kcat_line", fuzz_kcat_line},
+      {"chunk_assembly", fuzz_chunk_assembly},
+      {"config", fuzz_config},
   }};
   return targets;
 }

@@ -29,6 +29,8 @@ void fuzz_debezium(std::string_view input);
 void fuzz_dsql(std::string_view input);
 void fuzz_format_auto(std::string_view input);
 void fuzz_kcat_line(std::string_view input);
+void fuzz_chunk_assembly(std::string_view input);
+void fuzz_config(std::string_view input);
 
 // Every target, for the corpus replay test.
 std::span<const fuzz_target> all_fuzz_targets();

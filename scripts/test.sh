@@ -7,10 +7,18 @@
 # 2. builds build/ (RelWithDebInfo) and runs all its tests (unit, integration, fault): the
 #    Kafka broker and PostgreSQL are started and stopped by CTest fixtures
 #    (integration/CMakeLists.txt), in build/run;
-# 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan) and runs its unit tests.
-# Whatever happens, no service is left running on exit.
+# 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan): the unit tests, the sluice
+#    binary and the integration programs; runs the unit tests, then the integration and fault
+#    tests (their own services, in build-asan/run). A sanitizer report fails the test, also
+#    one from a `sluice` child process (integration/support/child_reports.h);
+# 4. builds the libFuzzer targets in build-fuzz/ (clang-14, -DSLUICE_FUZZ=ON) and runs each
+#    for SLUICE_FUZZ_SECONDS from its committed corpus (fuzz/scripts/run_bounded.sh): any
+#    finding fails the run and is named, with the command that reproduces it.
+# Whatever happens, no service is left running on exit; the time of each step is printed last.
 #
-# Environment: SLUICE_JOBS (build parallelism, default 2), SLUICE_SKIP_ASAN=1 (skip step 3).
+# Environment: SLUICE_JOBS (build parallelism, default 2), SLUICE_SKIP_ASAN=1 (skip step 3),
+# SLUICE_SKIP_FUZZ=1 (skip step 4), SLUICE_FUZZ_SECONDS (per target, default 60; the targets
+# run SLUICE_JOBS at a time). CMAKE_CXX_COMPILER_LAUNCHER=ccache is honoured by CMake.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,11 +37,56 @@ stop_services() {
     done
   done
 }
-trap stop_services EXIT
+
+# Each step's wall time, printed at the end (also when a step aborts the run).
+timings=()
+current_step=""
+step_started=0
+run_started=$SECONDS
+finish_step() {
+  [[ -n "$current_step" ]] || return 0
+  timings+=("$(printf '%5d s  %s' $((SECONDS - step_started)) "$current_step")")
+  current_step=""
+}
+step() {
+  finish_step
+  current_step="$*"
+  step_started=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
+# Runs ctest in a build dir; when tests fail, keeps that run's logs (ctest overwrites them on
+# the next run in the same dir) for the summary at the end.
+status=0
+failed_runs=()
+run_ctest() {
+  local name="$1" dir="$2" rc=0
+  shift 2
+  rm -f "$dir/Testing/Temporary/LastTestsFailed.log"
+  ctest --test-dir "$dir" --output-on-failure "$@" || rc=$?
+  ((rc == 0)) && return 0
+  status=$rc
+  if [[ -s "$dir/Testing/Temporary/LastTestsFailed.log" ]]; then
+    cp "$dir/Testing/Temporary/LastTestsFailed.log" "$dir/Testing/failed-$name.log"
+    cp "$dir/Testing/Temporary/LastTest.log" "$dir/Testing/log-$name.log"
+    failed_runs+=("$dir $name")
+  fi
+}
+# shellcheck disable=SC2317  # invoked by the trap
+print_timings() {
+  finish_step
+  ((${#timings[@]} > 0)) || return 0
+  printf '\nStep times (%s, %s cores):\n' "$(date -u +%FT%TZ)" "$(nproc)"
+  printf '  %s\n' "${timings[@]}"
+  printf '%7d s  in all\n' $((SECONDS - run_started))
+}
+# shellcheck disable=SC2317  # invoked by the trap
+on_exit() {
+  stop_services
+  print_timings
+}
+trap on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-step() { printf '\n==> %s\n' "$*"; }
 
 step "Dependencies"
 "$services/install-deps.sh"
@@ -43,32 +96,50 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"
 
 step "Tests (build/, all labels)"
-status=0
-rm -f build/Testing/Temporary/LastTestsFailed.log build-asan/Testing/Temporary/LastTestsFailed.log
-ctest --test-dir build --output-on-failure -j1 "$@" || status=$?
+run_ctest all build -j1 "$@"
 
 if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
-  step "Build (build-asan/, ASan + UBSan)"
+  step "Build (build-asan/, ASan + UBSan: unit tests, sluice, integration programs)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_SANITIZE=ON
-  cmake --build build-asan -j"$jobs" --target sluice_unit_tests
+  cmake --build build-asan -j"$jobs" --target sluice_unit_tests sluice_service_test_programs
 
-  step "Unit tests under ASan + UBSan (build-asan/, -L unit)"
+  # halt_on_error: the first report ends the process, with a non-zero exit code. The children
+  # (sluice run) inherit these: their reports are found in their output by the test programs.
+  # lsan.supp: libpqxx 6.4's leak on a lost connection (fault tests lose connections).
   # detect_stack_use_after_return: a pointer to a stack frame handed to a C library (a
   # librdkafka delivery opaque) and written to after the frame returned is an error.
   export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}"
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+  export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$repo/tests/sinks/lsan.supp:print_suppressions=0}"
+
+  step "Unit tests under ASan + UBSan (build-asan/, -L unit)"
   # format.check and docs.config_reference already ran in build/ (they need no sanitizer).
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -L unit \
-    -E '^(format\.check|docs\.config_reference)$' \
-    || status=$?
+  run_ctest unit build-asan -j"$jobs" -L unit -E '^(format\.check|docs\.config_reference)$'
+
+  step "Integration and fault tests under ASan + UBSan (build-asan/, -L 'integration|fault')"
+  # compose.config only validates docker-compose.yml: it ran in build/.
+  run_ctest services build-asan -j1 -L 'integration|fault' -E '^compose\.config$'
+fi
+
+if [[ "${SLUICE_SKIP_FUZZ:-0}" != 1 ]]; then
+  step "Build (build-fuzz/, clang-14 libFuzzer targets)"
+  cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER=clang++-14 -DSLUICE_FUZZ=ON -DSLUICE_TESTS=OFF
+  cmake --build build-fuzz -j"$jobs" --target sluice_fuzzers
+
+  fuzz_seconds="${SLUICE_FUZZ_SECONDS:-60}"
+  step "Fuzzing (${fuzz_seconds} s per target, ${jobs} at a time, from fuzz/corpus)"
+  fuzz/scripts/run_bounded.sh "$fuzz_seconds" "$jobs" || {
+    status=$?
+    fuzz_failed=1
+  }
 fi
 
 # The end of a long run is what gets read first: name the failed tests there again, with the
 # last lines of what each printed (the whole output is above, from --output-on-failure).
 summarize_failures() {
-  local dir="$1" failed="$1/Testing/Temporary/LastTestsFailed.log" name section
-  [[ -s "$failed" ]] || return 0
-  printf '\nFailed in %s/:\n' "$dir"
+  local dir="$1" run="$2" failed="$1/Testing/failed-$2.log" name section
+  printf '\nFailed in %s/ (%s):\n' "$dir" "$run"
   sed 's/^[0-9]*:/  /' "$failed"
   while IFS= read -r name; do
     name="${name#*:}"
@@ -77,7 +148,7 @@ summarize_failures() {
       length($0) >= length(t) && substr($0, length($0) - length(t) + 1) == t { on = 1 }
       on { print }
       on && index($0, "\"" n "\" end time") == 1 { exit }' \
-      "$dir/Testing/Temporary/LastTest.log")"
+      "$dir/Testing/log-$run.log")"
     printf '\n--- %s: its failed checks ---\n' "$name"
     grep -E -m 40 'ERROR|FATAL|Sanitizer|runtime error|Timeout|terminate|what\(\)' <<<"$section" || true
     printf -- '--- %s: its last lines ---\n' "$name"
@@ -86,8 +157,13 @@ summarize_failures() {
 }
 
 if ((status != 0)); then
-  summarize_failures build
-  summarize_failures build-asan
-  step "FAILED (see the output above)"
+  for run in "${failed_runs[@]}"; do
+    # shellcheck disable=SC2086  # "dir name"
+    summarize_failures $run
+  done
+  if [[ -n "${fuzz_failed:-}" ]]; then
+    printf '\nFuzzing found something: its findings and how to reproduce them are above.\n'
+  fi
+  printf '\n==> FAILED (see the output above)\n'
 fi
 exit "$status"

@@ -14,8 +14,9 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev
   prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
-  # format check, sanitizers, fuzzers
-  clang-format clang libclang-rt-14-dev
+  # format check, sanitizers; the fuzzers (scripts/test.sh builds them with clang++-14; its
+  # libFuzzer, in libclang-rt-14-dev, is only a recommendation of clang-14, hence named here)
+  clang-format clang-14 libclang-rt-14-dev
   # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka on Java 17
   postgresql-15 postgresql-client-15 kcat openjdk-17-jre-headless maven ca-certificates
   # the services' throwaway CA and certificates (services/tls.sh)

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "integration/support/child_reports.h"
 #include "integration/support/services.h"
 
 namespace sluice::testing {
@@ -50,6 +51,8 @@ int sluice_process::wait_for_exit(int timeout_seconds) {
     const pid_t r = ::waitpid(_pid, &status, WNOHANG);
     if (r == _pid) {
       _exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      check_child_output("sluice run (pid " + std::to_string(_pid) + ", log " + _log_path + ")",
+                         log());
       return _exit_code;
     }
     if (std::chrono::steady_clock::now() >= deadline) return -1;
@@ -144,6 +147,8 @@ command_result run_sluice(const std::vector<std::string>& args, const std::strin
   };
   r.out = slurp(out_path);
   r.err = slurp(err_path);
+  check_child_output(
+      "sluice " + (args.empty() ? std::string() : args[0]) + " (stderr " + err_path + ")", r.err);
   return r;
 }
 

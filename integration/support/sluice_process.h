@@ -8,7 +8,8 @@
 namespace sluice::testing {
 
 // A `sluice run` child process with its own config file and log, for end-to-end tests.
-// The destructor kills it (SIGKILL) if the test did not stop it.
+// The destructor kills it (SIGKILL) if the test did not stop it. Once reaped, its log is
+// scanned for a sanitizer report (child_reports.h), as is run_sluice's stderr.
 class sluice_process {
  public:
   // Writes config_yaml to a file in the run dir and starts `sluice run -c <file>`.

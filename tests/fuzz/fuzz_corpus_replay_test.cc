@@ -45,7 +45,7 @@ void replay(std::string_view target) {
     try {
       it->run(read_file(file));
     } catch (const invariant_violation& e) {
-      FAIL_CHECK(file.filename().string() << ": " << e.what());
+      FAIL_CHECK(file.filename().string() << ": " << std::string(e.what()));
     }
   }
 }
@@ -74,6 +74,14 @@ TEST_CASE("the format_auto fuzz corpus is detected and decoded without breaking 
 
 TEST_CASE("the kcat_line fuzz corpus reads and round-trips without breaking an invariant") {
   replay("kcat_line");
+}
+
+TEST_CASE("the chunk_assembly fuzz corpus reassembles as the plain reading of the rules says") {
+  replay("chunk_assembly");
+}
+
+TEST_CASE("the config fuzz corpus loads or is refused, and what loads describes itself back") {
+  replay("config");
 }
 
 }  // namespace sluice::fuzz

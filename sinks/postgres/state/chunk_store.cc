@@ -7,6 +7,7 @@
 #include <pqxx/binarystring>
 #include <pqxx/result>
 
+#include "core/model/chunk_assembly.h"
 #include "core/model/crc32c.h"
 #include "core/model/json_text.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
@@ -365,24 +366,13 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
             chunk_piece_dead_letter(pieces[i].piece, "chunk " + id + ": " + why));
       }
     };
-    const int32_t total = principal.piece.total_fragments;
-    std::string image;
-    size_t bytes = 0;
+    std::vector<const chunk_piece*> fragments;
     for (size_t i = begin + 1; i < end; ++i)
-      bytes += pieces[i].piece.payload.size();
-    image.reserve(bytes);
-    bool stray = false;
-    for (size_t i = begin + 1; i < end; ++i) {
-      if (pieces[i].piece.index >= total) stray = true;
-      image += pieces[i].piece.payload;
-    }
-    const uint32_t computed = crc32c(image);
-    if (stray) {
-      give_up("a fragment's index is beyond total_fragments " + std::to_string(total));
-    } else if (std::to_string(computed) != principal.crc_text) {
-      give_up("CRC32C mismatch: the principal record says " + principal.crc_text + ", the " +
-              std::to_string(total) + " fragment(s) (" + std::to_string(image.size()) +
-              " bytes) give " + std::to_string(computed));
+      fragments.push_back(&pieces[i].piece);
+    const result<std::string> image =
+        assemble_chunk(principal.piece.total_fragments, principal.crc_text, fragments);
+    if (!image) {
+      give_up(image.err().message);
     } else if (!decoder) {
       give_up("reassembled, but no decoder for chunked records is configured");
     } else {
@@ -392,7 +382,7 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
       msg.offset = principal.piece.origin.offset;
       msg.timestamp = principal.piece.origin.timestamp;
       msg.value = principal.piece.payload;
-      auto c = decoder->decode_chunked(msg, image);
+      auto c = decoder->decode_chunked(msg, image.value());
       if (c) {
         out.changes.push_back(std::move(*c));
       } else {
