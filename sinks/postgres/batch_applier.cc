@@ -87,9 +87,14 @@ apply_result batch_applier::apply(const merged_batch& batch,
   std::vector<table_plan> plans = _planner.plan(batch, found);
   // What the planner refused stays refused; what an attempt found is forgotten with it.
   const size_t planned_rejects = found.size();
+  // What the planner refused stays refused, and its truncates stay (a whole-plan refusal in
+  // an attempt — a folded source, a failed DDL — clears the plan's truncate along with it).
   std::vector<std::vector<uint8_t>> planned(plans.size());
-  for (size_t i = 0; i < plans.size(); ++i)
+  std::vector<bool> planned_truncate(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
     planned[i] = plans[i].rejected;
+    planned_truncate[i] = plans[i].truncate;
+  }
 
   _stream_clock.observe(metadata.stream_time);
   for (const chunk_piece& p : metadata.pieces)
@@ -119,8 +124,10 @@ apply_result batch_applier::apply(const merged_batch& batch,
     stats = apply_stats{};
     stats.attempts = ++attempts;
     found.resize(planned_rejects);
-    for (size_t i = 0; i < plans.size(); ++i)
+    for (size_t i = 0; i < plans.size(); ++i) {
       plans[i].rejected = planned[i];
+      plans[i].truncate = planned_truncate[i];
+    }
     pg_error_class error;
     std::exception_ptr failure;
     try {
@@ -381,9 +388,10 @@ bool batch_applier::complete_chunks(pqxx::dbtransaction& tx, const batch_metadat
   if (outcome.changes.empty()) return true;
   _completed = _chunk_merge.merge(std::move(outcome.changes));
   plans = _planner.plan(_completed, letters);
-  if (_routes.needs_claims(plans)) _routes.claim(tx, plans);
+  // New targets are claimed, and tables made, in transactions of their own (apply()'s
+  // chunk_ddl round): a claim made here would roll back with this attempt.
+  if (_routes.needs_claims(plans) || !_ddl.ready(plans)) return false;
   _routes.enforce(plans, letters);
-  if (!_ddl.ready(plans)) return false;
   _ddl.prepare(_session.connection(), plans, letters);  // nothing to make: the key check only
   return true;
 }
@@ -392,8 +400,9 @@ void batch_applier::check_routes(pqxx::connection& conn, std::vector<table_plan>
                                  std::vector<dead_letter>& rejects) {
   if (_routes.needs_claims(plans)) {
     pqxx::work tx(conn, "sluice_routes");
-    _routes.claim(tx, plans);
+    auto owners = _routes.claim(tx, plans);
     tx.commit();
+    _routes.learn(std::move(owners));  // only once the claims are known to be kept
   }
   _routes.enforce(plans, rejects);
 }

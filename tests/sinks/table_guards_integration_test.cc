@@ -185,3 +185,36 @@ TEST_CASE("with ddl.failure: fail a failed DDL stops the batch") {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST_CASE("a refused source's truncate is dead-lettered even when the batch runs again") {
+  testing::pg_world w;
+  table_entry* mixed = w.table("Orders");
+  table_entry* upper = w.table("ORDERS");
+  apply_options o = w.options();
+  o.column_types[w.source_schema + ".payments"]["amount"] = "numeric(12,2)";
+  test_sink sink(w.dsn, o);
+  sink.apply(w.merge({w.upsert(mixed, 1, 1, {{"v", value::string("a")}})}), {}, {});
+  // ORDERS folds onto the target Orders holds: its truncate is refused. A value the database
+  // refuses in another table makes the batch run a second time, isolating it.
+  change truncate;
+  truncate.op = op_kind::truncate;
+  truncate.table = upper;
+  truncate.seq = testing::seq(5);
+  const apply_stats s = sink.apply(
+      w.merge({std::move(truncate),
+               w.upsert(w.table("payments"), 1, 6, {{"amount", value::string("twelve")}}),
+               w.upsert(w.table("payments"), 2, 6, {{"amount", value::number("1.5")}})}),
+      {}, {});
+  CHECK(s.attempts == 2);
+  CHECK(s.upserted == 1);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state +
+                "\".dead_letters WHERE kind = 'routing' AND convert_from(value, 'UTF8') LIKE "
+                "'%\"op\":\"truncate\"%'") == 1);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 1);  // not truncated
+}
+
+}  // namespace
+}  // namespace sluice

@@ -40,6 +40,16 @@ void add_unique(std::vector<column_def>& list, column_def c) {
   list.push_back(std::move(c));
 }
 
+// Whether a DDL error says this table cannot be made so — not the server's state at the
+// moment: class 42 (a privilege, a view or other relation of that name, an invalid
+// definition), class 54 (the column limit) and 0A000 (not supported). A race with another
+// writer creating the same schema or table (23505, 42P06, 42P07) is run again instead, as
+// is anything else (disk full, out of memory, I/O errors: not the table's fault).
+bool refuses_table(std::string_view sqlstate) {
+  if (sqlstate == "42P06" || sqlstate == "42P07") return false;
+  return sqlstate.starts_with("42") || sqlstate.starts_with("54") || sqlstate == "0A000";
+}
+
 std::string ddl_failure_reason(const std::string& error) {
   return "cannot create or evolve the table (ddl.failure: dead_letter): " + error;
 }
@@ -350,11 +360,8 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
           failure = e.what();
         } catch (const pqxx::sql_error& e) {
           const pg_error_class c = classify_pg_error(e);
-          if (!_options.ddl_failure_dead_letters || c.action == pg_error_action::retry ||
-              c.action == pg_error_action::reconnect || c.action == pg_error_action::in_doubt) {
-            throw;
-          }
-          failure = (c.sqlstate.empty() ? "" : c.sqlstate + " ") + c.message;
+          if (!_options.ddl_failure_dead_letters || !refuses_table(c.sqlstate)) throw;
+          failure = c.sqlstate + " " + c.message;
         }
         tx.exec("ROLLBACK TO SAVEPOINT sluice_ddl");
         tx.exec("RELEASE SAVEPOINT sluice_ddl");

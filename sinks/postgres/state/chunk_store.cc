@@ -494,6 +494,7 @@ void chunk_store::refuse(pqxx::transaction_base& tx,
         out.dead_letters.push_back(chunk_piece_dead_letter(s.piece, why));
       } else {
         dead_letter d;
+        d.kind = dead_letter_kind::chunk;
         d.reason = why + " (fragment " + std::to_string(s.piece.index) + ")";
         d.origin = s.piece.origin;
         out.dead_letters.push_back(std::move(d));

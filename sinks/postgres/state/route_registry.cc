@@ -24,7 +24,8 @@ bool route_registry::needs_claims(const std::vector<table_plan>& plans) const {
   });
 }
 
-void route_registry::claim(pqxx::transaction_base& tx, const std::vector<table_plan>& plans) {
+route_registry::owners route_registry::claim(pqxx::transaction_base& tx,
+                                             const std::vector<table_plan>& plans) const {
   pg_array schemas, tables, databases, source_schemas, source_tables;
   pg_array read_schemas, read_tables;
   size_t n = 0;
@@ -40,7 +41,7 @@ void route_registry::claim(pqxx::transaction_base& tx, const std::vector<table_p
     read_tables.add(p.target.name);
     ++n;
   }
-  if (n == 0) return;
+  if (n == 0) return {};
   // In (target, source) order: claims of lanes and instances wait on each other in one
   // order (no deadlock), and of two sources of one batch folding onto a new target, the
   // first by name claims it.
@@ -59,11 +60,17 @@ void route_registry::claim(pqxx::transaction_base& tx, const std::vector<table_p
           " r JOIN unnest($2::text[], $3::text[]) AS u(s, t) "
           "ON r.target_schema = u.s AND r.target_table = u.t WHERE r.connector = $1",
       _connector, read_schemas.take(), read_tables.take());
+  owners read;
   for (const auto& row : r) {
     target_table target{row[0].as<std::string>(), row[1].as<std::string>()};
-    _owners[std::move(target)] =
+    read[std::move(target)] =
         table_name{row[2].as<std::string>(), row[3].as<std::string>(), row[4].as<std::string>()};
   }
+  return read;
+}
+
+void route_registry::learn(owners read) {
+  _owners.merge(read);
 }
 
 void route_registry::enforce(std::vector<table_plan>& plans,

@@ -28,9 +28,12 @@ class route_registry {
 
   // Whether some plan's target is not cached yet (claim() must run before enforce()).
   bool needs_claims(const std::vector<table_plan>& plans) const;
+  using owners = std::map<target_table, table_name>;
   // Claims the uncached targets for their plans' sources and reads back who holds them (two
-  // statements, in tx).
-  void claim(pqxx::transaction_base& tx, const std::vector<table_plan>& plans);
+  // statements, in tx). What it read is learned only once tx has committed: a claim that
+  // rolled back must not be believed.
+  owners claim(pqxx::transaction_base& tx, const std::vector<table_plan>& plans) const;
+  void learn(owners read);
   // Rejects (dead letters of kind routing) every plan whose target another source holds.
   void enforce(std::vector<table_plan>& plans, std::vector<dead_letter>& rejects) const;
 
@@ -39,7 +42,7 @@ class route_registry {
 
   std::string _table;
   std::string _connector;
-  std::map<target_table, table_name> _owners;
+  owners _owners;
 };
 
 }  // namespace sluice
