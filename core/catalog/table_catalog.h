@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/column_type.h"
 #include "core/model/row_key.h"
 
 namespace sluice {
@@ -35,6 +36,7 @@ struct column_info {
   column_class cls = column_class::unknown;
   bool nullable = true;
   bool key = false;
+  column_type type;  // source_type as a portable type (unknown when it says nothing)
 };
 
 // What sluice knows of one source table: learned from metadata records, configuration or the

@@ -69,8 +69,15 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     return tr;
   };
 
+  const column_types* last_types = nullptr;
   for (uint32_t i = 0; i < changes.size(); ++i) {
     change& c = changes[i];
+    if (c.types && c.types.get() != last_types) {
+      // Changes of one schema share its types: a table's list holds each schema once.
+      last_types = c.types.get();
+      std::vector<shared_column_types>& seen = rows_of(c.table).types;
+      if (std::find(seen.begin(), seen.end(), c.types) == seen.end()) seen.push_back(c.types);
+    }
     if (c.op == op_kind::truncate) {
       table_rows& tr = rows_of(c.table);
       if (c.seq > tr.truncate_seq) tr.truncate_seq = c.seq;

@@ -48,6 +48,9 @@ struct table_rows {
   csn truncate_seq;              // highest truncate CSN, empty when none
   std::vector<change> keyless;   // keyless table: appended as they came (SPEC §4)
   bool partial = false;          // some row has a partial image
+  // The column types of the batch's changes of this table, one entry per distinct schema
+  // (usually one), in the order they came: what the sink creates and evolves columns with.
+  std::vector<shared_column_types> types;
   timestamp_ns newest_source_ts{0};
   size_t collapsed = 0;  // this table's share of merge_stats
   size_t csn_conflicts = 0;

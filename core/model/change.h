@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/catalog/table_catalog.h"
+#include "core/model/column_type.h"
 #include "core/model/csn.h"
 #include "core/model/named_type.h"
 #include "core/model/row_key.h"
@@ -40,6 +41,9 @@ struct change {
   std::optional<row_key> old_key;  // set for a key change: the key the row leaves
   image after;                     // upserts: the row image; deletes: usually empty
   bool partial = false;            // the image may omit columns (absent ≠ null)
+  // The types of the image's columns as the stream gave them (shared by the changes of one
+  // schema); null when the format carries none (Datastream JSON, DSQL, schemaless Debezium).
+  shared_column_types types;
   csn seq;
   source_context source;
 };

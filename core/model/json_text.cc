@@ -1,5 +1,7 @@
 #include "core/model/json_text.h"
 
+#include "core/model/base64.h"
+
 namespace sluice {
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -49,6 +51,12 @@ void append_json_value(std::string& out, const value& v) {
       break;
     case value_kind::string:
       append_json_string(out, v.text);
+      break;
+    case value_kind::bytes:
+      // JSON has no bytes: base64 text, as Debezium's JsonConverter writes them.
+      out.push_back('"');
+      append_base64(out, v.text);
+      out.push_back('"');
       break;
   }
 }

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/model/base64.h"
+
 namespace sluice {
 namespace {
 
@@ -30,6 +32,14 @@ bool is_canonical_integer(std::string_view text) {
     if (text[i] < '0' || text[i] > '9') return false;
   }
   return true;
+}
+
+// A bytes key value's canonical part: that of the string holding its base64 text.
+void append_bytes_canonical(std::string& canonical, std::string_view bytes) {
+  canonical.push_back(static_cast<char>(value_kind::string));
+  append_base64(canonical, bytes);  // base64 has no NUL: nothing to escape
+  canonical.push_back('\0');
+  canonical.push_back(static_cast<char>(0x01));
 }
 
 }  // namespace
@@ -66,6 +76,13 @@ std::optional<error> canonicalize_key(row_key& key, const std::vector<column_cla
       }
       v.kind = value_kind::number;
       v.text.assign(*canon);
+    }
+    if (v.kind == value_kind::bytes) {
+      // One canonical form for a binary key however it came: as the base64 text a stream
+      // without types sends (and stored tombstones and chunks hold, from before bytes were a
+      // value kind), or as bytes. The value itself stays bytes, for the bytea column.
+      append_bytes_canonical(key.canonical, v.text);
+      continue;
     }
     key.canonical.push_back(static_cast<char>(v.kind));
     append_escaped(key.canonical, v.text);

@@ -16,6 +16,7 @@ enum class value_kind : uint8_t {
   string,   // UTF-8 text, JSON escapes already resolved
   boolean,  // text is "true" or "false"
   json,     // an object or array, raw JSON text
+  bytes,    // binary: text holds the bytes themselves (decoded once from base64 or Avro)
 };
 
 struct value {
@@ -28,6 +29,7 @@ struct value {
   static value string(std::string_view t) { return {value_kind::string, std::string(t)}; }
   static value boolean(bool b) { return {value_kind::boolean, b ? "true" : "false"}; }
   static value json(std::string_view t) { return {value_kind::json, std::string(t)}; }
+  static value bytes(std::string_view b) { return {value_kind::bytes, std::string(b)}; }
 
   bool is_absent() const { return kind == value_kind::absent; }
   bool is_null() const { return kind == value_kind::null; }

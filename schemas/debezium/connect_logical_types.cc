@@ -6,18 +6,6 @@
 namespace sluice {
 namespace {
 
-constexpr char base64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int base64_digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 int64_t floor_div(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
@@ -79,49 +67,6 @@ void append_clock(std::string& out, int64_t second_of_day) {
 }
 
 }  // namespace
-
-bool decode_base64(std::string_view text, std::string& out) {
-  out.clear();
-  while (!text.empty() && text.back() == '=')
-    text.remove_suffix(1);
-  if (text.size() % 4 == 1) return false;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int d = base64_digit(c);
-    if (d < 0) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return true;
-}
-
-std::string encode_base64(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
-                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
-                       static_cast<uint8_t>(bytes[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6)
-      out.push_back(base64_alphabet[(v >> shift) & 63]);
-  }
-  if (i < bytes.size()) {
-    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    out.push_back(base64_alphabet[(v >> 18) & 63]);
-    out.push_back(base64_alphabet[(v >> 12) & 63]);
-    out.push_back(i + 1 < bytes.size() ? base64_alphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
 
 std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale) {
   if (unscaled.size() > max_decimal_bytes) return std::nullopt;

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/model/base64.h"
+
 namespace sluice {
 
 // Kafka Connect and Debezium logical types turned into the text PostgreSQL reads back as the
@@ -17,11 +19,6 @@ namespace sluice {
 inline constexpr size_t max_decimal_bytes = 4096;
 // PostgreSQL's numeric scale limit.
 inline constexpr int32_t max_decimal_scale = 16383;
-
-// Standard base64 (RFC 4648, with or without padding). False when text is not base64.
-bool decode_base64(std::string_view text, std::string& out);
-// Standard base64 with padding.
-std::string encode_base64(std::string_view bytes);
 
 // The exact decimal text of a big-endian two's-complement unscaled integer and a scale:
 // ("\x0b\xb7", 2) -> "29.99", ("\xff", 1) -> "-0.1", ("", 0) -> "0". The scale's digits are

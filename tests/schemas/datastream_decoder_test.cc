@@ -168,7 +168,7 @@ struct fixture {
     table_entry* e = catalog.intern(table_name{"DB1", "ROOT", "SAMPLE"});
     e->key_columns = {"THIS_IS_MY_PK"};
     e->key_configured = true;
-    e->columns = {column_info{"THIS_IS_MY_PK", "NUMBER", pk_class, false, true}};
+    e->columns = {column_info{"THIS_IS_MY_PK", "NUMBER", pk_class, false, true, {}}};
     return e;
   }
 };

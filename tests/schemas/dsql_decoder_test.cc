@@ -250,7 +250,7 @@ TEST_CASE("DSQL: key columns learned into the catalog key inserts and updates") 
   fixture f;
   table_entry* t = f.catalog.intern(table_name{"postgres", "public", "t"});
   t->key_columns = {"id"};  // as the connector learns it from the target's primary key
-  t->columns = {column_info{"id", "bigint", column_class::numeric, false, true}};
+  t->columns = {column_info{"id", "bigint", column_class::numeric, false, true, {}}};
   const change c = f.ok(record("c", "null", R"({"id":"7","v":1})", "100"));
   CHECK(c.key.values == std::vector<value>{value::number("7")});  // numeric: "7" is 7
 }

@@ -41,11 +41,11 @@ TEST_CASE("learning a shape keeps a configured key") {
   table_entry configured;
   configured.key_columns = {"A"};
   configured.key_configured = true;
-  learn_shape(configured, {{"B", "number", column_class::numeric, false, true}}, {"B"});
+  learn_shape(configured, {{"B", "number", column_class::numeric, false, true, {}}}, {"B"});
   CHECK(configured.key_columns == std::vector<std::string>{"A"});
   CHECK(configured.columns.size() == 1);
   table_entry learned;
-  learn_shape(learned, {{"B", "number", column_class::numeric, false, true}}, {"B"});
+  learn_shape(learned, {{"B", "number", column_class::numeric, false, true, {}}}, {"B"});
   CHECK(learned.key_columns == std::vector<std::string>{"B"});
 }
 

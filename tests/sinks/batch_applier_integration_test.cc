@@ -778,9 +778,9 @@ TEST_CASE("a state schema of version 1 is migrated forward, its data kept") {
 catalog_update orders_metadata(int64_t csn_n, std::vector<std::string> key) {
   catalog_update u;
   u.table = table_name{"", "SALES", "ORDERS"};
-  u.columns = {{"ORDER_ID", "number", column_class::numeric, false, true},
-               {"STATUS", "VARCHAR2(20)", column_class::text, true, false},
-               {"it's \"odd\"", "", column_class::unknown, true, false}};
+  u.columns = {{"ORDER_ID", "number", column_class::numeric, false, true, {}},
+               {"STATUS", "VARCHAR2(20)", column_class::text, true, false, {}},
+               {"it's \"odd\"", "", column_class::unknown, true, false, {}}};
   u.key_columns = std::move(key);
   u.learned_from = "goldengate OBJECT_METADATA";
   if (csn_n > 0) u.seq = seq(csn_n);

@@ -94,6 +94,8 @@ std::string sql_type_for(value_kind kind, bool mixed) {
       return "boolean";
     case value_kind::json:
       return "jsonb";
+    case value_kind::bytes:
+      return "bytea";
     case value_kind::string:
     case value_kind::null:
     case value_kind::absent:

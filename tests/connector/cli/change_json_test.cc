@@ -14,8 +14,8 @@ message_origin origin() {
 TEST_CASE("a catalog update prints as one {\"catalog\":...} line") {
   catalog_update u;
   u.table = {"", "SHOP", "ORDERS"};
-  u.columns = {{"ID", "NUMBER", column_class::numeric, false, true},
-               {"NOTE", "VARCHAR2", column_class::text, true, false}};
+  u.columns = {{"ID", "NUMBER", column_class::numeric, false, true, {}},
+               {"NOTE", "VARCHAR2", column_class::text, true, false, {}}};
   u.key_columns = {"ID"};
   u.learned_from = "goldengate OBJECT_METADATA";
   u.seq = csn_builder().add(7).build();
