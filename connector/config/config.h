@@ -136,6 +136,7 @@ struct config {
   int apply_lanes{};
   bool auto_create{};
   bool auto_evolve{};
+  bool auto_evolve_widen{};
   ddl_failure_mode ddl_failure{};
   delete_config deletes;
   bool truncate_enabled{};

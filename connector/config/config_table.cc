@@ -235,6 +235,14 @@ const config_key keys[] = {
   {.name = "auto.evolve", .type = value_type::boolean, .default_value = "true",
    .description = "Add columns that appear in the messages (never drops, never narrows).",
    .binding = field<&config::auto_evolve>()},
+  {.name = "auto.evolve.widen", .type = value_type::boolean, .default_value = "false",
+   .description = "Widen an existing column when the stream's type for it has grown (varchar(40) "
+                  "-> varchar(80), integer -> bigint, numeric(10,2) -> numeric(12,2)). ALTER "
+                  "COLUMN TYPE may rewrite the table under an exclusive lock, so it is off by "
+                  "default; then a value the column cannot hold is a dead letter naming the "
+                  "table, column, type and value. Never narrows; columns named in column.types "
+                  "are never changed.",
+   .binding = field<&config::auto_evolve_widen>()},
   {.name = "ddl.failure", .type = value_type::enumeration, .default_value = "dead_letter",
    .allowed = ddl_failure_mode_names,
    .description = "When auto.create or auto.evolve fails on a table (permission denied, the "

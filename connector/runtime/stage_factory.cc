@@ -164,6 +164,7 @@ apply_options make_applier_options(const config& cfg) {
   o.connector = cfg.name;
   o.auto_create = cfg.auto_create;
   o.auto_evolve = cfg.auto_evolve;
+  o.auto_evolve_widen = cfg.auto_evolve_widen;
   o.ddl_failure_dead_letters = cfg.ddl_failure == ddl_failure_mode::dead_letter;
   o.tables_include = cfg.tables_include;
   o.tables_exclude = cfg.tables_exclude;

@@ -30,6 +30,7 @@ struct apply_options {
   std::string connector;                // name: keys offsets and dead letters
   bool auto_create = true;
   bool auto_evolve = true;
+  bool auto_evolve_widen = false;  // ALTER COLUMN TYPE when the stream's type grew
   apply_delete_mode deletes = apply_delete_mode::hard;
   bool delete_enabled = true;     // false: deletes are counted, neither applied nor tombstoned
   bool truncate_enabled = false;  // false: truncates are counted only

@@ -9,6 +9,7 @@
 #include <pqxx/transaction>
 
 #include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/plan/value_fit.h"
 #include "sinks/postgres/state/change_dead_letter.h"
 
 namespace sluice {
@@ -273,6 +274,7 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
   for (table_plan& p : plans) {
     const counters before = snapshot();
     const table_shape& shape = _ddl.shape(p.target);
+    reject_unfit_values(p, shape, found);
     _writer.truncate(tx, p, shape, stats);
     if (isolate) {
       write_isolated(tx, p, 0, p.item_count(), found, stats);
@@ -285,6 +287,7 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
   // order-insensitive by CSN, so it does not matter that they came in earlier batches).
   for (table_plan& p : completed) {
     const counters before = snapshot();
+    reject_unfit_values(p, _ddl.shape(p.target), found);
     if (isolate) {
       write_isolated(tx, p, 0, p.item_count(), found, stats);
     } else {

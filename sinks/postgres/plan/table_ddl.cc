@@ -6,6 +6,7 @@
 #include <pqxx/except>
 #include <pqxx/transaction>
 
+#include "sinks/postgres/plan/pg_type.h"
 #include "sinks/postgres/plan/plan_rejects.h"
 #include "sinks/postgres/session/pg_error_policy.h"
 #include "sinks/postgres/session/pg_identifier.h"
@@ -27,6 +28,33 @@ std::string lower_ascii(std::string s) {
 
 std::string label(const target_table& t) {
   return t.schema + "." + t.name;
+}
+
+bool is_integer(type_id id) {
+  return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
+}
+
+// Whether the stream's type says the column grew: the same family with a stated, larger bound
+// (a stream that does not state a length or precision — Debezium without
+// column.propagate.source.type — says nothing about it), or a larger integer or float. Not
+// a change of family: a text column the stream calls an integer stays text.
+bool grew(const column_type& existing, const column_type& stream) {
+  if (widens(stream, existing) || !widens(existing, stream)) return false;
+  if (is_integer(existing.id) && is_integer(stream.id)) return true;
+  if (existing.id == type_id::float32 && stream.id == type_id::float64) return true;
+  if (existing.id != stream.id) return false;
+  switch (stream.id) {
+    case type_id::string:
+      return stream.length != column_type::no_length;
+    case type_id::decimal:
+    case type_id::time:
+    case type_id::timetz:
+    case type_id::timestamp:
+    case type_id::timestamptz:
+      return stream.precision != column_type::no_precision;
+    default:
+      return false;
+  }
 }
 
 bool has_items(const table_plan& plan) {
@@ -85,6 +113,15 @@ std::string add_columns_sql(const target_table& target, const std::vector<column
   return out;
 }
 
+std::string widen_columns_sql(const target_table& target, const std::vector<column_def>& columns) {
+  std::string out = "ALTER TABLE " + qualified_name(target);
+  for (size_t i = 0; i < columns.size(); ++i) {
+    out += (i == 0 ? " " : ", ") + std::string("ALTER COLUMN ") +
+           quote_identifier(columns[i].name) + " TYPE " + columns[i].type;
+  }
+  return out;
+}
+
 std::string sql_type_for(value_kind kind, bool mixed) {
   if (mixed) return "text";
   switch (kind) {
@@ -121,13 +158,36 @@ const table_shape& table_ddl::shape(const target_table& target) const {
   return it == _shapes.end() ? none : it->second;
 }
 
-std::string table_ddl::column_type(const target_table& target, const planned_column& column) const {
+const std::string* table_ddl::override_of(const target_table& target,
+                                          const std::string& column) const {
   auto t = _overrides.find(label(target));
-  if (t != _overrides.end()) {
-    auto c = t->second.find(column.name);
-    if (c != t->second.end()) return c->second;
-  }
+  if (t == _overrides.end()) return nullptr;
+  auto c = t->second.find(column);
+  return c == t->second.end() ? nullptr : &c->second;
+}
+
+// Precedence (SPEC §4): column.types > the existing column's type (a column that exists is
+// never asked) > the stream's type > the JSON kinds of the values.
+std::string table_ddl::column_type(const target_table& target, const planned_column& column) const {
+  if (const std::string* configured = override_of(target, column.name)) return *configured;
+  if (std::string typed = pg_type_for(column.type); !typed.empty()) return typed;
   return sql_type_for(column.kind, column.mixed);
+}
+
+std::vector<column_def> table_ddl::widenings(const table_plan& plan,
+                                             const table_shape& shape) const {
+  std::vector<column_def> out;
+  if (!_options.auto_evolve_widen || !shape.exists || !needs_table(plan)) return out;
+  for (const planned_column& col : plan.columns) {
+    if (!col.type.known() || override_of(plan.target, col.name)) continue;
+    const column_def* have = shape.find(col.name);
+    if (!have) continue;
+    const auto existing = portable_of_pg(have->type);
+    if (!existing || !grew(*existing, col.type)) continue;
+    const std::string wider = pg_type_for(col.type);
+    if (!wider.empty()) add_unique(out, {col.name, wider});
+  }
+  return out;
 }
 
 std::vector<column_def> table_ddl::metadata_columns(const table_plan& plan, bool creating) const {
@@ -245,7 +305,8 @@ bool table_ddl::ready(const std::vector<table_plan>& plans) const {
     if (_failed.contains(p.target)) continue;  // refused by prepare(), without DDL
     auto it = _shapes.find(p.target);
     if (it == _shapes.end()) return false;
-    if ((needs_table(p) && !it->second.exists) || !missing_columns(p, it->second).empty()) {
+    if ((needs_table(p) && !it->second.exists) || !missing_columns(p, it->second).empty() ||
+        !widenings(p, it->second).empty()) {
       return false;
     }
   }
@@ -266,7 +327,8 @@ table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table&
     for (table_plan* p : group) {
       if (p->keyless || !def.key.empty()) continue;
       for (size_t k = 0; k < p->key_columns.size(); ++k) {
-        planned_column key_col{p->key_columns[k], {}, p->key_kinds[k], false};
+        planned_column key_col{p->key_columns[k], {}, p->key_kinds[k], false, {}};
+        if (k < p->key_types.size()) key_col.type = p->key_types[k];
         def.key.push_back({key_col.name, column_type(t, key_col)});
       }
     }
@@ -280,17 +342,20 @@ table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table&
     }
     tx.exec_params(create_table_sql(def));
   } else {
-    std::vector<column_def> add;
+    std::vector<column_def> add, widen;
     for (table_plan* p : group) {
       for (column_def& c : missing_columns(*p, shape))
         add_unique(add, std::move(c));
+      for (column_def& c : widenings(*p, shape))
+        add_unique(widen, std::move(c));
     }
-    if (add.empty()) return shape;
-    if (!_options.auto_evolve) {
+    if (add.empty() && widen.empty()) return shape;
+    if (!add.empty() && !_options.auto_evolve) {
       throw schema_error("table " + label(t) + " lacks column " + add.front().name +
                          " and auto.evolve is off");
     }
-    tx.exec_params(add_columns_sql(t, add));
+    if (!add.empty()) tx.exec_params(add_columns_sql(t, add));
+    if (!widen.empty()) tx.exec_params(widen_columns_sql(t, widen));
   }
   table_shape made = read_table_shape(tx, t);
   if (!made.exists) {
@@ -318,7 +383,10 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
   }
   auto work_needed = [&](const target_table& t, const table_shape& shape) {
     for (const table_plan* p : by_target[t]) {
-      if ((needs_table(*p) && !shape.exists) || !missing_columns(*p, shape).empty()) return true;
+      if ((needs_table(*p) && !shape.exists) || !missing_columns(*p, shape).empty() ||
+          !widenings(*p, shape).empty()) {
+        return true;
+      }
     }
     return false;
   };

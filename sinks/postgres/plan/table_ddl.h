@@ -32,6 +32,8 @@ struct table_definition {
 
 std::string create_table_sql(const table_definition& def);
 std::string add_columns_sql(const target_table& target, const std::vector<column_def>& columns);
+// ALTER TABLE … ALTER COLUMN c TYPE t, … (auto.evolve.widen).
+std::string widen_columns_sql(const target_table& target, const std::vector<column_def>& columns);
 // The column type auto-create gives a column from the JSON kinds of its values (SPEC §4).
 std::string sql_type_for(value_kind kind, bool mixed);
 
@@ -86,7 +88,8 @@ class table_ddl {
 
   // The metadata columns a plan's table needs, with the types sluice creates them with.
   std::vector<column_def> metadata_columns(const table_plan& plan, bool creating) const;
-  // The type a new column gets: the configured override, else from its values' kinds.
+  // The type a new column gets: the configured override, else the stream's type, else from
+  // its values' kinds.
   std::string column_type(const target_table& target, const planned_column& column) const;
 
  private:
@@ -96,6 +99,10 @@ class table_ddl {
   };
   bool needs_table(const table_plan& plan) const;
   std::vector<column_def> missing_columns(const table_plan& plan, const table_shape& shape) const;
+  // Existing columns whose stream type strictly widens theirs, with the wider type; empty
+  // unless auto.evolve.widen.
+  std::vector<column_def> widenings(const table_plan& plan, const table_shape& shape) const;
+  const std::string* override_of(const target_table& target, const std::string& column) const;
   void check_key(table_plan& plan, const table_shape& shape, std::vector<dead_letter>& rejects);
   // Creates or evolves one table (inside prepare()'s transaction); returns its new shape.
   table_shape change_table(pqxx::dbtransaction& tx, const target_table& t,

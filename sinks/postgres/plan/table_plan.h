@@ -15,6 +15,7 @@ struct planned_column {
   std::string source;                  // source name it comes from
   value_kind kind = value_kind::null;  // kind of the non-null values seen; null: only nulls
   bool mixed = false;                  // non-null values of more than one kind
+  column_type type;                    // as the stream typed it (widest seen); unknown: untyped
 };
 
 // Items that carry the same set of columns: one INSERT statement writes them all.
@@ -37,6 +38,7 @@ struct table_plan {
   bool partial = false;   // some accepted row has a partial image: the table needs per-column CSNs
   std::vector<std::string> key_columns;  // target names, key order
   std::vector<value_kind> key_kinds;     // kind of each key column's values
+  std::vector<column_type> key_types;    // each key column's type, as the stream typed it
   std::vector<planned_column> columns;   // non-key columns
   // Item i's image column k (merged_row::columns or change::after) goes to
   // columns[slots[slot_begin[i] + k]]; -1: not written (a key column, or absent).

@@ -55,6 +55,24 @@ std::optional<std::string> reserved_target(const target_table& t, std::string_vi
   return std::nullopt;
 }
 
+// The type the batch's schemas give a source column: the widest of those that type it.
+column_type stream_type(const table_rows& tr, std::string_view source) {
+  column_type out;
+  for (const shared_column_types& types : tr.types) {
+    if (const column_types::column* c = types->find(source)) out = wider_of(out, c->type);
+  }
+  return out;
+}
+
+void assign_types(table_plan& p, const std::vector<std::string>& key_sources) {
+  if (p.rows->types.empty()) return;
+  for (planned_column& c : p.columns)
+    c.type = stream_type(*p.rows, c.source);
+  p.key_types.clear();
+  for (const std::string& source : key_sources)
+    p.key_types.push_back(stream_type(*p.rows, source));
+}
+
 }  // namespace
 
 const planned_column* table_plan::find(const std::string& name) const {
@@ -245,6 +263,7 @@ void table_planner::plan_keyed(table_plan& p, std::vector<dead_letter>& rejects)
     }
     group(p, i, scratch, groups);
   }
+  assign_types(p, key_sources);
 }
 
 void table_planner::plan_keyless(table_plan& p, std::vector<dead_letter>& rejects) {
@@ -295,6 +314,7 @@ void table_planner::plan_keyless(table_plan& p, std::vector<dead_letter>& reject
     }
     group(p, i, scratch, groups);
   }
+  assign_types(p, {});
 }
 
 }  // namespace sluice

@@ -1,0 +1,213 @@
+#include "sinks/postgres/plan/value_fit.h"
+
+#include <cstdint>
+#include <optional>
+
+#include "core/model/value.h"
+#include "sinks/postgres/plan/pg_type.h"
+#include "sinks/postgres/state/change_dead_letter.h"
+
+namespace sluice {
+namespace {
+
+// What one target column checks.
+struct fit_rule {
+  enum class kind : uint8_t { none, length, integer, digits } what = kind::none;
+  int64_t bound = 0;                  // characters, or integer digits for numeric(p,s)
+  int64_t low = 0, high = 0;          // integer range, as magnitudes of 19 digits at most
+  const std::string* type = nullptr;  // the column's type, for the reason
+  const planned_column* column = nullptr;
+};
+
+fit_rule rule_for(const column_def& col, const planned_column* planned) {
+  fit_rule r;
+  r.type = &col.type;
+  r.column = planned;
+  const auto t = portable_of_pg(col.type);
+  if (!t || t->array) return r;
+  switch (t->id) {
+    case type_id::string:
+      if (t->length != column_type::no_length) {
+        r.what = fit_rule::kind::length;
+        r.bound = t->length;
+      }
+      break;
+    case type_id::int16:
+      r = {fit_rule::kind::integer, 0, INT16_MIN, INT16_MAX, &col.type, planned};
+      break;
+    case type_id::int32:
+      r = {fit_rule::kind::integer, 0, INT32_MIN, INT32_MAX, &col.type, planned};
+      break;
+    case type_id::int64:
+      r = {fit_rule::kind::integer, 0, INT64_MIN, INT64_MAX, &col.type, planned};
+      break;
+    case type_id::decimal:
+      if (t->precision != column_type::no_precision) {
+        r.what = fit_rule::kind::digits;
+        r.bound = t->precision - t->scale;
+      }
+      break;
+    default:
+      break;
+  }
+  return r;
+}
+
+// The characters (code points) of UTF-8 text beyond `bound` are all spaces: PostgreSQL
+// truncates those into varchar(n) and char(n) without an error.
+bool fits_length(std::string_view text, int64_t bound, int64_t& chars) {
+  chars = 0;
+  size_t cut = text.size();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) continue;
+    if (chars == bound) cut = i;
+    ++chars;
+  }
+  if (chars <= bound) return true;
+  return text.substr(cut).find_first_not_of(' ') == std::string_view::npos;
+}
+
+// Whether text is an integer within [low, high] (an optional sign and digits, as
+// PostgreSQL's integer input reads it, surrounding spaces aside).
+bool fits_integer(std::string_view text, int64_t low, int64_t high) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  bool negative = false;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return false;
+  // Accumulated as a negative number, whose range holds INT64_MIN.
+  int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const int d = c - '0';
+    if (v < (INT64_MIN + d) / 10) return false;
+    v = v * 10 - d;
+  }
+  if (negative) return v >= low;
+  return v != INT64_MIN && -v <= high;
+}
+
+// Integer digits of a decimal number's text (what numeric(p,s) bounds); nothing for text
+// PostgreSQL reads otherwise (NaN, Infinity, not a number): left to its input check.
+std::optional<int64_t> integer_digits(std::string_view text) {
+  const auto canon = canonical_number(text);
+  if (!canon) return std::nullopt;
+  std::string_view c = *canon;
+  if (!c.empty() && c.front() == '-') c.remove_prefix(1);
+  const size_t point = c.find('.');
+  const std::string_view whole = c.substr(0, point);
+  return whole == "0" ? 0 : static_cast<int64_t>(whole.size());
+}
+
+std::string shown(const value& v) {
+  std::string text = v.kind == value_kind::bytes ? "(" + std::to_string(v.text.size()) + " bytes)"
+                                                 : "\"" + v.text.substr(0, 60) + "\"";
+  if (v.kind != value_kind::bytes && v.text.size() > 60) text.insert(text.size() - 1, "...");
+  return text;
+}
+
+// Why the value does not fit the rule's column, or nothing when it does.
+std::optional<std::string> misfit(const fit_rule& r, const std::string& column, const value& v) {
+  if (r.what == fit_rule::kind::none || v.is_null() || v.is_absent()) return std::nullopt;
+  std::string why;
+  switch (r.what) {
+    case fit_rule::kind::length: {
+      if (v.kind == value_kind::bytes) return std::nullopt;  // written as base64: see writer
+      int64_t chars = 0;
+      if (fits_length(v.text, r.bound, chars)) return std::nullopt;
+      why = std::to_string(chars) + " characters";
+      break;
+    }
+    case fit_rule::kind::integer:
+      if (v.kind == value_kind::bytes || fits_integer(v.text, r.low, r.high)) return std::nullopt;
+      why = "not an integer in its range";
+      break;
+    case fit_rule::kind::digits: {
+      if (v.kind != value_kind::number && v.kind != value_kind::string) return std::nullopt;
+      const auto digits = integer_digits(v.text);
+      if (!digits || *digits <= r.bound) return std::nullopt;
+      why = std::to_string(*digits) + " integer digits, the type holds " + std::to_string(r.bound);
+      break;
+    }
+    case fit_rule::kind::none:
+      return std::nullopt;
+  }
+  std::string out =
+      "column \"" + column + "\" (" + *r.type + ") cannot hold " + shown(v) + " (" + why + ")";
+  if (r.column && r.column->type.known()) {
+    const auto have = portable_of_pg(*r.type);
+    if (have && !widens(r.column->type, *have)) {
+      out += "; the stream's type is " + r.column->type.to_text() +
+             " (auto.evolve.widen: true widens the column)";
+    }
+  }
+  return out;
+}
+
+std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+}  // namespace
+
+void reject_unfit_values(table_plan& plan, const table_shape& shape,
+                         std::vector<dead_letter>& rejects) {
+  if (!shape.exists) return;
+  std::vector<fit_rule> rules(plan.columns.size());
+  bool any = false;
+  for (size_t c = 0; c < plan.columns.size(); ++c) {
+    if (const column_def* col = shape.find(plan.columns[c].name)) {
+      rules[c] = rule_for(*col, &plan.columns[c]);
+      any = any || rules[c].what != fit_rule::kind::none;
+    }
+  }
+  std::vector<fit_rule> key_rules(plan.key_columns.size());
+  for (size_t k = 0; k < plan.key_columns.size(); ++k) {
+    if (const column_def* col = shape.find(plan.key_columns[k])) {
+      key_rules[k] = rule_for(*col, nullptr);
+      any = any || key_rules[k].what != fit_rule::kind::none;
+    }
+  }
+  if (!any) return;
+  for (size_t i = 0; i < plan.item_count(); ++i) {
+    if (plan.rejected[i]) continue;
+    std::optional<std::string> why;
+    if (plan.keyless) {
+      const change& c = plan.keyless_change(i);
+      for (size_t k = 0; k < c.after.size() && !why; ++k) {
+        const int32_t slot = plan.slots[plan.slot_begin[i] + k];
+        if (slot >= 0)
+          why = misfit(rules[static_cast<size_t>(slot)], c.after[k].name, c.after[k].v);
+      }
+      if (why) {
+        plan.rejected[i] = 1;
+        rejects.push_back(keyless_dead_letter(*plan.rows, c, label(plan.target) + ": " + *why,
+                                              dead_letter_kind::rejected, &plan.target));
+      }
+      continue;
+    }
+    const merged_row& row = plan.row(i);
+    for (size_t k = 0; k < row.key.values.size() && k < key_rules.size() && !why; ++k)
+      why = misfit(key_rules[k], plan.key_columns[k], row.key.values[k]);
+    if (row.exists()) {
+      for (size_t k = 0; k < row.columns.size() && !why; ++k) {
+        const int32_t slot = plan.slots[plan.slot_begin[i] + k];
+        if (slot >= 0) {
+          why = misfit(rules[static_cast<size_t>(slot)], row.columns[k].name, row.columns[k].v);
+        }
+      }
+    }
+    if (why) {
+      plan.rejected[i] = 1;
+      rejects.push_back(merged_row_dead_letter(*plan.rows, row, label(plan.target) + ": " + *why,
+                                               dead_letter_kind::rejected, &plan.target));
+    }
+  }
+}
+
+}  // namespace sluice
