@@ -12,7 +12,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config ca-certificates \
       librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev \
-      prometheus-cpp-dev libcivetweb-dev libjemalloc-dev \
+      prometheus-cpp-dev libcivetweb-dev libjemalloc-dev libhowardhinnant-date-dev \
       kcat curl \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -27,12 +27,14 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       librdkafka1 librdkafka++1 libpqxx-6.4 libpq5 libsimdjson14 libyaml-cpp0.7 \
       libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 libjemalloc2 \
-      ca-certificates \
+      libdate-tz3 tzdata ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --no-create-home --shell /usr/sbin/nologin sluice
 COPY --from=build /out/sluice /usr/local/bin/sluice
 # Fail the image build, not the first run, when a library the binary links is missing above.
 RUN if ldd /usr/local/bin/sluice | grep 'not found'; then exit 1; fi
+# source.timezone names are read from the system tzdata (libdate-tz is built USE_OS_TZDB).
+RUN test -f /usr/share/zoneinfo/Europe/Paris
 # Its metrics.listen is 0.0.0.0:9464: every interface of the container, as a port mapping
 # needs; publish it on the host's loopback (docker run -p 127.0.0.1:9464:9464). PUT /pause and
 # /resume stay disabled unless SLUICE_HTTP_TOKEN is set (http.auth.token).

@@ -1,9 +1,14 @@
 #include "connector/config/config_checks.h"
 
+#include <date/tz.h>
+
 #include <algorithm>
+#include <exception>
 #include <regex>
+#include <vector>
 
 #include "connector/config/config_table.h"
+#include "connector/config/did_you_mean.h"
 #include "core/catalog/table_filter.h"
 
 namespace sluice {
@@ -48,19 +53,31 @@ bool is_utc_offset(std::string_view s) {
   return minutes < 60 && hours * 60 + minutes <= 18 * 60;
 }
 
-// Area/Location names of the IANA database ("Europe/Paris", "Etc/GMT+3", "EST5EDT").
-bool is_zone_name(std::string_view s) {
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t slash = s.find('/', start);
-    const std::string_view part = s.substr(start, slash - start);
-    if (part.empty() || !is_alpha(part[0])) return false;
-    for (char c : part) {
-      if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '-' && c != '+') return false;
-    }
-    if (slash == std::string_view::npos) return true;
-    start = slash + 1;
+// A name of the system's IANA time zone database ("Europe/Paris", "Etc/GMT+3", "EST5EDT");
+// else why not, with the nearest name when it looks like a typo of one.
+std::string zone_name_problem(std::string_view s) {
+  try {
+    if (date::locate_zone(s) != nullptr) return "";
+  } catch (const std::exception&) {
+    // not in the database, or no database (tzdata not installed): the words below
   }
+  const std::string quoted = "\"" + std::string(s.substr(0, 64)) + (s.size() > 64 ? "…\"" : "\"");
+  std::vector<std::string_view> names;
+  try {
+    for (const date::time_zone& zone : date::get_tzdb().zones)
+      names.push_back(zone.name());
+  } catch (const std::exception& e) {
+    return quoted + " cannot be checked: no time zone database (" + e.what() + "; install tzdata)";
+  }
+  std::string out = quoted + " is not in the time zone database";
+  // Zone names are at most ~32 characters: a longer value is no typo of one (and the search
+  // would cost a fuzzer its time).
+  if (s.size() <= 64) {
+    if (auto near = closest_match(s, names)) out += "; did you mean " + std::string(*near) + "?";
+  }
+  return out +
+         " (expected UTC, an offset such as +02:00, or an IANA zone name such as "
+         "Europe/Paris)";
 }
 
 }  // namespace
@@ -138,8 +155,12 @@ std::string check_json_pointer(std::string_view, std::string_view value) {
 }
 
 std::string check_timezone(std::string_view, std::string_view value) {
-  if (value == "UTC" || value == "Z" || is_utc_offset(value) || is_zone_name(value)) return "";
-  return "expected UTC, an offset such as +02:00, or an IANA zone name such as Europe/Paris";
+  if (value == "UTC" || value == "Z" || is_utc_offset(value)) return "";
+  if (value.empty() || value[0] == '+' || value[0] == '-') {
+    return "expected UTC, an offset such as +02:00 (at most 18:00 from UTC), or an IANA zone "
+           "name such as Europe/Paris";
+  }
+  return zone_name_problem(value);
 }
 
 std::string check_listen_address(std::string_view, std::string_view value) {

@@ -7,7 +7,8 @@ namespace sluice {
 
 // Per-scalar rules the key table attaches to keys (config_key::check). Each returns the
 // problem in words, or "" when the scalar is fine; none echoes the value, so they are safe
-// for secrets. `entry` is the map key for map entries, else empty.
+// for secrets, except check_timezone (a zone name is never secret; its message names it and
+// the nearest known zone). `entry` is the map key for map entries, else empty.
 
 std::string check_not_empty(std::string_view entry, std::string_view value);
 std::string check_kafka_property(std::string_view entry, std::string_view value);
@@ -18,6 +19,8 @@ std::string check_table_pattern(std::string_view entry, std::string_view value);
 std::string check_identifier(std::string_view entry, std::string_view value);
 std::string check_routing_format(std::string_view entry, std::string_view value);
 std::string check_json_pointer(std::string_view entry, std::string_view value);
+// UTC, Z, ±HH[:MM] up to 18:00, or a zone of the system's IANA database (looked up there,
+// so a typo is refused at load time, not at the decoder's start).
 std::string check_timezone(std::string_view entry, std::string_view value);
 std::string check_listen_address(std::string_view entry, std::string_view value);
 std::string check_column_type(std::string_view entry, std::string_view value);

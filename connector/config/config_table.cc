@@ -344,8 +344,13 @@ const config_key keys[] = {
    .check = check_json_pointer,
    .binding = entry_field<&config::topic_overrides, &topic_override::csn_fields>()},
   {.name = "topic.overrides.<topic>.source.timezone", .default_value = "UTC",
-   .description = "Zone of timestamps sent without one: UTC, an offset such as +02:00, or an "
-                  "IANA name such as Europe/Paris.",
+   .description = "Zone of timestamps sent without one (Datastream timestamps, GoldenGate "
+                  "op_ts): UTC, an offset such as +02:00, or an IANA name such as "
+                  "Europe/Paris, looked up in the system tzdata when the configuration loads. "
+                  "A local time that a DST change makes ambiguous (it occurs twice) or skips "
+                  "takes the smaller of the two offsets, as PostgreSQL does: in Europe/Paris "
+                  "2026-10-25 02:30 is 01:30Z (+01:00, the later instant) and 2026-03-29 02:30 "
+                  "is 01:30Z (+01:00, i.e. 03:30+02:00).",
    .check = check_timezone,
    .binding = entry_field<&config::topic_overrides, &topic_override::source_timezone>()},
   {.name = "topic.overrides.<topic>.primary.key.fields", .type = value_type::string_list,

@@ -14,6 +14,9 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev
   prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
+  # source.timezone IANA names: date/tz (libdate-tz3 comes with the -dev package; named for
+  # the runtime) over the system time zone database, which the unit tests read
+  libhowardhinnant-date-dev libdate-tz3 tzdata
   # format check, sanitizers; the fuzzers (scripts/test.sh builds them with clang++-14; its
   # libFuzzer, in libclang-rt-14-dev, is only a recommendation of clang-14, hence named here)
   clang-format clang-14 libclang-rt-14-dev

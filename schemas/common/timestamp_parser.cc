@@ -33,18 +33,9 @@ error bad(std::string_view what, std::string_view text) {
 
 // "±HH[:MM]" or "±HHMM" at text[i..]: the whole rest of the text.
 bool read_offset(std::string_view text, size_t i, int32_t& seconds) {
-  if (i >= text.size() || (text[i] != '+' && text[i] != '-')) return false;
-  const bool negative = text[i++] == '-';
-  int hours = 0;
-  int minutes = 0;
-  if (!read_digits(text, i, 2, hours)) return false;
-  if (i < text.size()) {
-    if (text[i] == ':') ++i;
-    if (!read_digits(text, i, 2, minutes)) return false;
-  }
-  if (i != text.size() || hours > 23 || minutes > 59) return false;
-  seconds = (hours * 3600 + minutes * 60) * (negative ? -1 : 1);
-  return true;
+  const auto offset = parse_offset_text(text.substr(i));
+  if (offset) seconds = *offset;
+  return offset.has_value();
 }
 
 // Days from 1970-01-01 to a valid proleptic Gregorian date (H. Hinnant's days_from_civil,
@@ -63,7 +54,7 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
 // then reads it or says what is wrong, so this only ever returns what it would. Its failures
 // are marked unlikely: with a dozen early exits GCC judged the date arithmetic cold and
 // compiled its divisions by constants as idiv (~40 cycles each, four per timestamp).
-std::optional<int64_t> parse_common_iso(std::string_view text, int32_t zone_seconds) {
+std::optional<int64_t> parse_common_iso(std::string_view text, const source_zone& zone) {
   if (text.size() < 19) [[unlikely]] {
     return std::nullopt;
   }
@@ -93,12 +84,12 @@ std::optional<int64_t> parse_common_iso(std::string_view text, int32_t zone_seco
       return std::nullopt;
     }
   }
-  int32_t offset = zone_seconds;
+  bool in_utc = false;
   if (i < text.size()) {
     if (text.size() - i != 1 || (p[i] != 'Z' && p[i] != 'z')) [[unlikely]] {
       return std::nullopt;
     }
-    offset = 0;
+    in_utc = true;
   }
   const int year = century * 100 + year_in;
   static constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -109,8 +100,9 @@ std::optional<int64_t> parse_common_iso(std::string_view text, int32_t zone_seco
   if (day > month_days[month - 1] + (month == 2 && leap)) [[unlikely]] {
     return std::nullopt;
   }
-  const int64_t seconds =
-      days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
+  const int64_t local =
+      days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  const int64_t seconds = local - (in_utc ? 0 : zone.offset_at_local(local));
   int64_t ns = 0;
   if (__builtin_mul_overflow(seconds, ns_per_second, &ns) ||
       __builtin_add_overflow(ns, fraction_ns, &ns)) [[unlikely]] {
@@ -121,24 +113,8 @@ std::optional<int64_t> parse_common_iso(std::string_view text, int32_t zone_seco
 
 }  // namespace
 
-result<utc_offset> parse_utc_offset(std::string_view text) {
-  if (text == "UTC" || text == "utc" || text == "Z" || text == "Etc/UTC" || text == "GMT") {
-    return utc_offset{};
-  }
-  utc_offset out;
-  if (read_offset(text, 0, out.seconds)) return out;
-  if (text.find('/') != std::string_view::npos) {
-    return make_error(error_code::unsupported,
-                      "time zone \"" + std::string(text) +
-                          "\": IANA zone names are not supported (this build's C++ library has "
-                          "no time zone database); use UTC or a fixed offset such as +02:00");
-  }
-  return make_error(error_code::wrong_type, "time zone \"" + std::string(text) +
-                                                "\": expected UTC or an offset such as +02:00");
-}
-
-result<timestamp_ns> parse_iso_timestamp(std::string_view text, utc_offset zone) {
-  if (const auto ns = parse_common_iso(text, zone.seconds)) return timestamp_ns{*ns};
+result<timestamp_ns> parse_iso_timestamp(std::string_view text, const source_zone& zone) {
+  if (const auto ns = parse_common_iso(text, zone)) return timestamp_ns{*ns};
   size_t i = 0;
   int year = 0;
   int month = 0;
@@ -184,18 +160,22 @@ result<timestamp_ns> parse_iso_timestamp(std::string_view text, utc_offset zone)
     }
   }
 
-  int32_t offset = zone.seconds;
+  std::optional<int32_t> offset;  // none: the time is local to `zone`
   if (i < text.size()) {
     const std::string_view rest = text.substr(i);
+    int32_t written = 0;
     if (rest == "Z" || rest == "z" || rest == " UTC" || rest == " Z") {
       offset = 0;
-    } else if (!read_offset(text, i, offset)) {
+    } else if (read_offset(text, i, written)) {
+      offset = written;
+    } else {
       return bad("not an ISO-8601 timestamp", text);
     }
   }
 
   const int64_t days = std::chrono::sys_days{date}.time_since_epoch().count();
-  const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  const int64_t local = days * 86400 + hour * 3600 + minute * 60 + second;
+  const int64_t seconds = local - (offset ? *offset : zone.offset_at_local(local));
   int64_t ns = 0;
   if (__builtin_mul_overflow(seconds, ns_per_second, &ns) ||
       __builtin_add_overflow(ns, fraction_ns, &ns)) {
@@ -236,7 +216,7 @@ result<timestamp_ns> parse_epoch_millis(std::string_view text) {
   return timestamp_ns{negative ? -ns : ns};
 }
 
-result<timestamp_ns> parse_timestamp(std::string_view text, utc_offset zone) {
+result<timestamp_ns> parse_timestamp(std::string_view text, const source_zone& zone) {
   size_t i = (!text.empty() && text[0] == '-') ? 1 : 0;
   bool plain_number = i < text.size();
   for (; i < text.size() && plain_number; ++i) {

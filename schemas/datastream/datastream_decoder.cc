@@ -17,8 +17,8 @@ std::string in_quotes(std::string_view s) {
   return "\"" + std::string(s) + "\"";
 }
 
-utc_offset zone_or_throw(const std::string& text) {
-  auto zone = parse_utc_offset(text);
+source_zone zone_or_throw(const std::string& text) {
+  auto zone = parse_source_zone(text);
   if (!zone) throw std::invalid_argument("source.timezone: " + zone.err().message);
   return *zone;
 }
@@ -56,7 +56,7 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<error> datastream_decoder::check(const datastream_options& options) {
-  auto zone = parse_utc_offset(options.source_timezone);
+  auto zone = parse_source_zone(options.source_timezone);
   if (!zone) return in_context("source.timezone", zone.err());
   return std::nullopt;
 }

@@ -17,8 +17,8 @@ namespace sluice {
 
 struct datastream_options {
   decode_limits limits;
-  // The zone of timestamps written without one (the topic's `source.timezone`): "UTC" or a
-  // fixed offset "+HH:MM" / "-HH:MM". IANA names are refused (see parse_utc_offset).
+  // The zone of timestamps written without one (the topic's `source.timezone`): "UTC", a
+  // fixed offset "+HH:MM" / "-HH:MM" or an IANA name (see parse_source_zone).
   std::string source_timezone = "UTC";
 };
 
@@ -63,7 +63,7 @@ class datastream_decoder final : public decoder {
 
   table_catalog& _catalog;
   datastream_options _options;
-  utc_offset _zone;
+  source_zone _zone;
   simdjson::ondemand::parser _parser;
   padded_buffer _buffer;
   datastream_event _event;

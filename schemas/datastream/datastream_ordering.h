@@ -3,10 +3,12 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "core/model/change.h"
 #include "core/model/csn.h"
 #include "core/model/result.h"
+#include "schemas/common/source_zone.h"
 #include "schemas/common/timestamp_parser.h"
 #include "schemas/datastream/datastream_event.h"
 
@@ -54,7 +56,7 @@ datastream_source detect_source(const datastream_event& event, std::string_view 
 // Lifecycle: one per decoder (it reuses a csn_builder). Threading: as its decoder.
 class datastream_ordering {
  public:
-  explicit datastream_ordering(utc_offset zone) : _zone(zone) {}
+  explicit datastream_ordering(source_zone zone) : _zone(std::move(zone)) {}
 
   result<csn> sequence(const datastream_event& event, datastream_source source, read_method method,
                        std::optional<timestamp_ns> source_ts);
@@ -71,7 +73,7 @@ class datastream_ordering {
                                      std::optional<timestamp_ns> source_ts);
   void add_part(const json_token& token);
 
-  utc_offset _zone;
+  source_zone _zone;
   csn_builder _builder;
 };
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr int64_t ns = 1'000'000'000;
 
-int64_t iso(std::string_view text, utc_offset zone = {}) {
+int64_t iso(std::string_view text, const source_zone& zone = {}) {
   auto ts = parse_iso_timestamp(text, zone);
   if (!ts) FAIL_CHECK(ts.err().message);
   REQUIRE(ts.ok());
@@ -62,7 +62,8 @@ TEST_CASE("every date and time of the common spelling reads as std::chrono compu
         REQUIRE(parsed.ok());
         CHECK(parsed->value() == expected);
         std::snprintf(text, sizeof text, "%04d-%02u-%02u 23:59:58.25", year, month, day);
-        CHECK(parse_iso_timestamp(text, utc_offset{-3600})->value() == expected + 3600 * ns);
+        CHECK(parse_iso_timestamp(text, source_zone::fixed(-3600))->value() ==
+              expected + 3600 * ns);
       }
     }
   }
@@ -78,8 +79,8 @@ TEST_CASE("every date and time of the common spelling reads as std::chrono compu
 }
 
 TEST_CASE("a timestamp without a zone is read in the configured zone") {
-  CHECK(iso("2019-11-07T04:15:39", utc_offset{7200}) == 1573092939 * ns);
-  CHECK(iso("2019-11-07T04:15:39Z", utc_offset{7200}) == 1573092939 * ns + 7200 * ns);
+  CHECK(iso("2019-11-07T04:15:39", source_zone::fixed(7200)) == 1573092939 * ns);
+  CHECK(iso("2019-11-07T04:15:39Z", source_zone::fixed(7200)) == 1573092939 * ns + 7200 * ns);
 }
 
 TEST_CASE("malformed or impossible timestamps are errors, not guesses") {
@@ -109,24 +110,102 @@ TEST_CASE("epoch milliseconds read as nanoseconds, fractions included") {
 TEST_CASE("parse_timestamp takes decimal text as epoch millis and the rest as ISO-8601") {
   CHECK(parse_timestamp("1573092939000")->value() == 1573092939 * ns);
   CHECK(parse_timestamp("2019-11-07T02:15:39Z")->value() == 1573092939 * ns);
-  CHECK(parse_timestamp("2019-11-07T04:15:39", utc_offset{7200})->value() == 1573092939 * ns);
+  CHECK(parse_timestamp("2019-11-07T04:15:39", source_zone::fixed(7200))->value() ==
+        1573092939 * ns);
 }
 
-TEST_CASE("source timezones: UTC and fixed offsets, IANA names refused with the reason") {
-  CHECK(parse_utc_offset("UTC")->seconds == 0);
-  CHECK(parse_utc_offset("Z")->seconds == 0);
-  CHECK(parse_utc_offset("+02:00")->seconds == 7200);
-  CHECK(parse_utc_offset("-05:30")->seconds == -19800);
-  CHECK(parse_utc_offset("+0545")->seconds == 20700);
-  CHECK(parse_utc_offset("+09")->seconds == 32400);
-  auto iana = parse_utc_offset("America/New_York");
-  REQUIRE_FALSE(iana.ok());
-  CHECK(iana.err().code == error_code::unsupported);
-  CHECK(iana.err().message.find("IANA") != std::string::npos);
-  for (std::string_view bad : {"", "+2", "+24:00", "+02:60", "CET", "02:00", "+02:00x"}) {
+TEST_CASE("source timezones: UTC and fixed offsets read as before") {
+  CHECK(parse_source_zone("UTC")->fixed_seconds() == 0);
+  CHECK(parse_source_zone("Z")->fixed_seconds() == 0);
+  CHECK(parse_source_zone("Etc/UTC")->is_fixed());
+  CHECK(parse_source_zone("+02:00")->fixed_seconds() == 7200);
+  CHECK(parse_source_zone("-05:30")->fixed_seconds() == -19800);
+  CHECK(parse_source_zone("+0545")->fixed_seconds() == 20700);
+  CHECK(parse_source_zone("+09")->fixed_seconds() == 32400);
+  // A fixed offset knows no DST: the same offset on both sides of Paris's changes.
+  const source_zone plus_two = *parse_source_zone("+02:00");
+  CHECK(iso("2026-01-15T13:00:00", plus_two) == 1768474800 * ns);
+  CHECK(iso("2026-10-25T02:30:00", plus_two) == 1792888200 * ns);
+  for (std::string_view bad : {"", "+2", "+24:00", "+02:60", "02:00", "+02:00x", "+02:"}) {
     CAPTURE(bad);
-    CHECK_FALSE(parse_utc_offset(bad).ok());
+    CHECK_FALSE(parse_source_zone(bad).ok());
   }
+}
+
+TEST_CASE("an IANA zone name unknown to the tz database is refused, naming it") {
+  for (std::string_view bad : {"Mars/Olympus_Mons", "Europe/Pariss", "europe/paris", "CEST"}) {
+    CAPTURE(bad);
+    auto zone = parse_source_zone(bad);
+    REQUIRE_FALSE(zone.ok());
+    CHECK(zone.err().message.find(std::string(bad)) != std::string::npos);
+    CHECK(zone.err().message.find("time zone database") != std::string::npos);
+  }
+}
+
+// Expected instants checked against PostgreSQL 15:
+//   SELECT '<local>'::timestamp AT TIME ZONE 'Europe/Paris'
+TEST_CASE("Europe/Paris: +01:00 in winter, +02:00 in summer, on both parser paths") {
+  auto paris = parse_source_zone("Europe/Paris");
+  REQUIRE(paris.ok());
+  CHECK(paris->name() == "Europe/Paris");
+  CHECK_FALSE(paris->is_fixed());
+  CHECK(iso("2026-01-15T12:00:00", *paris) == 1768474800 * ns);
+  CHECK(iso("2026-07-15T12:00:00", *paris) == 1784109600 * ns);
+  CHECK(iso("2026-01-15 12:00", *paris) == 1768474800 * ns);  // the general parser
+  CHECK(iso("2026-07-15T12:00:00.5", *paris) == 1784109600 * ns + ns / 2);
+  CHECK(parse_timestamp("2026-07-15T12:00:00", *paris)->value() == 1784109600 * ns);
+  // A written zone wins over the topic's.
+  CHECK(iso("2026-07-15T12:00:00Z", *paris) == 1784116800 * ns);
+  CHECK(iso("2026-07-15T12:00:00+00:00", *paris) == 1784116800 * ns);
+  // Past 2037, where the tzdata file's listed transitions end, its POSIX rule still applies.
+  CHECK(iso("2045-07-01T12:00:00", *paris) == 2382516000 * ns);
+  CHECK(iso("2045-01-01T12:00:00", *paris) == (2382516000 - 181 * 86400 + 3600) * ns);
+}
+
+TEST_CASE(
+    "an ambiguous local time (DST fall-back) is read with the smaller offset, as PostgreSQL") {
+  const auto paris = *parse_source_zone("Europe/Paris");
+  // 2026-10-25: 03:00 CEST becomes 02:00 CET; 02:00-02:59 happens at 00:xxZ and again at 01:xxZ.
+  CHECK(iso("2026-10-25T01:59:59", paris) == 1792886399 * ns);  // +02:00, before the change
+  CHECK(iso("2026-10-25T02:30:00", paris) == 1792891800 * ns);  // 01:30Z: +01:00, the later one
+  CHECK(iso("2026-10-25 02:30", paris) == 1792891800 * ns);
+  CHECK(iso("2026-10-25T03:00:00", paris) == 1792893600 * ns);  // +01:00
+  CHECK(iso("2045-10-29T02:30:00", paris) == 2392853400 * ns);  // the POSIX rule, same choice
+  const auto new_york = *parse_source_zone("America/New_York");
+  CHECK(iso("2026-11-01T01:30:00", new_york) == 1793514600 * ns);  // 06:30Z: EST, -05:00
+}
+
+TEST_CASE(
+    "a skipped local time (DST spring-forward gap) is read with the smaller offset, as "
+    "PostgreSQL") {
+  const auto paris = *parse_source_zone("Europe/Paris");
+  // 2026-03-29: 02:00 CET becomes 03:00 CEST; 02:00-02:59 never happens.
+  CHECK(iso("2026-03-29T01:59:59", paris) == 1774745999 * ns);  // +01:00
+  CHECK(iso("2026-03-29T02:30:00", paris) == 1774747800 * ns);  // 01:30Z, i.e. 03:30+02:00
+  CHECK(iso("2026-03-29 02:30", paris) == 1774747800 * ns);
+  CHECK(iso("2026-03-29T03:00:00", paris) == 1774746000 * ns);  // +02:00: 01:00Z
+  CHECK(iso("2045-03-26T02:30:00", paris) == 2374104600 * ns);  // the POSIX rule, same choice
+  const auto new_york = *parse_source_zone("America/New_York");
+  CHECK(iso("2026-03-08T02:30:00", new_york) == 1772955000 * ns);  // 07:30Z: -05:00
+}
+
+TEST_CASE("IANA zones without DST: a constant offset, also past 2037") {
+  const auto kolkata = *parse_source_zone("Asia/Kolkata");
+  CHECK(iso("2026-01-15T16:30:00", kolkata) == 1768474800 * ns);
+  CHECK(iso("2045-07-01T15:30:00", kolkata) == 2382516000 * ns);
+  const auto gmt_plus_3 = *parse_source_zone("Etc/GMT+3");  // POSIX sign: three hours west
+  CHECK(iso("2026-01-15T08:00:00", gmt_plus_3) == 1768474800 * ns);
+  CHECK(iso("2045-07-01T07:00:00", gmt_plus_3) == 2382516000 * ns);
+}
+
+TEST_CASE("zones compare by offset or by name") {
+  const auto a = *parse_source_zone("Europe/Paris");
+  const source_zone b = a;
+  CHECK(a == b);
+  CHECK(a == *parse_source_zone("Europe/Paris"));
+  CHECK_FALSE(a == *parse_source_zone("Europe/Berlin"));
+  CHECK_FALSE(a == source_zone{});
+  CHECK(source_zone::fixed(3600) == *parse_source_zone("+01:00"));
 }
 
 }  // namespace sluice

@@ -567,6 +567,32 @@ topic.overrides:
                  "not a GoldenGate op"));
 }
 
+TEST_CASE("source.timezone is looked up in the tz database at load, a typo named with a guess") {
+  const auto with_zone = [](std::string_view zone) {
+    return load(minimal + "topic.overrides:\n  cdc.orders:\n    source.timezone: \"" +
+                std::string(zone) + "\"\n");
+  };
+  for (std::string_view good :
+       {"UTC", "Z", "+02:00", "-05:30", "+0545", "Europe/Paris", "America/New_York", "Etc/GMT+3"}) {
+    CAPTURE(good);
+    const load_result r = with_zone(good);
+    CHECK_MESSAGE(r.ok(), r.error_text());
+  }
+  const std::string key = "topic.overrides.\"cdc.orders\".source.timezone";
+  const std::string typo = message_for(with_zone("Europe/Pariss"), key);
+  CHECK(contains(typo, "\"Europe/Pariss\" is not in the time zone database"));
+  CHECK(contains(typo, "did you mean Europe/Paris?"));
+  CHECK(contains(message_for(with_zone("america/new_york"), key), "America/New_York"));
+  const std::string unknown = message_for(with_zone("Atlantis/Capital"), key);
+  CHECK(contains(unknown, "\"Atlantis/Capital\" is not in the time zone database"));
+  CHECK_FALSE(contains(unknown, "did you mean"));
+  CHECK(contains(message_for(with_zone("+19:00"), key), "at most 18:00"));
+  // The error text a user reads names the key and the value.
+  const load_result r = with_zone("Europe/Pariss");
+  CHECK(contains(r.error_text(), "source.timezone"));
+  CHECK(contains(r.error_text(), "Europe/Pariss"));
+}
+
 TEST_CASE("an override for a topic sluice does not consume is an error") {
   const load_result r = load(minimal + "topic.overrides:\n  cdc.ordres: {format: dsql}\n");
   CHECK(message_for(r, "topic.overrides.\"cdc.ordres\"") == "this topic is not among topics");
