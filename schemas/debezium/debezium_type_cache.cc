@@ -71,6 +71,7 @@ void debezium_type_cache::write_signature(std::span<const connect_field_schema> 
 }
 
 shared_column_types debezium_type_cache::build(std::span<const connect_field_schema> schema) {
+  ++_builds;
   auto types = std::make_shared<column_types>();
   types->columns.reserve(schema.size());
   for (const connect_field_schema& f : schema) {

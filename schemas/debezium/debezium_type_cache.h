@@ -28,6 +28,8 @@ class debezium_type_cache {
  public:
   const shared_column_types& types_of(const table_entry* table,
                                       std::span<const connect_field_schema> schema);
+  // How many times a schema was mapped (each allocates): the steady state adds none.
+  size_t builds() const { return _builds; }
 
  private:
   struct entry {
@@ -35,11 +37,12 @@ class debezium_type_cache {
     shared_column_types types;
   };
   static void write_signature(std::span<const connect_field_schema> schema, std::string& out);
-  static shared_column_types build(std::span<const connect_field_schema> schema);
+  shared_column_types build(std::span<const connect_field_schema> schema);
 
   std::unordered_map<const table_entry*, entry> _entries;
   std::string _signature;  // scratch, reused
   const shared_column_types _none;
+  size_t _builds = 0;
 };
 
 }  // namespace sluice
