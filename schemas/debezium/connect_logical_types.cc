@@ -158,4 +158,46 @@ std::optional<std::string> time_text(int64_t count, int64_t per_second) {
   return out;
 }
 
+bool bits_text(std::string_view little_endian, std::optional<int32_t> length, std::string& out) {
+  const auto bit = [&](size_t i) {
+    return (static_cast<uint8_t>(little_endian[i / 8]) >> (i % 8)) & 1;
+  };
+  size_t highest = 0;  // one past the highest set bit
+  for (size_t i = little_endian.size() * 8; i-- > 0;) {
+    if (bit(i)) {
+      highest = i + 1;
+      break;
+    }
+  }
+  if (length && (*length < 0 || *length > max_bits_length)) return false;
+  const size_t n = length ? static_cast<size_t>(*length) : highest;
+  if (highest > n) return false;
+  out.clear();
+  out.reserve(n);
+  for (size_t i = n; i-- > 0;) {
+    out.push_back(i < highest && bit(i) ? '1' : '0');
+  }
+  return true;
+}
+
+std::string interval_text(int64_t micros) {
+  constexpr uint64_t per_second = 1'000'000;
+  constexpr uint64_t per_day = 86'400 * per_second;
+  const bool negative = micros < 0;
+  // The magnitude in unsigned arithmetic: INT64_MIN has no positive int64.
+  const uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(micros) : micros;
+  const uint64_t days = magnitude / per_day;
+  const uint64_t rest = magnitude % per_day;
+  std::string out;
+  if (days != 0) {
+    if (negative) out.push_back('-');
+    out += std::to_string(days);
+    out += " days ";
+  }
+  if (negative) out.push_back('-');
+  append_clock(out, static_cast<int64_t>(rest / per_second));
+  append_fraction(out, static_cast<int64_t>(rest % per_second), static_cast<int64_t>(per_second));
+  return out;
+}
+
 }  // namespace sluice

@@ -38,4 +38,22 @@ std::string timestamp_text(int64_t count, int64_t per_second);
 // PostgreSQL's end of day). Nothing when negative or past 24:00:00.
 std::optional<std::string> time_text(int64_t count, int64_t per_second);
 
+// The longest bit string the decoder writes: a bit(n) value is n characters, and n comes
+// from the message, so a hostile one is bounded (PostgreSQL's own limit is 83,886,080).
+inline constexpr int32_t max_bits_length = 1 << 24;
+
+// io.debezium.data.Bits as PostgreSQL's bit-string text: Debezium sends the bit string's
+// value as little-endian bytes with trailing zero bytes dropped, the first bit of the string
+// being the value's most significant one (B'1010' -> "\x0a", B'110' -> "\x06"). With a
+// length (bit(n): n), writes exactly that many bits ("\x0a", 4 -> "1010"; "", 4 -> "0000");
+// without one (varbit, whose leading zeros Debezium does not keep), the bits from the
+// highest set one ("\x06" -> "110", "" -> ""). False when a set bit lies beyond the length
+// or the length exceeds max_bits_length.
+bool bits_text(std::string_view little_endian, std::optional<int32_t> length, std::string& out);
+
+// io.debezium.time.MicroDuration (a duration in microseconds, months counted as 30.4375
+// days) as interval text PostgreSQL reads: "1 days 02:03:04.5", "-423 days -07:05:06.789",
+// "00:00:00". Days and a time of day, each small enough for every PostgreSQL version.
+std::string interval_text(int64_t micros);
+
 }  // namespace sluice

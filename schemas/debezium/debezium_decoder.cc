@@ -94,6 +94,7 @@ std::optional<error> debezium_decoder::to_change(const raw_message& msg, change&
 
   c.op = *operation;
   c.table = *entry;
+  c.types = _types.types_of(*entry, _event.columns_schema);  // shared: no copy per message
   c.seq = std::move(*seq);
   c.source.tx.assign(transaction());
   c.source.source_ts = source_ts->value_or(timestamp_ns{0});

@@ -11,6 +11,7 @@
 #include "schemas/common/padded_buffer.h"
 #include "schemas/debezium/debezium_envelope.h"
 #include "schemas/debezium/debezium_ordering.h"
+#include "schemas/debezium/debezium_type_cache.h"
 #include "schemas/debezium/debezium_value_decoder.h"
 
 namespace sluice {
@@ -37,6 +38,8 @@ struct debezium_options {
 //                commit/change LSN, Oracle scn; snapshot events below streamed ones)
 //     image   <- after (upserts) or before (deletes), logical types decoded with the
 //                schema, unavailable placeholders left out (the change is then partial)
+//     types   <- the column types the schema says (debezium_type_cache: one shared
+//                column_types per table while its schema stays the same); null without one
 //     key     <- configured key columns (tables.<t>.primary.key.fields), else the field
 //                names of the Kafka message key (a JSON object, itself perhaps wrapped),
 //                else key columns the catalog learned, else none (keyless); values from the
@@ -79,6 +82,7 @@ class debezium_decoder final : public decoder {
   debezium_envelope_reader _reader;
   debezium_ordering _ordering;
   debezium_value_decoder _values;
+  debezium_type_cache _types;
   image _key_image;  // the message key's fields, decoded
   bool _key_read = false;
   std::vector<std::string> _key_columns;   // scratch

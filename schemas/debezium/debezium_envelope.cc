@@ -22,6 +22,16 @@ std::string in_quotes(std::string_view name) {
   return "\"" + std::string(name) + "\"";
 }
 
+// A parameter holding an int32: Connect writes parameters as strings ("2"); numbers are
+// accepted too.
+std::optional<int32_t> int32_parameter(const json_token& token) {
+  const auto v = token.is_scalar() ? parse_integer(token.text) : std::optional<int64_t>{};
+  if (!v || *v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(*v);
+}
+
 error nul_in_name(std::string_view where) {
   return make_error(error_code::nul_in_text, std::string(where) + " name contains \\u0000");
 }
@@ -374,6 +384,13 @@ std::optional<error> debezium_envelope_reader::read_field_schema(
       if (auto err = read_schema_fields(child, *nested)) return err;
     } else if (key == "parameters") {
       if (auto err = read_parameters(child, out)) return in_context("parameters", std::move(*err));
+    } else if (key == "items" && out.items_type.empty()) {
+      connect_field_schema element;
+      if (auto err = read_field_schema(child, element, nullptr)) {
+        return in_context("items", std::move(*err));
+      }
+      out.items_type = element.type;
+      out.items_name = element.name;
     } else if (auto err = _values.skip(child)) {
       return in_context(key, std::move(*err));
     }
@@ -395,15 +412,24 @@ std::optional<error> debezium_envelope_reader::read_parameters(simdjson::ondeman
     if (auto code = plain_key(field, key)) return _values.fail(code, v);
     auto token = _values.read(field.value());
     if (!token) return in_context(key, token.err());
-    if (key != "scale") continue;
-    // Connect writes parameters as strings ("2"); numbers are accepted too.
-    const auto scale = token->is_scalar() ? parse_integer(token->text) : std::optional<int64_t>{};
-    if (!scale || *scale < std::numeric_limits<int32_t>::min() ||
-        *scale > std::numeric_limits<int32_t>::max()) {
-      return make_error(error_code::wrong_type,
-                        "scale is not an integer: " + std::string(token->text.substr(0, 40)));
+    if (key == "scale") {
+      // The Decimal's scale decides its value: a wrong one is an error.
+      out.scale = int32_parameter(*token);
+      if (!out.scale) {
+        return make_error(error_code::wrong_type,
+                          "scale is not an integer: " + std::string(token->text.substr(0, 40)));
+      }
+    } else if (key == "connect.decimal.precision") {  // the others only inform the type
+      out.precision = int32_parameter(*token);
+    } else if (key == "length") {
+      out.length = int32_parameter(*token);
+    } else if (key == "__debezium.source.column.type") {
+      if (token->kind == json_kind::string) out.source_type = token->text;
+    } else if (key == "__debezium.source.column.length") {
+      out.source_length = int32_parameter(*token);
+    } else if (key == "__debezium.source.column.scale") {
+      out.source_scale = int32_parameter(*token);
     }
-    out.scale = static_cast<int32_t>(*scale);
   }
   return std::nullopt;
 }

@@ -31,6 +31,8 @@ constexpr time_unit time_units[] = {
 constexpr std::string_view decimal_type = "org.apache.kafka.connect.data.Decimal";
 constexpr std::string_view variable_decimal_type = "io.debezium.data.VariableScaleDecimal";
 constexpr std::string_view json_type_name = "io.debezium.data.Json";
+constexpr std::string_view bits_type = "io.debezium.data.Bits";
+constexpr std::string_view micro_duration_type = "io.debezium.time.MicroDuration";
 
 bool is_date(std::string_view name) {
   return name == "io.debezium.time.Date" || name == "org.apache.kafka.connect.data.Date";
@@ -46,6 +48,15 @@ error wrong(std::string_view logical, std::string_view what, const json_token& t
 std::optional<int64_t> integer_of(const json_token& t) {
   if (t.kind != json_kind::number) return std::nullopt;
   return parse_integer(t.text);
+}
+
+// Connect bytes: base64 decoded once, into the value's own buffer.
+std::optional<error> assign_bytes(value& out, const json_token& t) {
+  if (t.kind != json_kind::string || !decode_base64(t.text, out.text)) {
+    return wrong("bytes", "base64 text", t);
+  }
+  out.kind = value_kind::bytes;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -80,6 +91,13 @@ result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
       column_value& c = columns.next();
       if (!same_text(c.name, column.name))
         c.name.assign(column.name);  // recycled images repeat names
+      if (schema && schema->type == "bytes") {
+        if (auto err = assign_bytes(c.v, column.token)) {
+          return in_context(std::string(where) + " column \"" + std::string(column.name) + "\"",
+                            std::move(*err));
+        }
+        continue;
+      }
       assign_plain_value(c.v, column.token);
       continue;
     }
@@ -105,6 +123,11 @@ result<value> debezium_value_decoder::decode(const debezium_envelope& e,
                                              const connect_field_schema* schema) {
   if (unavailable(e, column)) return value::absent();
   if (column.token.kind == json_kind::null) return value::null();
+  if (schema && schema->name.empty() && schema->type == "bytes") {
+    value v;
+    if (auto err = assign_bytes(v, column.token)) return std::move(*err);
+    return v;
+  }
   if (!schema || schema->name.empty()) return plain_value(column.token);
   return logical(e, column, *schema);
 }
@@ -158,6 +181,24 @@ result<value> debezium_value_decoder::logical(const debezium_envelope& e,
     auto text = time_text(*count, unit.per_second);
     if (!text) return wrong(name, "a time of day", t);
     return value::string(*text);
+  }
+  if (name == bits_type) {
+    if (t.kind != json_kind::string || !decode_base64(t.text, _bytes)) {
+      return wrong(name, "base64 text", t);
+    }
+    // A varbit's length is its maximum, and Debezium drops its leading zeros: its value
+    // starts at the highest set bit. A bit(n) value is exactly n bits.
+    const bool varying = schema.source_type == "VARBIT";
+    std::string text;
+    if (!bits_text(_bytes, varying ? std::nullopt : schema.length, text)) {
+      return wrong(name, "bits within parameters.length", t);
+    }
+    return value::string(text);
+  }
+  if (name == micro_duration_type) {
+    const auto micros = integer_of(t);
+    if (!micros) return wrong(name, "an integer", t);
+    return value::string(interval_text(*micros));
   }
   if (name == json_type_name) {
     if (t.kind != json_kind::string) return wrong(name, "JSON text in a string", t);

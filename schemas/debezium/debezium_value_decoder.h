@@ -29,8 +29,11 @@ void assign_plain_value(value& out, const json_token& token);
 //       io.debezium.time.Time (ms), MicroTime (µs), NanoTime (ns), connect Time (ms)
 //                                       -> "11:30:00.123456"
 //       io.debezium.data.Json           string -> value_kind::json
+//       io.debezium.data.Bits           little-endian bytes (base64) + length -> "1010"
+//       io.debezium.time.MicroDuration  µs -> "1 days 02:03:04.5" (interval text)
 //     ZonedTimestamp, ZonedTime and the other string logical types are already SQL text;
-//     plain bytes stay base64 text.
+//     Connect bytes without a logical name are value_kind::bytes (base64 decoded once);
+//     NanoTime/NanoTimestamp keep 9 fraction digits, which PostgreSQL rounds to 6.
 //   - without a schema, values are kept as the JSON gave them.
 //
 // Lifecycle: one per decoder (it reuses a byte buffer). Threading: as its decoder.

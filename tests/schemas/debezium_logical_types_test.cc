@@ -90,3 +90,42 @@ TEST_CASE("times of day count from midnight and may be PostgreSQL's 24:00:00") {
 }
 
 }  // namespace sluice
+
+namespace sluice {
+
+TEST_CASE("Bits: little-endian bytes become the bit string, most significant bit first") {
+  std::string out;
+  CHECK(bits_text("\x0a", 4, out));
+  CHECK(out == "1010");
+  CHECK(bits_text("", 4, out));  // trailing zero bytes dropped: all of them here
+  CHECK(out == "0000");
+  CHECK(bits_text("\xaa\xaa", 16, out));
+  CHECK(out == "1010101010101010");
+  CHECK(bits_text("\x01\x01", 12, out));  // the second byte holds bits 8..15
+  CHECK(out == "000100000001");
+  CHECK(bits_text("\x06", std::nullopt, out));  // varbit: from the highest set bit
+  CHECK(out == "110");
+  CHECK(bits_text("\x00\x00", std::nullopt, out));
+  CHECK(out.empty());
+}
+
+TEST_CASE("Bits: a set bit beyond the length or a huge length is refused") {
+  std::string out;
+  CHECK_FALSE(bits_text("\x10", 4, out));
+  CHECK_FALSE(bits_text("", max_bits_length + 1, out));
+  CHECK_FALSE(bits_text("", -1, out));
+  CHECK(bits_text("\x10", 5, out));
+  CHECK(out == "10000");
+}
+
+TEST_CASE("MicroDuration: days and a time of day, negative parts signed, any int64") {
+  CHECK(interval_text(93'784'500'000) == "1 days 02:03:04.5");
+  CHECK(interval_text(-36'572'706'789'000) == "-423 days -07:05:06.789");
+  CHECK(interval_text(0) == "00:00:00");
+  CHECK(interval_text(-1) == "-00:00:00.000001");
+  CHECK(interval_text(86'400'000'000) == "1 days 00:00:00");
+  CHECK(interval_text(INT64_MAX) == "106751991 days 04:00:54.775807");
+  CHECK(interval_text(INT64_MIN) == "-106751991 days -04:00:54.775808");
+}
+
+}  // namespace sluice
