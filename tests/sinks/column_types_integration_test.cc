@@ -46,7 +46,7 @@ void create_typed_table(pg_world& w) {
   exec(w, "CREATE SCHEMA IF NOT EXISTS \"" + w.source_schema + "\"; CREATE TABLE " +
               w.target("typed") +
               " (id bigint PRIMARY KEY, b bytea, t text, vc varchar(40), j jsonb, ints integer[], "
-              "texts text[], codes varchar(20)[], grid integer[], flags boolean[])");
+              "texts text[], codes varchar(20)[], grid integer[], flags boolean[], blobs bytea[])");
 }
 
 change typed_row(table_entry* t, int64_t id, int64_t n, const std::string& bytes,
@@ -63,7 +63,8 @@ change typed_row(table_entry* t, int64_t id, int64_t n, const std::string& bytes
              {"texts", value::json(texts_json)},
              {"codes", value::json(R"(["x,y", "z\\"])")},
              {"grid", value::json("[[1,2],[3,null]]")},
-             {"flags", value::json("[true,false,null]")}};
+             {"flags", value::json("[true,false,null]")},
+             {"blobs", value::json(R"(["AP9cCQpB",null,""])")}};
   c.seq = seq(n);
   return c;
 }
@@ -86,6 +87,8 @@ void check_typed_row(pg_world& w, int64_t id, const std::string& hex, const std:
   CHECK(w.one("SELECT grid" + where) == "{{1,2},{3,NULL}}");
   CHECK(w.count("SELECT array_ndims(grid)" + where) == 2);
   CHECK(w.one("SELECT flags" + where) == "{t,f,NULL}");
+  CHECK(w.one("SELECT blobs" + where) == R"({"\\x00ff5c090a41",NULL,"\\x"})");
+  CHECK(w.count("SELECT length(blobs[1])" + where) == 6);
 }
 
 TEST_CASE("bytes reach bytea as bytes, text and jsonb as base64, JSON arrays reach arrays") {
@@ -112,6 +115,22 @@ TEST_CASE("bytes reach bytea as bytes, text and jsonb as base64, JSON arrays rea
     s = applier.apply(w.merge({typed_row(t, 1, 11, other, "[-7, 2147483647]")}), {}, {});
     CHECK(s.upserted == 1);
     check_typed_row(w, 1, R"(\x5c5c007f80fe)", "XFwAf4D+", "{-7,2147483647}");
+
+    // A partial image (from now on the table keeps per-column CSNs): only b and ints change.
+    change p;
+    p.table = t;
+    p.partial = true;
+    p.key = key_of("id", value::number("1"));
+    p.after = {
+        {"id", value::number("1")}, {"b", value::bytes(raw_bytes)}, {"ints", value::json("[[5]]")}};
+    p.seq = seq(12);
+    s = applier.apply(w.merge({p}), {}, {});
+    CHECK(s.upserted == 1);
+    const std::string where = " FROM " + w.target("typed") + " WHERE id = 1";
+    CHECK(w.one("SELECT b" + where) == raw_hex);
+    CHECK(w.one("SELECT ints" + where) == "{{5}}");
+    CHECK(w.one("SELECT t" + where) == "XFwAf4D+");
+    CHECK(w.count("SELECT count(*)" + where + " AND _sluice_col_csn IS NOT NULL") == 1);
   }
 }
 

@@ -8,9 +8,10 @@
 namespace sluice {
 namespace {
 
-std::optional<std::string> literal(std::string_view json) {
+std::optional<std::string> literal(std::string_view json,
+                                   array_elements elements = array_elements::text) {
   std::string out = "kept:";
-  if (!append_pg_array_literal(out, json)) return std::nullopt;
+  if (!append_pg_array_literal(out, json, elements)) return std::nullopt;
   CHECK(out.rfind("kept:", 0) == 0);  // appended, not assigned
   return out.substr(5);
 }
@@ -53,6 +54,18 @@ TEST_CASE("what is not one well-formed JSON array is refused") {
   CHECK_FALSE(literal("[-]"));
   CHECK_FALSE(literal("[{\"a\":1]"));
   CHECK_FALSE(literal(std::string(100, '[') + std::string(100, ']')));  // too deep
+}
+
+TEST_CASE("bytea[] elements are base64 decoded into bytea's escaped hex input") {
+  constexpr auto b = array_elements::base64_bytes;
+  CHECK(literal(R"(["AP9cAQ==","","AP8",null,["YQ=="]])", b) ==
+        R"({"\\x00ff5c01","\\x","\\x00ff",NULL,{"\\x61"}})");
+  CHECK(literal(R"(["\/w=="])", b) == R"({"\\xff"})");  // JSON's escaped '/'
+  CHECK_FALSE(literal(R"(["not base64!"])", b));
+  CHECK_FALSE(literal(R"(["A"])", b));
+  CHECK_FALSE(literal(R"(["A==="])", b));
+  CHECK_FALSE(literal(R"(["AP==8"])", b));
+  CHECK_FALSE(literal(R"(["AP8=)", b));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ TEST_CASE("the target is decided from the column's type as format_type prints it
   CHECK(target_of("json") == value_target::json);
   CHECK(target_of("integer[]") == value_target::array);
   CHECK(target_of("character varying(20)[]") == value_target::array);
-  CHECK(target_of("bytea[]") == value_target::array);
+  CHECK(target_of("bytea[]") == value_target::bytea_array);
   CHECK(target_of("text") == value_target::plain);
   CHECK(target_of("character varying(40)") == value_target::plain);
   CHECK(target_of("uuid") == value_target::plain);
@@ -55,6 +55,10 @@ TEST_CASE("a JSON array goes to an array column as an array literal, elsewhere a
   CHECK(render_value(value::json("{\"a\":1}"), value_target::array, scratch).text == "{\"a\":1}");
   CHECK(render_value(value::json("[1,"), value_target::array, scratch).text == "[1,");
   CHECK(render_value(value::string("{1,2}"), value_target::array, scratch).text == "{1,2}");
+  // bytea[]: base64 elements as bytea's hex input.
+  CHECK(
+      render_value(value::json(R"(["AP9cAQ==",null])"), value_target::bytea_array, scratch).text ==
+      R"({"\\x00ff5c01",NULL})");
 }
 
 TEST_CASE("other kinds keep their text, JSON columns their JSON token, null stays NULL") {

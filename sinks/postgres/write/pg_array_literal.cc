@@ -11,7 +11,8 @@ constexpr int max_depth = 32;
 
 class literal_writer {
  public:
-  literal_writer(std::string& out, std::string_view json) : _out(out), _in(json) {}
+  literal_writer(std::string& out, std::string_view json, array_elements elements)
+      : _out(out), _in(json), _elements(elements) {}
 
   bool run() {
     skip_blanks();
@@ -63,7 +64,7 @@ class literal_writer {
         return array(depth + 1);
       case '"':
         _out.push_back('"');
-        if (!string()) return false;
+        if (_elements == array_elements::base64_bytes ? !base64_string() : !string()) return false;
         _out.push_back('"');
         return true;
       case '{':
@@ -206,6 +207,55 @@ class literal_writer {
     return false;  // unterminated
   }
 
+  // At '"': a base64 string's bytes as bytea's hex input, its backslash escaped for the array
+  // ("\\x…"), decoded on the fly. JSON may escape '/' as "\/"; nothing else in base64 needs
+  // an escape.
+  bool base64_string() {
+    static constexpr char digits[] = "0123456789abcdef";
+    ++_pos;
+    _out += "\\\\x";
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t count = 0;  // characters, padding included
+    size_t data = 0;   // base64 digits
+    bool padding = false;
+    while (_pos < _in.size()) {
+      char c = _in[_pos++];
+      if (c == '"') return data % 4 != 1 && (!padding || count % 4 == 0);
+      if (c == '\\') {
+        if (_pos >= _in.size() || _in[_pos] != '/') return false;
+        c = _in[_pos++];
+      }
+      if (c == '=') {
+        padding = true;
+        ++count;
+        continue;
+      }
+      const int d = base64_digit(c);
+      if (d < 0 || padding) return false;
+      ++count;
+      ++data;
+      acc = ((acc << 6) | static_cast<uint32_t>(d)) & 0xffffff;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        const auto b = static_cast<unsigned char>((acc >> bits) & 0xff);
+        _out.push_back(digits[b >> 4]);
+        _out.push_back(digits[b & 0x0f]);
+      }
+    }
+    return false;  // unterminated
+  }
+
+  static int base64_digit(char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  }
+
   // At '{': the object's JSON text as one quoted element (strings inside kept as JSON).
   bool object() {
     const size_t start = _pos;
@@ -242,13 +292,14 @@ class literal_writer {
 
   std::string& _out;
   std::string_view _in;
+  array_elements _elements;
   size_t _pos = 0;
 };
 
 }  // namespace
 
-bool append_pg_array_literal(std::string& out, std::string_view json) {
-  return literal_writer(out, json).run();
+bool append_pg_array_literal(std::string& out, std::string_view json, array_elements elements) {
+  return literal_writer(out, json, elements).run();
 }
 
 }  // namespace sluice

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,12 @@ namespace sluice {
 //
 // Pure and allocation-free beyond out's growth: the writer calls it once per array value, into
 // a buffer it reuses.
-bool append_pg_array_literal(std::string& out, std::string_view json);
+enum class array_elements : uint8_t {
+  text,          // as above
+  base64_bytes,  // bytea[]: string elements are base64 (Debezium's JSON for bytes), written
+                 // as bytea's hex input ("\\x00ff"); a string that is not base64 is refused
+};
+bool append_pg_array_literal(std::string& out, std::string_view json,
+                             array_elements elements = array_elements::text);
 
 }  // namespace sluice

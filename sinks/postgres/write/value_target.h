@@ -12,11 +12,12 @@ namespace sluice {
 // types": values convert to the target column's real type). Decided once per column of a
 // statement from the type format_type() printed, never per value.
 enum class value_target : uint8_t {
-  plain,  // any other type: the value's text, cast by PostgreSQL (bytes: their base64 text,
-          // what such a column held before bytes were a kind of their own)
-  bytea,  // bytes as bytes (bytea's hex input); any other kind as its text
-  json,   // json, jsonb: the value as a JSON token (bytes: a base64 JSON string)
-  array,  // "integer[]", "character varying(20)[]"…: a JSON array as an array literal
+  plain,        // any other type: the value's text, cast by PostgreSQL (bytes: their base64 text,
+                // what such a column held before bytes were a kind of their own)
+  bytea,        // bytes as bytes (bytea's hex input); any other kind as its text
+  json,         // json, jsonb: the value as a JSON token (bytes: a base64 JSON string)
+  array,        // "integer[]", "character varying(20)[]"…: a JSON array as an array literal
+  bytea_array,  // "bytea[]": the same, its string elements base64 bytes (Debezium's JSON)
 };
 
 value_target target_of(std::string_view pg_type);
