@@ -1,6 +1,9 @@
 #include "sinks/postgres/state/change_dead_letter.h"
 
+#include <algorithm>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "sinks/postgres/write/json_text.h"
 
@@ -26,6 +29,30 @@ void append_image(std::string& out, const image& img) {
   }
   out.push_back('}');
 }
+
+// Which values of a dead letter are bytes. JSON has no bytes: they print as base64 strings
+// (append_json_value), and the letter's "bytes_columns" list tells them from strings.
+class bytes_columns {
+ public:
+  void note(const std::string& name, const value& v) {
+    if (v.kind != value_kind::bytes) return;
+    if (std::find(_names.begin(), _names.end(), name) == _names.end()) _names.push_back(name);
+  }
+  // "bytes_columns": [...], when there are any.
+  void append_to(std::string& out) const {
+    if (_names.empty()) return;
+    append_field(out, "bytes_columns");
+    out.push_back('[');
+    for (size_t i = 0; i < _names.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      append_json_string(out, _names[i]);
+    }
+    out.push_back(']');
+  }
+
+ private:
+  std::vector<std::string_view> _names;
+};
 
 std::string table_label(const table_rows& t) {
   return t.table ? t.table->name.qualified() : std::string();
@@ -74,6 +101,12 @@ dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& ro
     per_column = per_column || row.columns[i].seq != row.upsert_seq;
   }
   v.push_back('}');
+  bytes_columns bytes;
+  for (size_t i = 0; i < row.key.columns.size() && i < row.key.values.size(); ++i)
+    bytes.note(row.key.columns[i], row.key.values[i]);
+  for (const merged_column& c : row.columns)
+    bytes.note(c.name, c.v);
+  bytes.append_to(v);
   if (per_column) {
     append_field(v, "column_csns");
     v.push_back('{');
@@ -103,6 +136,10 @@ dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::s
   append_json_string(v, c.seq.hex());
   append_field(v, "image");
   append_image(v, c.after);
+  bytes_columns bytes;
+  for (const column_value& cv : c.after)
+    bytes.note(cv.name, cv.v);
+  bytes.append_to(v);
   v.push_back('}');
   dl.value = std::move(v);
   return dl;

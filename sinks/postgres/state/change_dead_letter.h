@@ -16,9 +16,13 @@ namespace sluice {
 // fixed (apply is order-insensitive by CSN):
 //   {"table": "db.schema.table", "op": "upsert"|"delete", "key": {...},
 //    "upsert_csn": "hex", "delete_csn": "hex", "partial": bool, "image": {...},
-//    "column_csns": {"column": "hex", ...}}
+//    "bytes_columns": ["column", ...], "column_csns": {"column": "hex", ...}}
 // column_csns is there when some column's CSN differs from upsert_csn (partial images); the
-// key JSON is the letter's key. A keyless change keeps its Kafka origin. Both name their
+// key JSON is the letter's key. JSON has no bytes: a bytes value (value_kind::bytes) prints as
+// its base64 string, as Debezium's JSON carries it, and bytes_columns — there when some key or
+// image value is bytes — names those columns, so that a reader tells them from strings and
+// gets the bytes back. A keyless change's letter ({"table", "op", "csn", "image"}) carries
+// bytes_columns the same way. A keyless change keeps its Kafka origin. Both name their
 // target table when given one.
 dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& row,
                                    std::string reason,

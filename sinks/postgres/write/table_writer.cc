@@ -14,10 +14,6 @@
 namespace sluice {
 namespace {
 
-bool is_json_type(const std::string& type) {
-  return type == "jsonb" || type == "json";
-}
-
 void append_hex(std::string& out, std::string_view bytes) {
   static constexpr char digits[] = "0123456789abcdef";
   for (char c : bytes) {
@@ -52,10 +48,17 @@ table_writer::table_writer(const apply_options& options, std::string tombstones_
     : _options(options),
       _ctx{std::move(tombstones_table), options.deletes == apply_delete_mode::soft} {}
 
-void table_writer::start(const lead_columns& lead, size_t text_columns) {
+void table_writer::start(const lead_columns& lead, const std::vector<const column_def*>& a,
+                         const std::vector<const column_def*>& b) {
+  const size_t text_columns = a.size() + b.size();
   const size_t width = lead.size() + text_columns;
   _row.assign(width, field{});
   if (_texts.size() < width) _texts.resize(width);
+  _targets.assign(lead.size(), value_target::plain);
+  for (const column_def* c : a)
+    _targets.push_back(target_of(c->type));
+  for (const column_def* c : b)
+    _targets.push_back(target_of(c->type));
   if (_options.bulk_path == apply_bulk_path::copy) {
     std::vector<const char*> types;
     types.reserve(width);
@@ -70,17 +73,21 @@ void table_writer::start(const lead_columns& lead, size_t text_columns) {
   }
 }
 
-// A value as the text its column's type reads: JSON columns take JSON tokens (a string
-// becomes "text", quoted); every other type takes the value's own text.
-void table_writer::set_value(size_t i, const value& v, const column_def& col) {
-  if (v.is_null() || v.is_absent()) {
-    _row[i] = {};
-  } else if (is_json_type(col.type)) {
-    _texts[i].clear();
-    append_json_value(_texts[i], v);
-    _row[i] = {field::kind::text, _texts[i]};
-  } else {
-    _row[i] = {field::kind::text, v.text};
+// A value as its column's type reads it (value_target.h): bytes as bytes into bytea, JSON
+// tokens into json/jsonb, a JSON array as an array literal into an array; otherwise the
+// value's own text.
+void table_writer::set_value(size_t i, const value& v) {
+  const rendered_value r = render_value(v, _targets[i], _texts[i]);
+  switch (r.what) {
+    case rendered_value::form::null:
+      _row[i] = {};
+      break;
+    case rendered_value::form::text:
+      _row[i] = {field::kind::text, r.text};
+      break;
+    case rendered_value::form::bytea:
+      _row[i] = {field::kind::bytea, r.text};
+      break;
   }
 }
 
@@ -210,7 +217,7 @@ void table_writer::write_deletes(pqxx::transaction_base& tx, const table_plan& p
     keys[k] = &key_defs[k];
   }
   const lead_columns& lead = delete_lead();
-  start(lead, nkeys);
+  start(lead, keys);
   size_t count = 0;
   for (size_t i = begin; i < end; ++i) {
     const merged_row& row = plan.row(i);
@@ -222,7 +229,7 @@ void table_writer::write_deletes(pqxx::transaction_base& tx, const table_plan& p
     _texts[2] = key_json(plan.key_columns, row.key.values);
     _row[2] = {field::kind::text, _texts[2]};
     for (size_t k = 0; k < nkeys; ++k)
-      set_value(lead.size() + k, row.key.values[k], *keys[k]);
+      set_value(lead.size() + k, row.key.values[k]);
     end_row();
   }
   if (count == 0) return;
@@ -256,7 +263,7 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
   // Fields: key, row CSN, [column CSN map], key columns, columns.
   const lead_columns& lead = per_column ? upsert_versioned_lead() : upsert_lead();
   const size_t base = lead.size() + nkeys;
-  start(lead, nkeys + cols.size());
+  start(lead, keys, cols);
   size_t count = 0;
   for (const uint32_t* it = first; it != last; ++it) {
     const size_t i = *it;
@@ -266,7 +273,7 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
     _row[0] = {field::kind::bytea, row.key.canonical};
     _row[1] = {field::kind::bytea, row.upsert_seq.bytes()};
     for (size_t k = 0; k < nkeys; ++k)
-      set_value(lead.size() + k, row.key.values[k], *keys[k]);
+      set_value(lead.size() + k, row.key.values[k]);
     // The column CSN map, in field 2 (versioned lead only: otherwise a key column's field).
     std::string* map = per_column ? &_texts[2] : nullptr;
     if (map) map->assign(1, '{');
@@ -274,7 +281,7 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];
       if (slot < 0) continue;
       const auto pos = static_cast<size_t>(_position[static_cast<size_t>(slot)]);
-      set_value(base + pos, row.columns[k].v, *cols[pos]);
+      set_value(base + pos, row.columns[k].v);
       if (map) {
         if (map->size() > 1) map->push_back(',');
         append_json_string(*map, cols[pos]->name);
@@ -339,6 +346,11 @@ bool table_writer::write_new_rows(pqxx::transaction_base& tx, const table_plan& 
   names.push_back(quote_identifier(meta::updated_at));
   if (_ctx.soft_delete) names.push_back(quote_identifier(meta::deleted));
   _direct.begin({});
+  _direct_targets.clear();
+  for (const column_def* c : keys)
+    _direct_targets.push_back(target_of(c->type));
+  for (const column_def* c : cols)
+    _direct_targets.push_back(target_of(c->type));
   size_t count = 0;
   for (const uint32_t* it = first; it != last; ++it) {
     const size_t i = *it;
@@ -346,7 +358,7 @@ bool table_writer::write_new_rows(pqxx::transaction_base& tx, const table_plan& 
     const merged_row& row = plan.row(i);
     ++count;
     for (size_t k = 0; k < keys.size(); ++k)
-      add_direct(&row.key.values[k], *keys[k]);
+      add_direct(&row.key.values[k], _direct_targets[k]);
     _values.assign(cols.size(), nullptr);
     for (size_t k = 0; k < row.columns.size(); ++k) {
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];
@@ -354,7 +366,7 @@ bool table_writer::write_new_rows(pqxx::transaction_base& tx, const table_plan& 
         _values[static_cast<size_t>(_position[static_cast<size_t>(slot)])] = &row.columns[k].v;
     }
     for (size_t k = 0; k < cols.size(); ++k)
-      add_direct(_values[k], *cols[k]);
+      add_direct(_values[k], _direct_targets[keys.size() + k]);
     _direct.add_bytea(row.upsert_seq.bytes());
     _direct.add(now);
     if (_ctx.soft_delete) _direct.add("f");
@@ -378,15 +390,18 @@ bool table_writer::write_new_rows(pqxx::transaction_base& tx, const table_plan& 
   return true;
 }
 
-void table_writer::add_direct(const value* v, const column_def& col) {
-  if (!v || v->is_null() || v->is_absent()) {
-    _direct.add_null();
-  } else if (is_json_type(col.type)) {
-    _json.clear();
-    append_json_value(_json, *v);
-    _direct.add(_json);
-  } else {
-    _direct.add(v->text);
+void table_writer::add_direct(const value* v, value_target target) {
+  const rendered_value r = v ? render_value(*v, target, _json) : rendered_value{};
+  switch (r.what) {
+    case rendered_value::form::null:
+      _direct.add_null();
+      break;
+    case rendered_value::form::text:
+      _direct.add(r.text);
+      break;
+    case rendered_value::form::bytea:
+      _direct.add_bytea(r.text);
+      break;
   }
 }
 
@@ -399,7 +414,7 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
   // Fields: op, csn, source ts, tx, topic, partition, offset, columns.
   const lead_columns& lead = append_lead();
   const size_t base = lead.size();
-  start(lead, cols.size());
+  start(lead, cols);
   size_t count = 0;
   for (const uint32_t* it = first; it != last; ++it) {
     const size_t i = *it;
@@ -420,7 +435,7 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];
       if (slot < 0) continue;
       const auto pos = static_cast<size_t>(_position[static_cast<size_t>(slot)]);
-      set_value(base + pos, c.after[k].v, *cols[pos]);
+      set_value(base + pos, c.after[k].v);
     }
     end_row();
   }

@@ -13,6 +13,7 @@
 #include "sinks/postgres/plan/table_shape.h"
 #include "sinks/postgres/write/copy_stager.h"
 #include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/write/value_target.h"
 #include "sinks/postgres/write/write_sql.h"
 
 namespace sluice {
@@ -67,15 +68,17 @@ class table_writer {
                       const std::vector<const column_def*>& keys,
                       const std::vector<const column_def*>& cols, const uint32_t* first,
                       const uint32_t* last, apply_stats& stats);
-  void add_direct(const value* v, const column_def& col);
+  void add_direct(const value* v, value_target target);
   void write_appends(pqxx::transaction_base& tx, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
 
   // A statement's rows: start(), then per row set fields of _row and end_row(), then
   // source() for the statement's FROM item. params_from: the first array parameter's number
   // on the unnest() path (the parameters before it are the caller's, in _params).
-  void start(const lead_columns& lead, size_t text_columns);
-  void set_value(size_t i, const value& v, const column_def& col);
+  // The fields after the lead are the columns of a, then of b.
+  void start(const lead_columns& lead, const std::vector<const column_def*>& a,
+             const std::vector<const column_def*>& b = {});
+  void set_value(size_t i, const value& v);
   void end_row();
   std::string source(pqxx::transaction_base& tx, const lead_columns& lead,
                      const std::vector<const column_def*>& a,
@@ -95,13 +98,15 @@ class table_writer {
   // Per target: write_upserts() calls to skip the fast path for, after it missed (a key was
   // there) or the table had tombstones.
   std::map<target_table, int> _direct_skip;
-  std::vector<const value*> _values;  // write_new_rows(): the row's value per group column
-  std::string _json;                  // write_new_rows(): a JSON column's text
-  std::vector<pg_array> _arrays;      // the unnest() path: one array per column
-  std::vector<field> _row;            // the row being built
-  std::vector<std::string> _texts;    // per field: text made for it (JSON, the CSN map)
-  std::vector<int32_t> _position;     // plan column -> position in the group's columns
-  std::vector<std::string> _params;   // the statement's parameters
+  std::vector<const value*> _values;          // write_new_rows(): the row's value per group column
+  std::vector<value_target> _direct_targets;  // write_new_rows(): per key, then group column
+  std::string _json;                          // write_new_rows(): text made for a value
+  std::vector<pg_array> _arrays;              // the unnest() path: one array per column
+  std::vector<field> _row;                    // the row being built
+  std::vector<std::string> _texts;            // per field: text made for it (JSON, the CSN map)
+  std::vector<value_target> _targets;         // per field: what its column asks of values
+  std::vector<int32_t> _position;             // plan column -> position in the group's columns
+  std::vector<std::string> _params;           // the statement's parameters
 };
 
 }  // namespace sluice

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "core/catalog/table_catalog.h"
+
 namespace sluice {
 namespace {
 
@@ -64,6 +66,21 @@ TEST_CASE("chunk pieces print as {\"chunk\":...} lines: the principal with its t
   append_chunk_piece_json(out, fragment);
   CHECK(out == R"({"chunk":{"chunk_id":"c\"1","piece":2,"bytes":3,)"
                R"("source":{"topic":"gg.orders","partition":1,"offset":42}}})");
+}
+
+TEST_CASE("sluice decode prints a bytes value, key or column, as its base64 string") {
+  table_catalog catalog;
+  change c;
+  c.table = catalog.intern(table_name{"", "shop", "blobs"});
+  auto key = make_row_key({"k"}, {value::bytes(std::string("\x00\xff", 2))});
+  REQUIRE(key.ok());
+  c.key = std::move(key.value());
+  c.after = {{"k", value::bytes(std::string("\x00\xff", 2))}, {"b", value::bytes("\\\"")}};
+  c.seq = csn_builder().add(1).build();
+  std::string out;
+  append_change_json(out, c);
+  CHECK(out.find(R"("key":{"k":"AP8="})") != std::string::npos);
+  CHECK(out.find(R"("image":{"k":"AP8=","b":"XCI="})") != std::string::npos);
 }
 
 }  // namespace sluice
