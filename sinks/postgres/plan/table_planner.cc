@@ -149,7 +149,7 @@ int32_t table_planner::map_column(table_plan& p, const std::string& source, std:
   for (size_t i = 0; i < p.columns.size(); ++i) {
     if (p.columns[i].name == *target) return static_cast<int32_t>(i);
   }
-  p.columns.push_back({std::move(*target), source, value_kind::null, false});
+  p.columns.push_back({std::move(*target), source, value_kind::null, false, {}});
   return static_cast<int32_t>(p.columns.size() - 1);
 }
 
