@@ -69,7 +69,7 @@ TEST_CASE("a restored catalog row without portable types gets them from its sour
   CHECK(t.types->columns[0].type.to_text() == "int64");
 }
 
-TEST_CASE("learning the same shape again keeps the type snapshot; another one replaces it") {
+TEST_CASE("learning the same shape again keeps the type snapshot, another one replaces it") {
   table_entry t;
   const std::vector<column_info> shape = {
       {"ID", "NUMBER(10)", column_class::numeric, false, true, {}}};
