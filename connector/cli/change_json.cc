@@ -156,6 +156,8 @@ void append_catalog_update_json(std::string& out, const catalog_update& u) {
     append_json_string(out, col.name);
     out += ",\"type\":";
     append_json_string(out, col.source_type);
+    out += ",\"portable_type\":";
+    append_json_string(out, col.type.to_text());
     out += ",\"class\":";
     append_json_string(out, class_name(col.cls));
     out += col.nullable ? ",\"nullable\":true" : ",\"nullable\":false";

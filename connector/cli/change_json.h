@@ -14,9 +14,11 @@ namespace sluice {
 void append_change_json(std::string& out, const change& c);
 
 // What a metadata record taught, as one JSON line of `sluice decode`:
-// {"catalog":{"table":..,"key":[..],"columns":[{"name":..,"type":..,"class":..,"nullable":..,
-//  "key":..}],"learned_from":..,"csn":"hex","csn_parts":[..],"source":{"topic":..,
-//  "partition":..,"offset":..}}}
+// {"catalog":{"table":..,"key":[..],"columns":[{"name":..,"type":..,"portable_type":..,
+//  "class":..,"nullable":..,"key":..}],"learned_from":..,"csn":"hex","csn_parts":[..],
+//  "source":{"topic":..,"partition":..,"offset":..}}}
+// `type` is the source's spelling, `portable_type` column_type::to_text() ("unknown" when the
+// stream says nothing).
 void append_catalog_update_json(std::string& out, const catalog_update& u);
 
 // A DDL record, as one JSON line of `sluice decode`:

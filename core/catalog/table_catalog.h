@@ -48,6 +48,9 @@ struct table_entry {
   std::vector<std::string> key_columns;  // empty: unknown (keyless unless learned)
   std::vector<column_info> columns;      // empty: unknown
   bool key_configured = false;           // key_columns came from configuration
+  // `columns`' types as one immutable snapshot, rebuilt when they change (never per message),
+  // that the decoder attaches to every change of the table (change::types); null: unknown.
+  shared_column_types types;
 
   std::vector<column_class> key_classes() const;
 };

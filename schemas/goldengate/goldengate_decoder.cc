@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schemas/common/same_text.h"
+#include "schemas/goldengate/goldengate_json_schema.h"
 #include "schemas/goldengate/goldengate_metadata.h"
 
 namespace sluice {
@@ -41,6 +42,13 @@ void copy_leaf(const goldengate_record& r, const goldengate_record::member* m,
   }
 }
 
+bool same_columns(const std::vector<column_types::column>& a,
+                  const std::vector<column_types::column>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.name == y.name && x.type == y.type && x.source_type == y.source_type;
+  });
+}
+
 constexpr std::string_view learned_from_metadata = "goldengate OBJECT_METADATA";
 
 }  // namespace
@@ -60,7 +68,29 @@ goldengate_decoder::goldengate_decoder(table_catalog& catalog, goldengate_option
 
 const std::string* goldengate_decoder::schema(std::string_view id) const {
   auto it = _schemas.find(id);
-  return it == _schemas.end() ? nullptr : &it->second;
+  return it == _schemas.end() ? nullptr : &it->second.text;
+}
+
+const std::vector<column_types::column>* goldengate_decoder::schema_columns(
+    const table_name& name) const {
+  auto id = _schema_ids.find(name);
+  if (id == _schema_ids.end()) return nullptr;
+  auto it = _schemas.find(id->second);
+  return it == _schemas.end() ? nullptr : &it->second.columns;
+}
+
+bool goldengate_decoder::apply_schema(table_entry& t,
+                                      const std::vector<column_types::column>& schema) {
+  if (t.columns.empty()) {
+    auto types = std::make_shared<column_types>();
+    types->columns = schema;
+    if (!t.types || !same_columns(t.types->columns, types->columns)) t.types = std::move(types);
+    return false;
+  }
+  std::vector<column_info> columns = t.columns;
+  if (!refine_types(columns, schema)) return false;
+  learn_shape(t, std::move(columns), t.key_columns);
+  return true;
 }
 
 std::optional<error> goldengate_decoder::decode(const raw_message& msg, decode_output& out) {
@@ -73,7 +103,7 @@ std::optional<error> goldengate_decoder::decode(const raw_message& msg, decode_o
   if (!op_type.given()) {
     // JSON Schema records carry no op_type (seed 003): recognized by their shape.
     if (_record.find("$schema") || (_record.find("id") && _record.find("properties"))) {
-      return on_schema();
+      return on_schema(msg, out);
     }
     return make_error(error_code::missing_field,
                       "record has no " + label(field::op_type) +
@@ -124,21 +154,46 @@ std::optional<error> goldengate_decoder::read(std::string_view bytes) {
   return std::nullopt;
 }
 
-std::optional<error> goldengate_decoder::on_schema() {
+std::optional<error> goldengate_decoder::on_schema(const raw_message& msg, decode_output& out) {
   const goldengate_record::member* id = _record.find("id");
   if (!id || id->token.kind != json_kind::string || id->token.text.empty()) return std::nullopt;
   const std::string_view text = _record.raw;
   auto it = _schemas.find(id->token.text);
   if (it != _schemas.end()) {
     // Sent again, possibly changed.
-    if (_schema_bytes - it->second.size() + text.size() <= max_cached_schema_bytes) {
-      _schema_bytes = _schema_bytes - it->second.size() + text.size();
-      it->second.assign(text);
+    if (it->second.text == text) return std::nullopt;
+    if (_schema_bytes - it->second.text.size() + text.size() > max_cached_schema_bytes) {
+      return std::nullopt;
     }
+    _schema_bytes = _schema_bytes - it->second.text.size() + text.size();
+    it->second.text.assign(text);
   } else if (_schema_bytes + id->token.text.size() + text.size() <= max_cached_schema_bytes) {
     _schema_bytes += id->token.text.size() + text.size();
-    _schemas.emplace(std::string(id->token.text), std::string(text));
+    it = _schemas.emplace(std::string(id->token.text), cached_schema{std::string(text), {}}).first;
+  } else {
+    return std::nullopt;
   }
+  // The record's views die with the next parse; its text is the cached copy now.
+  it->second.columns = json_schema_columns(it->second.text, _names, _options.limits.max_columns);
+  auto name = parse_qual_table(it->first);
+  if (!name) return std::nullopt;  // not a table's schema
+  _schema_ids[*name] = it->first;
+  // A table already seen (its OBJECT_METADATA may have come first) gets the types now.
+  auto seen = _seen.find(*name);
+  if (seen == _seen.end() || !apply_schema(*seen->second, it->second.columns)) {
+    return std::nullopt;
+  }
+  table_entry& t = *seen->second;
+  auto last = _metadata_seq.find(&t);
+  if (last == _metadata_seq.end()) return std::nullopt;  // learned elsewhere: not re-sent
+  catalog_update update;
+  update.table = t.name;
+  update.columns = t.columns;
+  update.key_columns = t.key_columns;
+  update.learned_from = std::string(learned_from_metadata);
+  update.seq = last->second;
+  update.origin = message_origin{std::string(msg.topic), msg.partition, msg.offset, msg.timestamp};
+  out.catalog.push_back(std::move(update));
   return std::nullopt;
 }
 
@@ -171,7 +226,7 @@ std::optional<error> goldengate_decoder::on_object_metadata(const raw_message& m
   auto seq = sequence(*ts, msg.offset);
   if (!seq) return seq.err();
 
-  learned_shape shape = shape_of(_record.columns);
+  learned_shape shape = shape_of(_record.columns, schema_columns((*entry)->name));
   catalog_update update;
   update.table = (*entry)->name;
   update.columns = shape.columns;
@@ -284,6 +339,7 @@ std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_mess
   c.after = std::move(used);
   used = out.recycled_image();
   c.table = &t;
+  c.types = t.types;
   c.seq = std::move(*seq);
   c.source.tx.assign(*tx);
   c.source.source_ts = ts->value_or(timestamp_ns{0});
@@ -349,6 +405,10 @@ result<table_entry*> goldengate_decoder::table() {
   if (!name) return name.err();
   _last_table = _catalog.intern(*name);
   _last_qual_table.assign(q.token.text);
+  if (auto [it, first] = _seen.try_emplace(std::move(*name), _last_table); first) {
+    // A table met for the first time: its JSON Schema record, if one came, types it.
+    if (const auto* columns = schema_columns(it->first)) apply_schema(*_last_table, *columns);
+  }
   return _last_table;
 }
 

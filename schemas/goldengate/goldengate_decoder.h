@@ -41,10 +41,16 @@ struct goldengate_stream_info {
 //     copy into the padded buffer, On-Demand parse, read and validate every byte;
 //     a CloudEvents envelope (specversion + data) is unwrapped, data being an object or a
 //     JSON string (parsed in turn)
-//     no op_type, $schema or id+properties -> JSON Schema record: cached by id, nothing out
+//     no op_type, $schema or id+properties -> JSON Schema record: cached by id with the
+//                                        column types it declares; a table of that name this
+//                                        decoder has seen gets them (see OBJECT_METADATA),
+//                                        and a catalog_update goes out when its learned
+//                                        columns' types changed; nothing else out
 //     op_type STREAM_METADATA         -> stream_info() updated, nothing out
 //     op_type OBJECT_METADATA         -> the catalog entry of qual_table learns the columns,
-//                                        their classes and the key flags (unless the key is
+//                                        their classes, portable types (goldengate_types.h;
+//                                        a JSON primitive refined by the table's JSON Schema
+//                                        record) and the key flags (unless the key is
 //                                        configured), and a catalog_update goes out
 //     op_type DDL (+ ddl)             -> a ddl_record goes out (table from ddl.object)
 //     op_type INSERT/UPDATE/DELETE/UPSERT (as configured) -> one change:
@@ -60,6 +66,9 @@ struct goldengate_stream_info {
 //                        (old_key)
 //        DELETE          delete of the `before` key; `before` is kept as the image
 //        csn    <- goldengate_ordering; source <- xid, op_ts, the Kafka origin
+//        types  <- the table's type snapshot (table_entry::types: rebuilt when its metadata
+//                  or schema changes, shared by every change until then); for a table no
+//                  OBJECT_METADATA described, the types of its JSON Schema record
 //     any other op_type               -> unknown_op
 //
 // Records of every kind may be sent again and on every partition: decoding one twice
@@ -97,13 +106,19 @@ class goldengate_decoder final : public decoder {
   using slot = goldengate_record::slot;
 
   std::optional<error> read(std::string_view bytes);
-  std::optional<error> on_schema();
+  std::optional<error> on_schema(const raw_message& msg, decode_output& out);
   void on_stream_metadata();
   std::optional<error> on_object_metadata(const raw_message& msg, decode_output& out);
   std::optional<error> on_ddl(const raw_message& msg, decode_output& out);
   std::optional<error> on_dml(goldengate_op op, const raw_message& msg, decode_output& out);
 
   result<table_entry*> table();
+  // The columns the JSON Schema record of `name` declares (its id names the table), or null.
+  const std::vector<column_types::column>* schema_columns(const table_name& name) const;
+  // Gives `t` the types of its JSON Schema record: refines its learned columns (see
+  // refine_types), or for a table without learned columns, makes them its type snapshot.
+  // True when learned columns changed.
+  bool apply_schema(table_entry& t, const std::vector<column_types::column>& schema);
   result<std::optional<timestamp_ns>> op_ts() const;
   result<csn> sequence(std::optional<timestamp_ns> ts, kafka_offset offset);
   result<std::string_view> transaction() const;
@@ -132,8 +147,14 @@ class goldengate_decoder final : public decoder {
   goldengate_record _record;
   goldengate_record_reader _reader;
   goldengate_ordering _ordering;
-  std::map<std::string, std::string, std::less<>> _schemas;  // by id
-  size_t _schema_bytes = 0;                                  // ids and texts in _schemas
+  struct cached_schema {
+    std::string text;
+    std::vector<column_types::column> columns;  // what the text declares
+  };
+  std::map<std::string, cached_schema, std::less<>> _schemas;  // by id
+  size_t _schema_bytes = 0;                                    // ids and texts in _schemas
+  std::map<table_name, std::string> _schema_ids;               // the id naming each table, if any
+  std::map<table_name, table_entry*> _seen;                    // every table this decoder interned
   std::map<const table_entry*, csn> _metadata_seq;  // CSN of the OBJECT_METADATA last learned
   goldengate_stream_info _stream;
   std::string _last_qual_table;  // most messages name the table the previous one did

@@ -1,6 +1,10 @@
 #include "schemas/goldengate/goldengate_metadata.h"
 
 #include <array>
+#include <memory>
+
+#include "schemas/common/same_text.h"
+#include "schemas/goldengate/goldengate_types.h"
 
 namespace sluice {
 namespace {
@@ -93,7 +97,8 @@ column_class classify_column_type(std::string_view type) {
   return column_class::other;
 }
 
-learned_shape shape_of(const std::vector<goldengate_column_meta>& columns) {
+learned_shape shape_of(const std::vector<goldengate_column_meta>& columns,
+                       const std::vector<column_types::column>* schema) {
   learned_shape out;
   out.columns.reserve(columns.size());
   for (const goldengate_column_meta& c : columns) {
@@ -101,18 +106,57 @@ learned_shape shape_of(const std::vector<goldengate_column_meta>& columns) {
     info.name = std::string(c.name);
     info.source_type = std::string(c.type);
     info.cls = classify_column_type(c.type);
+    info.type = goldengate_column_type(c.type);
     info.nullable = c.nullable.value_or(true);
     info.key = c.key.value_or(false);
     if (info.key) out.key_columns.push_back(info.name);
     out.columns.push_back(std::move(info));
   }
+  if (schema) refine_types(out.columns, *schema);
   return out;
+}
+
+bool refine_types(std::vector<column_info>& columns,
+                  const std::vector<column_types::column>& schema) {
+  bool changed = false;
+  for (column_info& c : columns) {
+    if (!is_json_primitive(c.source_type)) continue;
+    for (const column_types::column& s : schema) {
+      if (!same_text(s.name, c.name) || !s.type.known()) continue;
+      changed = changed || c.type != s.type;
+      c.type = s.type;
+      break;
+    }
+  }
+  return changed;
+}
+
+shared_column_types snapshot_of(const std::vector<column_info>& columns) {
+  auto types = std::make_shared<column_types>();
+  types->columns.reserve(columns.size());
+  for (const column_info& c : columns) {
+    types->columns.push_back(column_types::column{c.name, c.type, c.source_type});
+  }
+  return types;
 }
 
 void learn_shape(table_entry& entry, std::vector<column_info> columns,
                  std::vector<std::string> key_columns) {
+  for (column_info& c : columns) {
+    if (!c.type.known() && !c.source_type.empty()) c.type = goldengate_column_type(c.source_type);
+  }
   entry.columns = std::move(columns);
   if (!entry.key_configured) entry.key_columns = std::move(key_columns);
+  const auto same = [&] {
+    if (!entry.types || entry.types->columns.size() != entry.columns.size()) return false;
+    for (size_t i = 0; i < entry.columns.size(); ++i) {
+      const column_types::column& t = entry.types->columns[i];
+      const column_info& c = entry.columns[i];
+      if (t.name != c.name || t.type != c.type || t.source_type != c.source_type) return false;
+    }
+    return true;
+  };
+  if (!same()) entry.types = entry.columns.empty() ? nullptr : snapshot_of(entry.columns);
 }
 
 }  // namespace sluice

@@ -742,3 +742,148 @@ TEST_CASE("an image repeating a name is caught after images whose names were uni
 }
 
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+constexpr const char* oracle_metadata = R"json({
+  "op_type": "OBJECT_METADATA", "qual_table": "SALES.ORDERS", "csn": 10,
+  "columns": {
+    "ORDER_ID": {"type": "NUMBER(10)", "null": false, "key": true},
+    "TOTAL": {"type": "NUMBER(12,2)"},
+    "STATUS": {"type": "VARCHAR2(20 BYTE)"},
+    "CREATED": {"type": "DATE"},
+    "UPDATED": {"type": "TIMESTAMP(6) WITH TIME ZONE"},
+    "NOTE": {"type": "CLOB"},
+    "PHOTO": {"type": "BLOB"},
+    "RATIO": {"type": "BINARY_DOUBLE"}
+  }
+})json";
+
+std::string types_text(const column_types& types) {
+  std::string out;
+  for (const column_types::column& c : types.columns)
+    out += c.name + ":" + c.type.to_text() + " ";
+  return out;
+}
+
+std::string insert_at(int csn) {
+  return R"({"qual_table": "SALES.ORDERS", "op_type": "INSERT", "csn": )" + std::to_string(csn) +
+         R"(, "after": {"ORDER_ID": )" + std::to_string(csn) + R"(, "STATUS": "NEW"}})";
+}
+
+TEST_CASE("OBJECT_METADATA's Oracle types become the catalog's portable types") {
+  gg_world w;
+  REQUIRE(!w.feed(oracle_metadata));
+  const table_entry& t = *w.orders();
+  REQUIRE(t.types);
+  CHECK(types_text(*t.types) ==
+        "ORDER_ID:decimal(10,0) TOTAL:decimal(12,2) STATUS:string(20) CREATED:timestamp(0) "
+        "UPDATED:timestamptz(6) NOTE:string PHOTO:bytes RATIO:float64 ");
+  CHECK(t.types->find("TOTAL")->source_type == "NUMBER(12,2)");
+  REQUIRE(t.columns.size() == 8);
+  CHECK(t.columns[1].type == column_type{type_id::decimal, 12, 2});
+  // The catalog update carries them too (persisted, printed by `sluice decode`).
+  REQUIRE(w.out.catalog.size() == 1);
+  CHECK(w.out.catalog[0].columns[2].type.to_text() == "string(20)");
+}
+
+TEST_CASE("changes share the table's type snapshot until new metadata changes the types") {
+  gg_world w;
+  REQUIRE(!w.feed(oracle_metadata));
+  const shared_column_types first = w.orders()->types;
+  REQUIRE(first);
+  const change a = w.one(insert_at(11));
+  const change b = w.one(insert_at(12));
+  CHECK(a.types == first);  // the same object, not a copy per message
+  CHECK(b.types == first);
+  // The same metadata again (another partition, a re-send): the snapshot stays.
+  REQUIRE(!w.feed(oracle_metadata, 1, 1));
+  CHECK(w.orders()->types == first);
+  CHECK(w.one(insert_at(13)).types == first);
+  // A widened column: a new snapshot, which the following changes carry; earlier changes
+  // keep theirs.
+  std::string widened = oracle_metadata;
+  widened.replace(widened.find("VARCHAR2(20 BYTE)"), 17, "VARCHAR2(80 BYTE)");
+  widened.replace(widened.find("\"csn\": 10"), 9, "\"csn\": 20");
+  REQUIRE(!w.feed(widened));
+  const shared_column_types second = w.orders()->types;
+  REQUIRE(second);
+  CHECK(second != first);
+  CHECK(second->find("STATUS")->type.to_text() == "string(80)");
+  CHECK(first->find("STATUS")->type.to_text() == "string(20)");
+  CHECK(w.one(insert_at(21)).types == second);
+}
+
+TEST_CASE("a change of a table without metadata or schema carries no types") {
+  gg_world w;
+  CHECK(!w.one(insert_at(1)).types);
+}
+
+constexpr const char* orders_schema = R"json({
+  "$schema": "http://json-schema.org/draft-04/schema#",
+  "id": "SALES.ORDERS", "title": "SALES.ORDERS", "type": "object",
+  "properties": {
+    "qual_table": {"type": "string"}, "op_type": {"type": "string"},
+    "ORDER_ID": {"type": "integer"},
+    "STATUS": {"type": ["string", "null"], "maxLength": 20},
+    "TOTAL_AMOUNT": {"type": ["number", "null"]},
+    "SHIPPED_AT": {"type": ["string", "null"], "format": "date-time"}
+  }
+})json";
+
+TEST_CASE("the table's JSON Schema record refines OBJECT_METADATA's primitive types") {
+  gg_world w;
+  REQUIRE(!w.feed(orders_schema));
+  REQUIRE(!w.feed(seed_object_metadata));
+  const table_entry& t = *w.orders();
+  REQUIRE(t.types);
+  CHECK(types_text(*t.types) == "ORDER_ID:int64 STATUS:string(20) TOTAL_AMOUNT:decimal ");
+  CHECK(t.columns[0].source_type == "number");  // what the metadata said, kept
+  // A source type name is not refined: it says more than the schema.
+  gg_world oracle;
+  REQUIRE(!oracle.feed(orders_schema));
+  REQUIRE(!oracle.feed(oracle_metadata));
+  CHECK(oracle.orders()->types->find("ORDER_ID")->type.to_text() == "decimal(10,0)");
+}
+
+TEST_CASE("without the table's JSON Schema record, primitive types stay the widest") {
+  gg_world w;
+  REQUIRE(!w.feed(seed_object_metadata));
+  CHECK(types_text(*w.orders()->types) == "ORDER_ID:decimal STATUS:string TOTAL_AMOUNT:decimal ");
+}
+
+TEST_CASE("a JSON Schema record sent after the metadata retypes the table and is persisted") {
+  gg_world w;
+  REQUIRE(!w.feed(seed_object_metadata));
+  const shared_column_types before = w.orders()->types;
+  const change a = w.one(insert_at(5));
+  CHECK(a.types == before);
+  w.out.clear();
+  REQUIRE(!w.feed(orders_schema));
+  CHECK(w.out.changes.empty());
+  REQUIRE(w.out.catalog.size() == 1);
+  CHECK(w.out.catalog[0].columns[0].type.to_text() == "int64");
+  CHECK(w.orders()->types != before);
+  CHECK(w.one(insert_at(6)).types == w.orders()->types);
+  // The same schema again changes nothing.
+  w.out.clear();
+  const shared_column_types now = w.orders()->types;
+  REQUIRE(!w.feed(orders_schema));
+  CHECK(w.out.empty());
+  CHECK(w.orders()->types == now);
+}
+
+TEST_CASE("a table described only by its JSON Schema record gets the schema's types") {
+  gg_world w;
+  REQUIRE(!w.feed(orders_schema));
+  const change c = w.one(insert_at(1));
+  REQUIRE(c.types);
+  CHECK(types_text(*c.types) ==
+        "ORDER_ID:int64 STATUS:string(20) TOTAL_AMOUNT:decimal SHIPPED_AT:timestamp ");
+  CHECK(w.orders()->columns.empty());  // types are not a shape: nothing learned
+  CHECK(w.one(insert_at(2)).types == c.types);
+}
+
+}  // namespace
+}  // namespace sluice

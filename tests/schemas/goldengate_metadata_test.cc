@@ -49,5 +49,40 @@ TEST_CASE("learning a shape keeps a configured key") {
   CHECK(learned.key_columns == std::vector<std::string>{"B"});
 }
 
+TEST_CASE("a restored catalog row without portable types gets them from its source types") {
+  // What load() reads from a sluice.catalog row written before portable types were stored.
+  table_entry t;
+  learn_shape(t,
+              {{"ID", "NUMBER(10)", column_class::numeric, false, true, {}},
+               {"AMOUNT", "number", column_class::numeric, true, false, {}},
+               {"AT", "TIMESTAMP(3)", column_class::other, true, false, {}},
+               {"X", "SDO_GEOMETRY", column_class::other, true, false, {}}},
+              {"ID"});
+  REQUIRE(t.types);
+  CHECK(t.columns[0].type.to_text() == "decimal(10,0)");
+  CHECK(t.types->columns[0].type.to_text() == "decimal(10,0)");
+  CHECK(t.types->columns[1].type.to_text() == "decimal");
+  CHECK(t.types->columns[2].type.to_text() == "timestamp(3)");
+  CHECK(!t.types->columns[3].type.known());
+  // A stored portable type is kept as it is (a JSON Schema record may have refined it).
+  learn_shape(t, {{"AMOUNT", "number", column_class::numeric, true, false, {type_id::int64}}}, {});
+  CHECK(t.types->columns[0].type.to_text() == "int64");
+}
+
+TEST_CASE("learning the same shape again keeps the type snapshot, another one replaces it") {
+  table_entry t;
+  const std::vector<column_info> shape = {
+      {"ID", "NUMBER(10)", column_class::numeric, false, true, {}}};
+  learn_shape(t, shape, {"ID"});
+  const shared_column_types first = t.types;
+  learn_shape(t, shape, {"ID"});
+  CHECK(t.types == first);
+  learn_shape(t, {{"ID", "NUMBER(12)", column_class::numeric, false, true, {}}}, {"ID"});
+  CHECK(t.types != first);
+  CHECK(t.types->columns[0].type.to_text() == "decimal(12,0)");
+  learn_shape(t, {}, {});
+  CHECK(!t.types);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -778,8 +778,13 @@ TEST_CASE("a state schema of version 1 is migrated forward, its data kept") {
 catalog_update orders_metadata(int64_t csn_n, std::vector<std::string> key) {
   catalog_update u;
   u.table = table_name{"", "SALES", "ORDERS"};
-  u.columns = {{"ORDER_ID", "number", column_class::numeric, false, true, {}},
-               {"STATUS", "VARCHAR2(20)", column_class::text, true, false, {}},
+  u.columns = {{"ORDER_ID", "number", column_class::numeric, false, true, {type_id::decimal}},
+               {"STATUS",
+                "VARCHAR2(20)",
+                column_class::text,
+                true,
+                false,
+                {type_id::string, column_type::no_precision, 0, 20}},
                {"it's \"odd\"", "", column_class::unknown, true, false, {}}};
   u.key_columns = std::move(key);
   u.learned_from = "goldengate OBJECT_METADATA";
@@ -817,7 +822,9 @@ TEST_CASE("catalog updates are written with the batch and read back by load_cata
   CHECK(u.columns[0].cls == column_class::numeric);
   CHECK(!u.columns[0].nullable);
   CHECK(u.columns[0].key);
+  CHECK(u.columns[0].type == column_type{type_id::decimal});
   CHECK(u.columns[1].source_type == "VARCHAR2(20)");
+  CHECK(u.columns[1].type.to_text() == "string(20)");
   CHECK(u.columns[1].cls == column_class::text);
   CHECK(u.columns[1].nullable);
   CHECK(!u.columns[1].key);
@@ -843,6 +850,19 @@ TEST_CASE("catalog updates are written with the batch and read back by load_cata
   stored = applier.load_catalog();
   CHECK(stored[0].key_columns.empty());
   CHECK(stored[0].seq.empty());
+
+  // A row stored before portable types (no "portable_type") reads back with unknown types.
+  {
+    pqxx::work tx(w.look);
+    tx.exec("UPDATE " + table +
+            " SET columns = '[{\"name\": \"ORDER_ID\", \"type\": \"NUMBER(10)\", "
+            "\"class\": \"numeric\", \"nullable\": false, \"key\": true}]'");
+    tx.commit();
+  }
+  stored = applier.load_catalog();
+  REQUIRE(stored[0].columns.size() == 1);
+  CHECK(stored[0].columns[0].source_type == "NUMBER(10)");
+  CHECK(!stored[0].columns[0].type.known());
 
   // Another connector sees only its own catalog.
   test_sink other(w.dsn, w.options("other"));

@@ -37,8 +37,9 @@ column_class class_of(std::string_view name) {
   return column_class::unknown;
 }
 
-// [{"name": ..., "type": ..., "class": ..., "nullable": ..., "key": ...}, ...]
-std::string columns_json(const std::vector<column_info>& columns) {
+}  // namespace
+
+std::string catalog_columns_json(const std::vector<column_info>& columns) {
   std::string out = "[";
   for (const column_info& c : columns) {
     if (out.size() > 1) out += ", ";
@@ -52,10 +53,19 @@ std::string columns_json(const std::vector<column_info>& columns) {
     out += c.nullable ? "true" : "false";
     out += ", \"key\": ";
     out += c.key ? "true" : "false";
+    out += ", \"portable_type\": ";
+    append_json_string(out, c.type.to_text());
     out += "}";
   }
   return out + "]";
 }
+
+column_type stored_portable_type(std::optional<std::string_view> text) {
+  if (!text) return {};
+  return column_type::parse(*text).value_or(column_type{});
+}
+
+namespace {
 
 void add_csn(pg_array& array, const csn& seq) {
   if (seq.empty()) {
@@ -107,7 +117,7 @@ size_t catalog_writer::write(pqxx::transaction_base& tx,
     for (const std::string& k : u->key_columns)
       key.add(k);
     keys.add(key.take());
-    columns.add(columns_json(u->columns));
+    columns.add(catalog_columns_json(u->columns));
     learned.add(u->learned_from);
     add_csn(seqs, u->seq);
   }
@@ -207,7 +217,7 @@ std::vector<catalog_update> catalog_writer::load(pqxx::transaction_base& tx) con
   const pqxx::result columns = tx.exec_params(
       "SELECT c.source_database, c.source_schema, c.source_table, e.value->>'name', "
       "coalesce(e.value->>'type', ''), e.value->>'class', e.value->>'nullable', "
-      "e.value->>'key' FROM " +
+      "e.value->>'key', e.value->>'portable_type' FROM " +
           _catalog +
           " c CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(c.columns) = "
           "'array' THEN c.columns ELSE '[]'::jsonb END) WITH ORDINALITY AS e(value, ord) "
@@ -224,6 +234,10 @@ std::vector<catalog_update> catalog_writer::load(pqxx::transaction_base& tx) con
     c.cls = row[5].is_null() ? column_class::unknown : class_of(row[5].as<std::string>());
     c.nullable = row[6].is_null() || row[6].as<std::string>() != "false";
     c.key = !row[7].is_null() && row[7].as<std::string>() == "true";
+    // Rows stored before portable types have none: unknown here, and the table catalog
+    // derives it from source_type when it learns the shape (goldengate learn_shape).
+    c.type = stored_portable_type(
+        row[8].is_null() ? std::nullopt : std::optional(std::string_view(row[8].c_str())));
     it->second.columns.push_back(std::move(c));
   }
   std::vector<catalog_update> out;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <pqxx/transaction_base>
@@ -40,6 +42,13 @@ class catalog_writer {
   std::string _ddl_history;
   std::string _connector;
 };
+
+// A catalog row's `columns` JSON: [{"name", "type" (the source type), "class", "nullable",
+// "key", "portable_type" (column_type::to_text())}, ...]. Rows written before portable types
+// lack "portable_type"; readers take them as they are (backward compatible).
+std::string catalog_columns_json(const std::vector<column_info>& columns);
+// A stored "portable_type" read back: unknown when absent (an older row) or unreadable.
+column_type stored_portable_type(std::optional<std::string_view> text);
 
 // The update write() keeps per table: the one with the highest CSN, where both of two have
 // a CSN, else the later one. In table-name order.

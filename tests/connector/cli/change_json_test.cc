@@ -16,7 +16,7 @@ message_origin origin() {
 TEST_CASE("a catalog update prints as one {\"catalog\":...} line") {
   catalog_update u;
   u.table = {"", "SHOP", "ORDERS"};
-  u.columns = {{"ID", "NUMBER", column_class::numeric, false, true, {}},
+  u.columns = {{"ID", "NUMBER(10)", column_class::numeric, false, true, {type_id::decimal, 10, 0}},
                {"NOTE", "VARCHAR2", column_class::text, true, false, {}}};
   u.key_columns = {"ID"};
   u.learned_from = "goldengate OBJECT_METADATA";
@@ -26,8 +26,10 @@ TEST_CASE("a catalog update prints as one {\"catalog\":...} line") {
   append_catalog_update_json(out, u);
   CHECK(out ==
         R"({"catalog":{"table":"SHOP.ORDERS","key":["ID"],"columns":[)"
-        R"({"name":"ID","type":"NUMBER","class":"numeric","nullable":false,"key":true},)"
-        R"({"name":"NOTE","type":"VARCHAR2","class":"text","nullable":true,"key":false}],)"
+        R"j({"name":"ID","type":"NUMBER(10)","portable_type":"decimal(10,0)","class":"numeric",)j"
+        R"("nullable":false,"key":true},)"
+        R"({"name":"NOTE","type":"VARCHAR2","portable_type":"unknown","class":"text",)"
+        R"("nullable":true,"key":false}],)"
         R"("learned_from":"goldengate OBJECT_METADATA","csn":")" +
             u.seq.hex() +
             R"(","csn_parts":[7],"source":{"topic":"gg.orders","partition":1,"offset":42}}})");
