@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/support/kcat_lines.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
@@ -35,23 +36,6 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  return out + "\"";
-}
-
 // The fixture's {"key": K, "value": V} lines as `kcat -C -J` lines of `topic`. The keys of
 // these tables have no field named "value", so the first ,"value": ends the key.
 std::string kcat_file(const std::string& fixture, const std::string& topic) {
@@ -66,12 +50,10 @@ std::string kcat_file(const std::string& fixture, const std::string& topic) {
     const std::string key = line.substr(head.size(), split - head.size());
     const std::string value =
         line.substr(split + 9, line.size() - 1 - (split + 9));  // without the closing brace
-    out += "{\"topic\":" + json_string(topic) +
-           ",\"partition\":0,\"offset\":" + std::to_string(offset) +
-           ",\"tstype\":\"create\",\"ts\":" + std::to_string(1'767'225'600'000 + offset) +
-           ",\"broker\":1,\"key\":" + (key == "null" ? "null" : json_string(key)) +
-           ",\"payload\":" + (value == "null" ? "null" : json_string(value)) + "}\n";
-    ++offset;
+    const auto or_null = [](const std::string& json) {
+      return json == "null" ? std::nullopt : std::optional<std::string>(json);
+    };
+    out += kcat_line(topic, 0, offset++, or_null(key), or_null(value)) + "\n";
   }
   return out;
 }

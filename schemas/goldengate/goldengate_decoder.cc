@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/model/base64.h"
 #include "schemas/common/same_text.h"
 #include "schemas/goldengate/goldengate_json_schema.h"
 #include "schemas/goldengate/goldengate_metadata.h"
@@ -50,6 +51,32 @@ bool same_columns(const std::vector<column_types::column>& a,
 }
 
 constexpr std::string_view learned_from_metadata = "goldengate OBJECT_METADATA";
+
+bool any_bytes(const column_types& types) {
+  return std::any_of(types.columns.begin(), types.columns.end(),
+                     [](const auto& c) { return c.type.id == type_id::bytes && !c.type.array; });
+}
+
+// GoldenGate's JSON writes binary columns (RAW, BLOB) as base64 text: a column the metadata
+// types as bytes gets its bytes, decoded once here. Text that is not base64 is refused rather
+// than stored as the characters it spells.
+std::optional<error> decode_binary(const column_types& types, std::vector<value*>& values,
+                                   const std::vector<const std::string*>& names,
+                                   std::string& scratch) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    value& v = *values[i];
+    if (v.kind != value_kind::string) continue;
+    const column_types::column* t = types.find(*names[i]);
+    if (!t || t->type.id != type_id::bytes || t->type.array) continue;
+    if (!decode_base64(v.text, scratch)) {
+      return make_error(error_code::wrong_type, "binary column \"" + *names[i] + "\" (" +
+                                                    t->source_type + ") is not base64 text");
+    }
+    v.kind = value_kind::bytes;
+    v.text.swap(scratch);
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -340,12 +367,36 @@ std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_mess
   used = out.recycled_image();
   c.table = &t;
   c.types = t.types;
+  if (c.types && any_bytes(*c.types)) {
+    if (auto err = binary_values(c)) {
+      out.truncate_changes(first);
+      return err;
+    }
+  }
   c.seq = std::move(*seq);
   c.source.tx.assign(*tx);
   c.source.source_ts = ts->value_or(timestamp_ns{0});
   c.source.read = read_method::cdc;
   assign_origin(c.source.origin, msg);
   return std::nullopt;
+}
+
+std::optional<error> goldengate_decoder::binary_values(change& c) {
+  std::vector<value*> values;
+  std::vector<const std::string*> names;
+  for (column_value& cv : c.after) {
+    values.push_back(&cv.v);
+    names.push_back(&cv.name);
+  }
+  for (row_key* k : {&c.key, c.old_key ? &*c.old_key : nullptr}) {
+    if (!k) continue;
+    for (size_t i = 0; i < k->values.size() && i < k->columns.size(); ++i) {
+      values.push_back(&k->values[i]);
+      names.push_back(&k->columns[i]);
+    }
+  }
+  // A key's canonical form is that of its base64 text either way (core/model/row_key.cc).
+  return decode_binary(*c.types, values, names, _binary_scratch);
 }
 
 std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_entry& t,

@@ -125,6 +125,8 @@ class goldengate_decoder final : public decoder {
   // The key columns of a record of `table` (see decode()); empty: keyless.
   result<const std::vector<std::string>*> key_columns(const table_entry& table);
   // The key and old key of a DML record into c (a reused change), from the record's images.
+  // The change's binary columns (typed bytes by the metadata) from base64 text to bytes.
+  std::optional<error> binary_values(change& c);
   std::optional<error> fill_dml(goldengate_op op, const table_entry& table,
                                 const std::vector<std::string>& key, bool has_before, change& c);
   // The key of `columns` read from img, else from fallback, into out (its capacity reused);
@@ -163,6 +165,7 @@ class goldengate_decoder final : public decoder {
   std::vector<column_class> _key_classes;       // scratch
   row_key _old_key;                             // scratch: an UPDATE's before key
   std::vector<std::string_view> _name_scratch;  // scratch
+  std::string _binary_scratch;                  // scratch: a decoded binary value
 };
 
 }  // namespace sluice

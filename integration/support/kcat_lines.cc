@@ -1,0 +1,34 @@
+#include "integration/support/kcat_lines.h"
+
+#include <cstdio>
+
+namespace sluice::testing {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out + "\"";
+}
+
+std::string kcat_line(const std::string& topic, int partition, int64_t offset,
+                      const std::optional<std::string>& key,
+                      const std::optional<std::string>& payload) {
+  return "{\"topic\":" + json_string(topic) + ",\"partition\":" + std::to_string(partition) +
+         ",\"offset\":" + std::to_string(offset) +
+         ",\"tstype\":\"create\",\"ts\":" + std::to_string(1'767'225'600'000 + offset) +
+         ",\"broker\":1,\"key\":" + (key ? json_string(*key) : std::string("null")) +
+         ",\"payload\":" + (payload ? json_string(*payload) : std::string("null")) + "}";
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sluice::testing {
+
+// s as a JSON string literal, escaped as yajl (kcat) escapes: control bytes as \u00XX.
+std::string json_string(const std::string& s);
+
+// One message as `kcat -C -J` prints it — the input of `sluice replay --file` — with a
+// timestamp of 2026-01-01 plus `offset` milliseconds. A missing key or payload is null.
+std::string kcat_line(const std::string& topic, int partition, int64_t offset,
+                      const std::optional<std::string>& key,
+                      const std::optional<std::string>& payload);
+
+}  // namespace sluice::testing
