@@ -39,8 +39,10 @@ std::string timestamp_text(int64_t count, int64_t per_second);
 std::optional<std::string> time_text(int64_t count, int64_t per_second);
 
 // The longest bit string the decoder writes: a bit(n) value is n characters, and n comes
-// from the message, so a hostile one is bounded (PostgreSQL's own limit is 83,886,080).
-inline constexpr int32_t max_bits_length = 1 << 24;
+// from the message whatever its payload, so it is bounded low enough that a message of
+// thousands of such columns stays small (64 KiB of text each; real bit columns are far
+// shorter; PostgreSQL's own limit is 83,886,080). A longer one is a dead letter.
+inline constexpr int32_t max_bits_length = 1 << 16;
 
 // io.debezium.data.Bits as PostgreSQL's bit-string text: Debezium sends the bit string's
 // value as little-endian bytes with trailing zero bytes dropped, the first bit of the string

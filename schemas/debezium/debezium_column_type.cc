@@ -62,6 +62,8 @@ constexpr logical_type logical_types[] = {
     {"io.debezium.time.MicroDuration", type_id::interval, none},
 };
 
+bool any_of(std::string_view name, std::initializer_list<std::string_view> names);
+
 // A Connect type with its logical name, for one value (a column or an array's element).
 column_type connect_type(std::string_view type, std::string_view name,
                          std::optional<int32_t> precision, std::optional<int32_t> scale) {
@@ -83,6 +85,15 @@ column_type from_connect(const connect_field_schema& f) {
   if (f.type != "array") return connect_type(f.type, f.name, f.precision, f.scale);
   // Arrays of arrays: PostgreSQL's arrays do not nest (and Debezium sends none).
   if (f.items_type == "array") return of(type_id::json);
+  // The value decoder converts no array element: an element with a logical type that needs
+  // converting (days, microseconds, unscaled decimal bytes) would not enter a date[],
+  // timestamp[] or numeric[] column. Such arrays stay JSON.
+  if (!f.items_name.empty() &&
+      !any_of(f.items_name, {"io.debezium.data.Uuid", "io.debezium.data.Json",
+                             "io.debezium.data.Enum", "io.debezium.data.Xml",
+                             "io.debezium.time.ZonedTimestamp", "io.debezium.time.ZonedTime"})) {
+    return of(type_id::json);
+  }
   column_type t = connect_type(f.items_type, f.items_name, std::nullopt, std::nullopt);
   if (t.known()) t.array = true;
   return t;
@@ -191,6 +202,14 @@ column_type debezium_column_type(const connect_field_schema& field) {
   element.array = false;
   auto source = source_element(name, field, element);
   if (!source) return connect;
+  // The source's type wins only where the values sent can enter it: with
+  // binary.handling.mode base64 or hex a BYTEA arrives as text (not bytes), a TINYINT(1) may
+  // arrive as a boolean, and an array whose elements need converting stays JSON.
+  if ((source->id == type_id::bytes) != (element.id == type_id::bytes) ||
+      (element.id == type_id::boolean && source->id != type_id::boolean) ||
+      (array && connect.id == type_id::json)) {
+    return connect;
+  }
   source->array = array;
   return *source;
 }

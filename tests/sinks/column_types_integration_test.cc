@@ -195,4 +195,31 @@ TEST_CASE("a value wider than its column is a dead letter naming it, unless wide
   }
 }
 
+TEST_CASE("bytes into a varchar(n) and elements of a varchar(n)[] are checked, never cut short") {
+  pg_world w;
+  exec(w, "CREATE SCHEMA " + w.source_schema + "; CREATE TABLE " + w.target("tagged") +
+              " (id bigint PRIMARY KEY, token varchar(8), tags varchar(3)[])");
+  table_entry* t = w.table("tagged");
+  test_sink sink(w.dsn, w.options());
+  sink.start();
+  const apply_stats s = sink.apply(
+      w.merge({w.upsert(t, 1, 1, {{"token", value::bytes(std::string("\x00\xff\x5c", 3))}}),
+               // 9 bytes are 12 characters of base64: more than varchar(8) holds.
+               w.upsert(t, 2, 1, {{"token", value::bytes(std::string(9, 'x'))}}),
+               w.upsert(t, 3, 1, {{"tags", value::json(R"(["abc", "\u00e9t\u00e9"])")}}),
+               w.upsert(t, 4, 1, {{"tags", value::json(R"(["abc", "abcd"])")}})}),
+      {}, {});
+  CHECK(s.upserted == 2);
+  CHECK(s.rejected == 2);
+  CHECK(w.one("SELECT token FROM " + w.target("tagged") + " WHERE id = 1") == "AP9c");
+  CHECK(w.one("SELECT array_to_string(tags, ',') FROM " + w.target("tagged") + " WHERE id = 3") ==
+        "abc,\u00e9t\u00e9");
+  CHECK(w.count("SELECT count(*) FROM " + dead_letters(w) +
+                " WHERE reason LIKE '%column \"token\" (character varying(8)) cannot hold (9 "
+                "bytes) (12 characters of base64)%'") == 1);
+  CHECK(w.count("SELECT count(*) FROM " + dead_letters(w) +
+                " WHERE reason LIKE '%column \"tags\" (character varying(3)[])%an element of 4 "
+                "characters%'") == 1);
+}
+
 }  // namespace sluice

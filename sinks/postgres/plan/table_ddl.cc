@@ -182,10 +182,15 @@ std::vector<column_def> table_ddl::widenings(const table_plan& plan,
     if (!col.type.known() || override_of(plan.target, col.name)) continue;
     const column_def* have = shape.find(col.name);
     if (!have) continue;
+    // char(n) pads: turning it into varchar would change its values (and its family).
+    if (have->type.starts_with("character(")) continue;
     const auto existing = portable_of_pg(have->type);
-    if (!existing || !grew(*existing, col.type)) continue;
+    // The type PostgreSQL would really get (a timestamp(9) is a timestamp(6)): compared as
+    // such, a stream type beyond PostgreSQL's bounds does not "grow" the column every batch.
     const std::string wider = pg_type_for(col.type);
-    if (!wider.empty()) add_unique(out, {col.name, wider});
+    const auto made = portable_of_pg(wider);
+    if (!existing || !made || !grew(*existing, *made)) continue;
+    add_unique(out, {col.name, wider});
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include "sinks/postgres/plan/value_fit.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -12,7 +13,7 @@ namespace {
 
 // What one target column checks.
 struct fit_rule {
-  enum class kind : uint8_t { none, length, integer, digits } what = kind::none;
+  enum class kind : uint8_t { none, length, element_length, integer, digits } what = kind::none;
   int64_t bound = 0;                  // characters, or integer digits for numeric(p,s)
   int64_t low = 0, high = 0;          // integer range, as magnitudes of 19 digits at most
   const std::string* type = nullptr;  // the column's type, for the reason
@@ -24,7 +25,16 @@ fit_rule rule_for(const column_def& col, const planned_column* planned) {
   r.type = &col.type;
   r.column = planned;
   const auto t = portable_of_pg(col.type);
-  if (!t || t->array) return r;
+  if (!t) return r;
+  if (t->array) {
+    // The cast to varchar(n)[] cuts each element short without a word: their lengths are
+    // checked (other element types fail the cast loudly, and the isolation names the row).
+    if (t->id == type_id::string && t->length != column_type::no_length) {
+      r.what = fit_rule::kind::element_length;
+      r.bound = t->length;
+    }
+    return r;
+  }
   switch (t->id) {
     case type_id::string:
       if (t->length != column_type::no_length) {
@@ -42,7 +52,8 @@ fit_rule rule_for(const column_def& col, const planned_column* planned) {
       r = {fit_rule::kind::integer, 0, INT64_MIN, INT64_MAX, &col.type, planned};
       break;
     case type_id::decimal:
-      if (t->precision != column_type::no_precision) {
+      // PostgreSQL 15 allows a scale above the precision (numeric(2,5): fractions only).
+      if (t->precision != column_type::no_precision && t->precision >= t->scale) {
         r.what = fit_rule::kind::digits;
         r.bound = t->precision - t->scale;
       }
@@ -65,6 +76,39 @@ bool fits_length(std::string_view text, int64_t bound, int64_t& chars) {
   }
   if (chars <= bound) return true;
   return text.substr(cut).find_first_not_of(' ') == std::string_view::npos;
+}
+
+// The most characters (code points, an escape counting as one) of any string in JSON text:
+// the elements an array literal gets from a JSON array.
+int64_t longest_json_string(std::string_view json) {
+  int64_t longest = 0, chars = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (!in_string) {
+      if (c == '"') in_string = true, chars = 0;
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+      longest = std::max(longest, chars);
+      continue;
+    }
+    if (c == '\\') {
+      // Any escape is one character; a \uD800-\uDBFF high surrogate and the escape after it
+      // are one together.
+      const bool high_surrogate = json.substr(i + 1, 2) == "uD" || json.substr(i + 1, 2) == "ud";
+      const char third = i + 3 < json.size() ? json[i + 3] : '0';
+      i += json.substr(i + 1, 1) == "u" ? 5 : 1;
+      if (high_surrogate && std::string_view("89abAB").find(third) != std::string_view::npos) {
+        i += 6;  // the low surrogate's \uXXXX
+      }
+      ++chars;
+      continue;
+    }
+    if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) ++chars;
+  }
+  return longest;
 }
 
 // Whether text is an integer within [low, high] (an optional sign and digits, as
@@ -117,10 +161,23 @@ std::optional<std::string> misfit(const fit_rule& r, const std::string& column, 
   std::string why;
   switch (r.what) {
     case fit_rule::kind::length: {
-      if (v.kind == value_kind::bytes) return std::nullopt;  // written as base64: see writer
+      if (v.kind == value_kind::bytes) {
+        // Written to a text column as its base64 text.
+        const int64_t chars = static_cast<int64_t>((v.text.size() + 2) / 3 * 4);
+        if (chars <= r.bound) return std::nullopt;
+        why = std::to_string(chars) + " characters of base64";
+        break;
+      }
       int64_t chars = 0;
       if (fits_length(v.text, r.bound, chars)) return std::nullopt;
       why = std::to_string(chars) + " characters";
+      break;
+    }
+    case fit_rule::kind::element_length: {
+      if (v.kind != value_kind::json) return std::nullopt;
+      const int64_t longest = longest_json_string(v.text);
+      if (longest <= r.bound) return std::nullopt;
+      why = "an element of " + std::to_string(longest) + " characters";
       break;
     }
     case fit_rule::kind::integer:
