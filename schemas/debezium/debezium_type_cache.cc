@@ -1,30 +1,12 @@
 #include "schemas/debezium/debezium_type_cache.h"
 
 #include <cstdint>
-#include <cstring>
 #include <optional>
 
 #include "schemas/debezium/debezium_column_type.h"
 
 namespace sluice {
 namespace {
-
-// Length-prefixed, so that no two different schemas write the same signature.
-void append(std::string& out, std::string_view text) {
-  const auto size = static_cast<uint32_t>(text.size());
-  char prefix[sizeof size];
-  std::memcpy(prefix, &size, sizeof size);
-  out.append(prefix, sizeof prefix);
-  out.append(text);
-}
-
-void append(std::string& out, std::optional<int32_t> v) {
-  out.push_back(v ? '\1' : '\0');
-  const int32_t n = v.value_or(0);
-  char bytes[sizeof n];
-  std::memcpy(bytes, &n, sizeof n);
-  out.append(bytes, sizeof bytes);
-}
 
 bool same_columns(const column_types& a, const column_types& b) {
   if (a.columns.size() != b.columns.size()) return false;
@@ -41,10 +23,15 @@ bool same_columns(const column_types& a, const column_types& b) {
 const shared_column_types& debezium_type_cache::types_of(
     const table_entry* table, std::span<const connect_field_schema> schema) {
   if (schema.empty()) return _none;
-  write_signature(schema, _signature);
   entry& e = _entries[table];
-  if (e.types && e.signature == _signature) return e.types;
-  e.signature = _signature;
+  if (e.types && same_schema(e.schema, schema)) return e.types;
+  e.schema.clear();
+  for (const connect_field_schema& f : schema) {
+    e.schema.push_back({std::string(f.field), std::string(f.type), std::string(f.name),
+                        std::string(f.items_type), std::string(f.items_name),
+                        std::string(f.source_type), f.scale, f.precision, f.length, f.source_length,
+                        f.source_scale});
+  }
   shared_column_types types = build(schema);
   // A different schema may still say the same types (PostgreSQL's unconstrained NUMERIC is
   // length 0 in snapshot records, 131089 in streamed ones): the changes keep sharing them.
@@ -52,22 +39,20 @@ const shared_column_types& debezium_type_cache::types_of(
   return e.types;
 }
 
-void debezium_type_cache::write_signature(std::span<const connect_field_schema> schema,
-                                          std::string& out) {
-  out.clear();
-  for (const connect_field_schema& f : schema) {
-    append(out, f.field);
-    append(out, f.type);
-    append(out, f.name);
-    append(out, f.scale);
-    append(out, f.precision);
-    append(out, f.length);
-    append(out, f.items_type);
-    append(out, f.items_name);
-    append(out, f.source_type);
-    append(out, f.source_length);
-    append(out, f.source_scale);
+bool debezium_type_cache::stored_field::operator==(const connect_field_schema& f) const {
+  return field == f.field && type == f.type && name == f.name && scale == f.scale &&
+         precision == f.precision && length == f.length && items_type == f.items_type &&
+         items_name == f.items_name && source_type == f.source_type &&
+         source_length == f.source_length && source_scale == f.source_scale;
+}
+
+bool debezium_type_cache::same_schema(const std::vector<stored_field>& stored,
+                                      std::span<const connect_field_schema> schema) {
+  if (stored.size() != schema.size()) return false;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    if (!(stored[i] == schema[i])) return false;
   }
+  return true;
 }
 
 shared_column_types debezium_type_cache::build(std::span<const connect_field_schema> schema) {
