@@ -72,12 +72,13 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   const std::string table = unique_name("metric_rows");
   create_topic(topic, 1);
   auto records = events(table, 1, 50);
-  // A value the database refuses (v is typed integer): isolated, dead-lettered, and counted
-  // in sluice_postgres_errors_total{sqlstate="22P02"}.
+  // A value the database refuses (w is typed uuid; sluice checks no uuid text itself, unlike
+  // an integer's range): isolated, dead-lettered, and counted in
+  // sluice_postgres_errors_total{sqlstate="22P02"}.
   datastream_event bad;
   bad.table = table;
   bad.lsn = 1000;
-  bad.payload_json = "\"id\":999,\"v\":\"not a number\"";
+  bad.payload_json = "\"id\":999,\"w\":\"not a uuid\"";
   records.push_back({"999", bad.json(), 0});
   // A second table in the same batches, for the per-table counts.
   const std::string other = unique_name("other_rows");
@@ -87,7 +88,7 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   const uint16_t port = free_port();
   sluice_process p(
       config_with_http(unique_name("metrics"), topic, port,
-                       "tables:\n  public." + table + ":\n    column.types: {v: integer}\n"));
+                       "tables:\n  public." + table + ":\n    column.types: {v: integer, w: uuid}\n"));
 
   std::string metrics;
   REQUIRE_MESSAGE(wait_until(
