@@ -86,9 +86,9 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
     records.push_back(std::move(r));
   produce(topic, records);
   const uint16_t port = free_port();
-  sluice_process p(
-      config_with_http(unique_name("metrics"), topic, port,
-                       "tables:\n  public." + table + ":\n    column.types: {v: integer, w: uuid}\n"));
+  sluice_process p(config_with_http(
+      unique_name("metrics"), topic, port,
+      "tables:\n  public." + table + ":\n    column.types: {v: integer, w: uuid}\n"));
 
   std::string metrics;
   REQUIRE_MESSAGE(wait_until(
