@@ -16,6 +16,7 @@
 #include "connector/config/config_walker.h"
 #include "connector/config/redact.h"
 #include "connector/config/value_reader.h"
+#include "connector/config/yaml_documents.h"
 
 namespace sluice {
 namespace {
@@ -200,24 +201,34 @@ std::string load_result::error_text() const {
 
 load_result load_config(std::string_view yaml_text, const env_lookup& env,
                         std::string_view file_name) {
-  std::vector<YAML::Node> documents;
+  YAML::Node document;
   try {
-    documents = YAML::LoadAll(std::string(yaml_text));
+    const std::string text(yaml_text);
+    const auto found = count_yaml_documents(text);
+    if (found.stalled) {
+      std::vector<config_error> errors{
+          error_at(*found.stalled, "",
+                   "invalid YAML: the parser cannot read on from here (a stray ',', ']' or '}' "
+                   "outside brackets?)")};
+      sort_errors(errors, file_name);
+      return errors;
+    }
+    if (found.count > 1) {
+      std::vector<config_error> errors{
+          error_at(found.second, "",
+                   "the file holds more than one YAML document; sluice reads one (remove the "
+                   "\"---\" separators)")};
+      sort_errors(errors, file_name);
+      return errors;
+    }
+    document = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     std::vector<config_error> errors{error_at(e.mark, "", "invalid YAML: " + e.msg)};
     sort_errors(errors, file_name);
     return errors;
   }
-  if (documents.size() > 1) {
-    std::vector<config_error> errors{
-        error_at(documents[1].Mark(), "",
-                 "the file holds " + std::to_string(documents.size()) +
-                     " YAML documents; sluice reads one (remove the \"---\" separators)")};
-    sort_errors(errors, file_name);
-    return errors;
-  }
   try {
-    return load_document(documents.empty() ? YAML::Node() : documents[0], env, file_name);
+    return load_document(document, env, file_name);
   } catch (const YAML::Exception& e) {
     // Not expected: the loader only reads nodes of the kind it checked. Reported, not thrown.
     std::vector<config_error> errors{error_at(e.mark, "", "cannot read the YAML: " + e.msg)};
