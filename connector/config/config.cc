@@ -123,6 +123,15 @@ std::optional<std::string> config::kafka_property(std::string_view property) con
   return std::nullopt;
 }
 
+const std::string& schema_registry_config::effective_url() const {
+  if (!url.empty()) return url;
+  return value_converter_url.empty() ? key_converter_url : value_converter_url;
+}
+
+const std::string& schema_registry_config::effective_user_info() const {
+  return user_info.empty() ? user_info_alias : user_info;
+}
+
 config config_with_defaults() {
   config c;
   for (const auto& key : config_keys()) {

@@ -113,6 +113,24 @@ struct http_config {
   std::string auth_token;  // PUT /pause and /resume need it as a bearer token; "": none
 };
 
+// The Confluent-compatible Schema Registry that Confluent-framed messages name their writer
+// schemas in (SPEC §3). Connect's key names are accepted as aliases: effective_*() resolve them.
+struct schema_registry_config {
+  std::string url;                  // schema.registry.url
+  std::string value_converter_url;  // value.converter.schema.registry.url (alias)
+  std::string key_converter_url;    // key.converter.schema.registry.url (alias)
+  std::string user_info;            // user:password; secret
+  std::string user_info_alias;      // basic.auth.user.info (alias); secret
+  std::string ca_location;
+  std::string certificate_location;
+  std::string key_location;
+  std::chrono::milliseconds timeout{};
+
+  // The first set of url, value_converter_url, key_converter_url ("": no registry).
+  const std::string& effective_url() const;
+  const std::string& effective_user_info() const;
+};
+
 struct log_config {
   log_format format{};
   log_level level{};
@@ -155,6 +173,7 @@ struct config {
   limits_config limits;
   metrics_config metrics;
   http_config http;
+  schema_registry_config schema_registry;
   log_config log;
   // Values no output may show, whatever key they were given to: what ${file:} references read
   // and what ${ENV} gave sensitive librdkafka properties. Printed text goes through

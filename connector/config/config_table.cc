@@ -403,6 +403,36 @@ const config_key keys[] = {
                   "metrics.listen is a loopback address and disabled (403) on any other, such "
                   "as 0.0.0.0 in a container. The GET endpoints need no token.",
    .binding = field<&config::http, &http_config::auth_token>()},
+  // Schema Registry (docs/schema-registry.md). Connect's names are aliases with fields of
+  // their own, so that an alias left unset never overwrites the key it stands for.
+  {.name = "schema.registry.url", .description = "Base URL of the Confluent-compatible "
+   "Schema Registry that Confluent-framed messages name their schemas in (GET {url}/schemas/"
+   "ids/{id}); empty: none.", .binding = field<&config::schema_registry, &schema_registry_config::url>()},
+  {.name = "value.converter.schema.registry.url", .description = "Kafka Connect's name for "
+   "schema.registry.url, used when that is unset.",
+   .binding = field<&config::schema_registry, &schema_registry_config::value_converter_url>()},
+  {.name = "key.converter.schema.registry.url", .description = "Kafka Connect's name for "
+   "schema.registry.url, used when that and value.converter.schema.registry.url are unset.",
+   .binding = field<&config::schema_registry, &schema_registry_config::key_converter_url>()},
+  {.name = "schema.registry.basic.auth.user.info", .secret = true, .description = "HTTP basic "
+   "authentication for the registry, as user:password; use ${ENV} or ${file:}.",
+   .binding = field<&config::schema_registry, &schema_registry_config::user_info>()},
+  {.name = "basic.auth.user.info", .secret = true, .description = "Kafka Connect's name for "
+   "schema.registry.basic.auth.user.info, used when that is unset.",
+   .binding = field<&config::schema_registry, &schema_registry_config::user_info_alias>()},
+  {.name = "schema.registry.ssl.ca.location", .description = "PEM file of the CAs that sign "
+   "the registry's certificate (https); empty: the system's. Verification is always on.",
+   .binding = field<&config::schema_registry, &schema_registry_config::ca_location>()},
+  {.name = "schema.registry.ssl.certificate.location", .description = "PEM client "
+   "certificate for registries that require one (with schema.registry.ssl.key.location).",
+   .binding = field<&config::schema_registry, &schema_registry_config::certificate_location>()},
+  {.name = "schema.registry.ssl.key.location", .description = "PEM private key of "
+   "schema.registry.ssl.certificate.location.",
+   .binding = field<&config::schema_registry, &schema_registry_config::key_location>()},
+  {.name = "schema.registry.timeout.ms", .type = value_type::integer, .default_value = "10000",
+   .min = 100, .max = 10 * minute, .description = "Time limit of one registry request in "
+   "milliseconds; a request over it counts as the registry being unreachable (waited out).",
+   .binding = field<&config::schema_registry, &schema_registry_config::timeout>()},
   {.name = "log.format", .type = value_type::enumeration, .default_value = "text",
    .allowed = log_format_names,
    .description = "One line per event, as text or as a JSON object.",

@@ -1,0 +1,112 @@
+#include "connector/registry/registry_http.h"
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include <curl/curl.h>
+
+namespace sluice {
+namespace {
+
+// curl_global_init is not thread-safe in libcurl 7.x: once per process, before any handle.
+void init_curl_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+      throw std::runtime_error("libcurl could not be initialised");
+    }
+  });
+}
+
+struct easy_deleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+using easy_handle = std::unique_ptr<CURL, easy_deleter>;
+
+struct slist_deleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+// Bodies above this are not a schema sluice can use; the transfer is cut short.
+constexpr std::size_t max_body_bytes = 64 * 1024 * 1024;
+
+size_t append_body(char* data, size_t size, size_t count, void* user) {
+  auto* body = static_cast<std::string*>(user);
+  const size_t n = size * count;
+  if (body->size() + n > max_body_bytes) return 0;  // aborts with CURLE_WRITE_ERROR
+  body->append(data, n);
+  return n;
+}
+
+bool misconfigured(CURLcode code) {
+  switch (code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+registry_http::registry_http(registry_http_options options) : _options(std::move(options)) {
+  init_curl_once();
+}
+
+registry_http_result registry_http::get(const std::string& url) const {
+  registry_http_result out;
+  easy_handle curl(curl_easy_init());
+  if (!curl) {
+    out.transport_error = "libcurl could not create a handle";
+    return out;
+  }
+  CURL* c = curl.get();
+  char error_text[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_text);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: threads are in use
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(_options.timeout.count()));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(_options.timeout.count()));
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // credentials never travel elsewhere
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!_options.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, _options.ca_file.c_str());
+  if (!_options.certificate_file.empty()) {
+    curl_easy_setopt(c, CURLOPT_SSLCERT, _options.certificate_file.c_str());
+    curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+  }
+  if (!_options.key_file.empty()) {
+    curl_easy_setopt(c, CURLOPT_SSLKEY, _options.key_file.c_str());
+    curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  if (!_options.user_info.empty()) {
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(c, CURLOPT_USERPWD, _options.user_info.c_str());
+  }
+  std::unique_ptr<curl_slist, slist_deleter> headers(curl_slist_append(
+      nullptr, "Accept: application/vnd.schemaregistry.v1+json, application/json"));
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &out.body);
+
+  const CURLcode code = curl_easy_perform(c);
+  if (code != CURLE_OK) {
+    out.transport_error = error_text[0] != '\0' ? error_text : curl_easy_strerror(code);
+    out.body.clear();
+    out.misconfigured = misconfigured(code);
+    return out;
+  }
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out.status);
+  return out;
+}
+
+}  // namespace sluice

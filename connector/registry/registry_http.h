@@ -1,0 +1,39 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace sluice {
+
+// How sluice reaches a Schema Registry over HTTP(S).
+struct registry_http_options {
+  std::string user_info;  // "user:password" for basic authentication; "": none. A secret.
+  std::string ca_file;    // PEM CAs; "": the system's. Peer and host verification are always on.
+  std::string certificate_file;  // PEM client certificate; "": none
+  std::string key_file;          // its PEM private key
+  std::chrono::milliseconds timeout{10'000};
+};
+
+// One HTTP exchange: `status` 0 when there was no answer, `transport_error` then says why.
+struct registry_http_result {
+  long status = 0;
+  std::string body;
+  std::string transport_error;
+  // The failure is one waiting will not fix: a certificate that does not verify, a CA, client
+  // certificate or key file that cannot be used.
+  bool misconfigured = false;
+};
+
+// GET over libcurl, one easy handle per request (requests are rare: one per schema id not yet
+// known). Threading: get() may be called from several threads at once.
+class registry_http {
+ public:
+  explicit registry_http(registry_http_options options);
+
+  registry_http_result get(const std::string& url) const;
+
+ private:
+  registry_http_options _options;
+};
+
+}  // namespace sluice

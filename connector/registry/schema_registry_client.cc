@@ -1,0 +1,155 @@
+#include "connector/registry/schema_registry_client.h"
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+#include "connector/config/config.h"
+#include "connector/runtime/log.h"
+
+namespace sluice {
+namespace {
+
+constexpr std::chrono::milliseconds stop_poll{20};
+
+std::string without_trailing_slashes(std::string url) {
+  while (!url.empty() && url.back() == '/')
+    url.pop_back();
+  return url;
+}
+
+// 80% to 120% of `d`: instances that lost the registry together do not ask again together.
+std::chrono::milliseconds jittered(std::chrono::milliseconds d) {
+  thread_local std::minstd_rand random{std::random_device{}()};
+  std::uniform_int_distribution<long> percent(80, 120);
+  return std::chrono::milliseconds(d.count() * percent(random) / 100);
+}
+
+}  // namespace
+
+std::string url_without_credentials(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const auto host_start = scheme + 3;
+  const auto path = url.find('/', host_start);
+  const auto at = url.rfind('@', path == std::string::npos ? std::string::npos : path);
+  if (at == std::string::npos || at < host_start) return url;
+  return url.substr(0, host_start) + "***" + url.substr(at);
+}
+
+schema_registry_client_options registry_client_options(const schema_registry_config& c) {
+  schema_registry_client_options o;
+  o.url = c.effective_url();
+  o.http.user_info = c.effective_user_info();
+  o.http.ca_file = c.ca_location;
+  o.http.certificate_file = c.certificate_location;
+  o.http.key_file = c.key_location;
+  o.http.timeout = c.timeout;
+  return o;
+}
+
+schema_registry_client::schema_registry_client(schema_registry_client_options options,
+                                               schema_registry_hooks hooks,
+                                               std::shared_ptr<schema_store> store)
+    : _options(std::move(options)),
+      _hooks(std::move(hooks)),
+      _store(std::move(store)),
+      _http(_options.http) {
+  _options.url = without_trailing_slashes(_options.url);
+  _shown_url = url_without_credentials(_options.url);
+}
+
+result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(schema_id id) {
+  if (auto found = known(id)) return found;
+  auto delay = _options.backoff_initial;
+  bool waited = false;
+  for (;;) {
+    registry_answer answer = ask(id);
+    if (answer.outcome != registry_outcome::unreachable && waited) done_waiting(true);
+    switch (answer.outcome) {
+      case registry_outcome::found:
+        remember(answer.schema);
+        return answer.schema;
+      case registry_outcome::not_found:
+        return make_error(error_code::unsupported, std::move(answer.reason));
+      case registry_outcome::refused:
+        throw schema_source_refused(answer.reason);
+      case registry_outcome::unreachable:
+        break;
+    }
+    if (!waited) {
+      SLUICE_LOG(warn, "registry",
+                 answer.reason << "; waiting for it (schema id " << id.value() << ")");
+    }
+    waiting(answer.reason, !waited);
+    waited = true;
+    if (!wait(jittered(delay))) {
+      done_waiting(false);
+      throw schema_source_stopped("stopped while waiting for the schema registry at " + _shown_url +
+                                  " (schema id " + std::to_string(id.value()) + ")");
+    }
+    delay = std::min(delay * 2, _options.backoff_max);
+  }
+}
+
+std::shared_ptr<const registered_schema> schema_registry_client::known(schema_id id) {
+  std::lock_guard lock(_mutex);
+  if (const auto it = _cache.find(id); it != _cache.end()) return it->second;
+  if (!_store) return nullptr;
+  try {
+    auto stored = _store->load(_options.url, id);
+    if (stored) _cache.emplace(id, stored);
+    return stored;
+  } catch (const std::exception& e) {
+    // The store is a convenience: without it the registry is asked, as on a first start.
+    SLUICE_LOG(warn, "registry", "cannot read stored schema id " << id.value() << ": " << e.what());
+    return nullptr;
+  }
+}
+
+registry_answer schema_registry_client::ask(schema_id id) const {
+  const auto http = _http.get(_options.url + "/schemas/ids/" + std::to_string(id.value()));
+  if (http.status == 0 && http.misconfigured) {
+    return {registry_outcome::refused, nullptr,
+            "the schema registry at " + _shown_url + " cannot be used: " + http.transport_error};
+  }
+  return classify_registry_response(_shown_url, id, http.status, http.body, http.transport_error);
+}
+
+void schema_registry_client::remember(const std::shared_ptr<const registered_schema>& schema) {
+  std::lock_guard lock(_mutex);
+  _cache.emplace(schema->id, schema);
+  if (!_store) return;
+  try {
+    _store->save(_options.url, *schema);
+  } catch (const std::exception& e) {
+    SLUICE_LOG(warn, "registry",
+               "cannot store schema id " << schema->id.value() << ": " << e.what());
+  }
+}
+
+bool schema_registry_client::wait(std::chrono::milliseconds delay) const {
+  const auto until = std::chrono::steady_clock::now() + delay;
+  for (;;) {
+    if (_hooks.stop_requested && _hooks.stop_requested()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return true;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(until - now, stop_poll));
+  }
+}
+
+void schema_registry_client::waiting(const std::string& reason, bool first) {
+  std::lock_guard lock(_mutex);
+  if (first) ++_waiting;
+  if (_hooks.degraded) _hooks.degraded(reason);
+}
+
+void schema_registry_client::done_waiting(bool answered) {
+  std::lock_guard lock(_mutex);
+  --_waiting;
+  if (answered) SLUICE_LOG(info, "registry", "the schema registry at " << _shown_url << " answers");
+  if (_waiting == 0 && _hooks.degraded) _hooks.degraded("");
+}
+
+}  // namespace sluice

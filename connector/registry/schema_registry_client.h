@@ -1,0 +1,79 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "connector/registry/registry_http.h"
+#include "connector/registry/schema_store.h"
+#include "schemas/registry/registry_response.h"
+#include "schemas/registry/schema_source.h"
+
+namespace sluice {
+
+struct schema_registry_config;
+
+struct schema_registry_client_options {
+  std::string url;  // base URL, e.g. http://registry:8081 or .../apis/ccompat/v7
+  registry_http_options http;
+  std::chrono::milliseconds backoff_initial{100};
+  std::chrono::milliseconds backoff_max{5'000};
+};
+schema_registry_client_options registry_client_options(const schema_registry_config& c);
+
+// What the client tells the connector while it waits, and how it learns it should stop.
+struct schema_registry_hooks {
+  // The registry became unreachable (why) or answers again (""): state_holder::degrade
+  // ("schema registry", reason). Called from the waiting thread.
+  std::function<void(const std::string& reason)> degraded;
+  // True once the connector is stopping: a wait in progress ends (schema_source_stopped).
+  std::function<bool()> stop_requested;
+};
+
+// A Confluent-compatible Schema Registry client (schema_source). Lookup order:
+//
+//   memory (by id) → the schema store, if any (survives restarts) → GET {url}/schemas/ids/{id}
+//   found: kept in memory and saved to the store; 40403: an error value (dead letter);
+//   unreachable: loop { degraded(why); sleep backoff (capped, jittered, stop checked);
+//                       ask again } then degraded("") once it answers;
+//   refused (401/403, TLS, not a registry): throws schema_source_refused (FAILED).
+//
+// Lifecycle: built once per connector, before the decoders that use it, destroyed after
+// them. Threading: schema() may be called concurrently; the cache and the store are under one
+// mutex, registry requests are made outside it.
+class schema_registry_client final : public schema_source {
+ public:
+  schema_registry_client(schema_registry_client_options options, schema_registry_hooks hooks,
+                         std::shared_ptr<schema_store> store = nullptr);
+
+  result<std::shared_ptr<const registered_schema>> schema(schema_id id) override;
+
+  // The registry URL as messages show it: credentials in it replaced by ***.
+  const std::string& shown_url() const { return _shown_url; }
+
+ private:
+  std::shared_ptr<const registered_schema> known(schema_id id);
+  registry_answer ask(schema_id id) const;
+  void remember(const std::shared_ptr<const registered_schema>& schema);
+  // Sleeps `delay` in short slices; false when a stop was requested meanwhile.
+  bool wait(std::chrono::milliseconds delay) const;
+  void waiting(const std::string& reason, bool first);  // a new waiter, or one with news
+  void done_waiting(bool answered);
+
+  schema_registry_client_options _options;
+  schema_registry_hooks _hooks;
+  std::shared_ptr<schema_store> _store;
+  registry_http _http;
+  std::string _shown_url;
+  std::mutex _mutex;
+  std::unordered_map<schema_id, std::shared_ptr<const registered_schema>> _cache;
+  int _waiting = 0;  // under _mutex: threads waiting the registry out (DEGRADED while > 0)
+};
+
+// A URL fit for messages: "https://u:p@host/x" → "https://***@host/x".
+std::string url_without_credentials(const std::string& url);
+
+}  // namespace sluice

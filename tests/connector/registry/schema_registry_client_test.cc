@@ -1,0 +1,81 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "connector/registry/schema_registry_client.h"
+
+using namespace sluice;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A registry nobody listens at: port 1 on the loopback refuses at once.
+constexpr const char* nowhere = "http://127.0.0.1:1";
+
+struct memory_store : schema_store {
+  std::map<std::pair<std::string, int>, std::shared_ptr<const registered_schema>> rows;
+  std::shared_ptr<const registered_schema> load(const std::string& url, schema_id id) override {
+    const auto it = rows.find({url, id.value()});
+    return it == rows.end() ? nullptr : it->second;
+  }
+  void save(const std::string& url, const registered_schema& s) override {
+    rows[{url, s.id.value()}] = std::make_shared<registered_schema>(s);
+  }
+};
+
+schema_registry_client_options options(std::string url) {
+  schema_registry_client_options o;
+  o.url = std::move(url);
+  o.http.timeout = 1000ms;
+  o.backoff_initial = 10ms;
+  o.backoff_max = 20ms;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("an unreachable registry is waited out in DEGRADED until a stop request ends it") {
+  std::mutex m;
+  std::vector<std::string> reasons;
+  std::atomic<int> asked{0};
+  schema_registry_hooks hooks;
+  hooks.degraded = [&](const std::string& r) {
+    std::lock_guard lock(m);
+    reasons.push_back(r);
+  };
+  hooks.stop_requested = [&] { return ++asked > 20; };
+  schema_registry_client client(options(nowhere), hooks);
+  CHECK_THROWS_AS(client.schema(schema_id(1)), schema_source_stopped);
+  REQUIRE(reasons.size() >= 2);
+  CHECK(reasons.front().find("the schema registry at http://127.0.0.1:1 is unreachable") == 0);
+  CHECK(reasons.back().empty());  // the wait is over: not DEGRADED on its account any more
+}
+
+TEST_CASE("a schema in the store is served without asking the registry") {
+  auto store = std::make_shared<memory_store>();
+  store->save(nowhere, registered_schema{schema_id(5), "AVRO", R"("long")"});
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [] { return true; };  // any wait would throw
+  schema_registry_client client(options(std::string(nowhere) + "/"), hooks, store);
+  auto found = client.schema(schema_id(5));
+  REQUIRE(found.ok());
+  CHECK((*found)->text == R"("long")");
+  CHECK_THROWS_AS(client.schema(schema_id(6)), schema_source_stopped);
+}
+
+TEST_CASE("a URL that is not http or https is refused, not waited for") {
+  schema_registry_client client(options("ftp://127.0.0.1:1"), {});
+  CHECK_THROWS_AS(client.schema(schema_id(1)), schema_source_refused);
+}
+
+TEST_CASE("credentials in a registry URL never reach a message") {
+  CHECK(url_without_credentials("https://u:p@host:8081/x@y") == "https://***@host:8081/x@y");
+  CHECK(url_without_credentials("http://host:8081") == "http://host:8081");
+  CHECK(url_without_credentials("host@x") == "host@x");
+  schema_registry_client client(options("http://user:pw@127.0.0.1:1"), {});
+  CHECK(client.shown_url() == "http://***@127.0.0.1:1");
+}
