@@ -32,7 +32,7 @@ stop_services() {
   local dir service
   for dir in "$repo/build/run" "$repo/build-asan/run"; do
     [[ -d "$dir" ]] || continue
-    for service in kafka postgres; do
+    for service in kafka postgres registry; do
       SLUICE_RUN_DIR="$dir" "$services/$service.sh" stop 2>&1 | grep -v 'not running' >&2 || true
     done
   done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything sluice needs to build, test and run its demo on a fresh Debian 12
-# machine, then fetches the Kafka broker jars (integration/kafka/fetch.sh).
+# machine, then fetches the Kafka broker jars (integration/kafka/fetch.sh) and the Schema
+# Registry the tests run (integration/registry/fetch.sh).
 #
 # Warm runs are fast: when dpkg-query reports every package installed, apt is not touched.
 # Runs as root (CI) or through sudo.
@@ -68,3 +69,4 @@ if ((${#missing[@]} > 0)); then
 fi
 
 "$repo/integration/kafka/fetch.sh"
+"$repo/integration/registry/fetch.sh"
