@@ -156,7 +156,7 @@ const config_key keys[] = {
    .binding = field<&config::postgres, &postgres_config::dsn>()},
   {.name = "postgres.state.schema", .default_value = "sluice",
    .description = "Schema of sluice's own tables (offsets, dead_letters, tombstones, "
-                  "pending_fragments, catalog, ddl_history, table_progress).",
+                  "pending_fragments, catalog, ddl_history, table_progress, registry_schemas).",
    .check = check_identifier,
    .binding = field<&config::postgres, &postgres_config::state_schema>()},
   {.name = "postgres.retry.timeout", .type = value_type::duration, .default_value = "0s",

@@ -747,9 +747,27 @@ TEST_CASE("the state schema is created once and migrating again changes nothing"
   CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".schema_version") ==
         state_schema::current_version);
   // offsets, dead_letters, tombstones, pending_fragments, catalog, ddl_history,
-  // table_progress, routes and schema_version.
+  // table_progress, routes, registry_schemas and schema_version.
   CHECK(w.count("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + w.state +
-                "'") == 9);
+                "'") == 10);
+}
+
+TEST_CASE("a state schema of version 4 gains registry_schemas, its data kept") {
+  pg_world w;
+  const state_schema schema(w.state);
+  pqxx::connection a(w.dsn);
+  schema.migrate(a);
+  {
+    pqxx::work tx(a);
+    tx.exec("DROP TABLE \"" + w.state + "\".registry_schemas");
+    tx.exec("DELETE FROM \"" + w.state + "\".schema_version WHERE version > 4");
+    tx.exec("INSERT INTO \"" + w.state +
+            "\".offsets (connector, topic, partition, next_offset) VALUES ('c', 't', 0, 42)");
+    tx.commit();
+  }
+  CHECK(schema.migrate(a) == 4);
+  CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".registry_schemas") == 0);
+  CHECK(w.count("SELECT next_offset FROM \"" + w.state + "\".offsets") == 42);
 }
 
 TEST_CASE("a state schema of version 1 is migrated forward, its data kept") {

@@ -135,6 +135,18 @@ const std::vector<std::vector<std::string>>& migrations() {
                claimed_at timestamptz NOT NULL DEFAULT now(),
                PRIMARY KEY (connector, target_schema, target_table)))",
       },
+      {
+          // Writer schemas fetched from a Schema Registry (connector/registry/), so that a
+          // restart during a registry outage still decodes what it decoded before. Shared by
+          // every connector that uses the same registry: an id names one schema there.
+          R"(CREATE TABLE IF NOT EXISTS @.registry_schemas (
+               registry_url text NOT NULL,
+               id integer NOT NULL,
+               schema_type text NOT NULL,
+               schema text NOT NULL,
+               fetched_at timestamptz NOT NULL DEFAULT now(),
+               PRIMARY KEY (registry_url, id)))",
+      },
   };
   return steps;
 }

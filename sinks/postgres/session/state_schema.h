@@ -8,8 +8,9 @@
 namespace sluice {
 
 // sluice's own tables in the replica database (SPEC §4): offsets, dead letters, tombstones,
-// pending fragments, the learned catalog and DDL history, under one schema (default
-// "sluice") whose version is recorded in <schema>.schema_version. The names are a contract.
+// pending fragments, the learned catalog, DDL history and registry schemas, under one schema
+// (default "sluice") whose version is recorded in <schema>.schema_version. The names are a
+// contract.
 //
 // Lifecycle: migrate() runs once per connection at start-up, before any batch. It takes a
 // transaction-scoped advisory lock so that instances starting at once do not race, and
@@ -17,7 +18,7 @@ namespace sluice {
 class state_schema {
  public:
   // The version this build creates and expects.
-  static constexpr int current_version = 4;
+  static constexpr int current_version = 5;
 
   explicit state_schema(std::string schema);
 

@@ -1,0 +1,57 @@
+#include "connector/registry/pg_schema_store.h"
+
+#include <pqxx/connection>
+#include <pqxx/transaction>
+
+#include "sinks/postgres/session/state_schema.h"
+
+namespace sluice {
+
+pg_schema_store::pg_schema_store(std::string dsn, std::string state_schema_name)
+    : _dsn(std::move(dsn)),
+      _table(state_schema(std::move(state_schema_name)).table("registry_schemas")) {}
+
+pg_schema_store::~pg_schema_store() = default;
+
+pqxx::connection& pg_schema_store::connection() {
+  if (!_conn || !_conn->is_open()) _conn = std::make_unique<pqxx::connection>(_dsn);
+  return *_conn;
+}
+
+// Runs f on the connection; a failure drops it, so that the next call connects afresh.
+template <typename F>
+auto pg_schema_store::with_connection(F&& f) {
+  try {
+    return f(connection());
+  } catch (...) {
+    _conn.reset();
+    throw;
+  }
+}
+
+std::shared_ptr<const registered_schema> pg_schema_store::load(const std::string& registry_url,
+                                                               schema_id id) {
+  return with_connection([&](pqxx::connection& c) -> std::shared_ptr<const registered_schema> {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        "SELECT schema_type, schema FROM " + _table + " WHERE registry_url = $1 AND id = $2",
+        registry_url, id.value());
+    tx.commit();
+    if (r.empty()) return nullptr;
+    return std::make_shared<registered_schema>(
+        registered_schema{id, r[0][0].as<std::string>(), r[0][1].as<std::string>()});
+  });
+}
+
+void pg_schema_store::save(const std::string& registry_url, const registered_schema& schema) {
+  with_connection([&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec_params("INSERT INTO " + _table +
+                       " (registry_url, id, schema_type, schema) VALUES ($1, $2, $3, $4) "
+                       "ON CONFLICT (registry_url, id) DO NOTHING",
+                   registry_url, schema.id.value(), schema.type, schema.text);
+    tx.commit();
+  });
+}
+
+}  // namespace sluice

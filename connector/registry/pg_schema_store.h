@@ -1,0 +1,38 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <pqxx/connection>
+
+#include "connector/registry/schema_store.h"
+
+namespace sluice {
+
+// schema_store in sluice's state schema: <state schema>.registry_schemas (state schema
+// version 5), one row per (registry URL, id), written once, never updated (an id names one
+// schema for good in a registry).
+//
+// Lifecycle: opens its own connection on first use and again after losing it; the schema is
+// expected migrated (the pipeline migrates before it decodes). Threading: one call at a time
+// (schema_registry_client serialises them).
+class pg_schema_store final : public schema_store {
+ public:
+  pg_schema_store(std::string dsn, std::string state_schema);
+  ~pg_schema_store() override;
+
+  std::shared_ptr<const registered_schema> load(const std::string& registry_url,
+                                                schema_id id) override;
+  void save(const std::string& registry_url, const registered_schema& schema) override;
+
+ private:
+  pqxx::connection& connection();
+  template <typename F>
+  auto with_connection(F&& f);
+
+  std::string _dsn;
+  std::string _table;
+  std::unique_ptr<pqxx::connection> _conn;
+};
+
+}  // namespace sluice
