@@ -1,0 +1,25 @@
+#include "connector/registry/connector_schema_source.h"
+
+#include "connector/config/config.h"
+#include "connector/registry/pg_schema_store.h"
+#include "connector/registry/schema_registry_client.h"
+#include "connector/runtime/connector_state.h"
+
+namespace sluice {
+
+std::shared_ptr<schema_source> make_connector_schema_source(const config& c, state_holder& state,
+                                                            const std::atomic<bool>& stop_requested,
+                                                            bool persist) {
+  if (c.schema_registry.effective_url().empty()) return nullptr;
+  schema_registry_hooks hooks;
+  hooks.degraded = [&state](const std::string& reason) {
+    state.degrade(schema_registry_dependency, reason);
+  };
+  hooks.stop_requested = [&stop_requested] { return stop_requested.load(); };
+  std::shared_ptr<schema_store> store;
+  if (persist) store = std::make_shared<pg_schema_store>(c.postgres.dsn, c.postgres.state_schema);
+  return std::make_shared<schema_registry_client>(registry_client_options(c.schema_registry),
+                                                  std::move(hooks), std::move(store));
+}
+
+}  // namespace sluice
