@@ -1,0 +1,105 @@
+// The Schema Registry client over TLS: an HTTPS endpoint with a certificate from the run's
+// throwaway CA (services/tls.sh) serving a registry answer (openssl s_server -WWW: files as
+// paths). Verified against the configured CA it answers; against another CA, or the system's,
+// the connector must fail with the reason (FAILED), not wait for a registry that is there.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "connector/registry/schema_registry_client.h"
+#include "integration/support/services.h"
+
+using namespace sluice;
+using namespace sluice::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string shell(const std::string& command) {
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed: " + command);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (const size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+    out.append(buffer.data(), n);
+  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+    out.pop_back();
+  return out;
+}
+
+// An HTTPS "registry" that knows schema id 1, for the life of the object.
+class https_stub {
+ public:
+  https_stub() {
+    const std::string tls =
+        shell("\"$SLUICE_SERVICES_DIR/tls.sh\" server registry-stub 2>/dev/null");
+    _ca = tls + "/ca.crt";
+    _www = run_dir() + "/registry-stub-www";
+    std::filesystem::create_directories(_www + "/schemas/ids");
+    std::ofstream(_www + "/schemas/ids/1") << R"({"schema":"\"long\""})";
+    _port = shell("bash -c 'source \"$SLUICE_SERVICES_DIR/common.sh\"; free_port'");
+    _pid = shell("cd '" + _www + "' && { setsid openssl s_server -accept 127.0.0.1:" + _port +
+                 " -cert '" + tls + "/registry-stub.crt' -key '" + tls +
+                 "/registry-stub.key' -WWW -quiet </dev/null >/dev/null 2>&1 & echo $!; }");
+    REQUIRE(wait_until(
+        [&] {
+          return std::system(
+                     ("bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + _port + "' 2>/dev/null").c_str()) ==
+                 0;
+        },
+        10s));
+  }
+  ~https_stub() {
+    shell("kill " + _pid + " 2>/dev/null || true");
+    shell("\"$SLUICE_SERVICES_DIR/tls.sh\" release registry-stub 2>/dev/null || true");
+  }
+  std::string url() const { return "https://127.0.0.1:" + _port; }
+  const std::string& ca() const { return _ca; }
+
+ private:
+  std::string _ca, _www, _port, _pid;
+};
+
+schema_registry_client_options options(const std::string& url, const std::string& ca) {
+  schema_registry_client_options o;
+  o.url = url;
+  o.http.ca_file = ca;
+  o.http.timeout = 3000ms;
+  o.backoff_initial = 20ms;
+  o.backoff_max = 100ms;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a registry over TLS answers when its certificate verifies against the configured CA,"
+    " and any other CA is a configuration error, not an outage") {
+  https_stub stub;
+  schema_registry_hooks never_wait;
+  never_wait.stop_requested = [] { return true; };
+
+  schema_registry_client trusted(options(stub.url(), stub.ca()), never_wait);
+  auto found = trusted.schema(schema_id(1));
+  REQUIRE_MESSAGE(found.ok(), found.err().message);
+  CHECK((*found)->text == R"("long")");
+
+  const std::string lone = run_dir() + "/registry-lone-ca.crt";
+  shell("\"$SLUICE_SERVICES_DIR/tls.sh\" lone-ca '" + lone + "' 2>/dev/null");
+  for (const std::string& ca : {lone, std::string()}) {  // another CA; the system's CAs
+    CAPTURE(ca);
+    schema_registry_client untrusted(options(stub.url(), ca), never_wait);
+    try {
+      (void)untrusted.schema(schema_id(1));
+      FAIL("the certificate was accepted");
+    } catch (const schema_source_refused& e) {
+      CHECK(std::string(e.what()).find("cannot be used") != std::string::npos);
+    }
+  }
+}
