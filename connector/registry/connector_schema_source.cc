@@ -4,6 +4,7 @@
 #include "connector/registry/pg_schema_store.h"
 #include "connector/registry/schema_registry_client.h"
 #include "connector/runtime/connector_state.h"
+#include "connector/runtime/stage_factory.h"
 
 namespace sluice {
 
@@ -17,7 +18,7 @@ std::shared_ptr<schema_source> make_connector_schema_source(const config& c, sta
   };
   hooks.stop_requested = [&stop_requested] { return stop_requested.load(); };
   std::shared_ptr<schema_store> store;
-  if (persist) store = std::make_shared<pg_schema_store>(c.postgres.dsn, c.postgres.state_schema);
+  if (persist) store = std::make_shared<pg_schema_store>(make_session_options(c));
   return std::make_shared<schema_registry_client>(registry_client_options(c.schema_registry),
                                                   std::move(hooks), std::move(store));
 }

@@ -1,20 +1,27 @@
 #include "connector/registry/pg_schema_store.h"
 
 #include <pqxx/connection>
+#include <pqxx/nontransaction>
 #include <pqxx/transaction>
 
 #include "sinks/postgres/session/state_schema.h"
 
 namespace sluice {
 
-pg_schema_store::pg_schema_store(std::string dsn, std::string state_schema_name)
-    : _dsn(std::move(dsn)),
-      _table(state_schema(std::move(state_schema_name)).table("registry_schemas")) {}
+pg_schema_store::pg_schema_store(const session_options& options)
+    : _table(state_schema(options.state_schema).table("registry_schemas")) {
+  const session_conninfo info = make_session_conninfo(options, "registry");
+  _conninfo = info.conninfo;
+  _limits_sql = info.limits_sql;
+}
 
 pg_schema_store::~pg_schema_store() = default;
 
 pqxx::connection& pg_schema_store::connection() {
-  if (!_conn || !_conn->is_open()) _conn = std::make_unique<pqxx::connection>(_dsn);
+  if (!_conn || !_conn->is_open()) {
+    _conn = std::make_unique<pqxx::connection>(_conninfo);
+    if (!_limits_sql.empty()) pqxx::nontransaction(*_conn).exec(_limits_sql);
+  }
   return *_conn;
 }
 

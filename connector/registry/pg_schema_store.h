@@ -6,6 +6,7 @@
 #include <pqxx/connection>
 
 #include "connector/registry/schema_store.h"
+#include "sinks/postgres/session/session_options.h"
 
 namespace sluice {
 
@@ -13,12 +14,13 @@ namespace sluice {
 // version 5), one row per (registry URL, id), written once, never updated (an id names one
 // schema for good in a registry).
 //
-// Lifecycle: opens its own connection on first use and again after losing it; the schema is
-// expected migrated (the pipeline migrates before it decodes). Threading: one call at a time
-// (schema_registry_client serialises them).
+// Lifecycle: opens its own connection (application_name sluice:registry, the connector's
+// connect timeout, keepalives and statement limits) on first use and again after losing it;
+// the schema is expected migrated (the pipeline migrates before it decodes). Threading: one call at
+// a time (schema_registry_client serialises them).
 class pg_schema_store final : public schema_store {
  public:
-  pg_schema_store(std::string dsn, std::string state_schema);
+  explicit pg_schema_store(const session_options& options);
   ~pg_schema_store() override;
 
   std::shared_ptr<const registered_schema> load(const std::string& registry_url,
@@ -30,7 +32,8 @@ class pg_schema_store final : public schema_store {
   template <typename F>
   auto with_connection(F&& f);
 
-  std::string _dsn;
+  std::string _conninfo;
+  std::string _limits_sql;
   std::string _table;
   std::unique_ptr<pqxx::connection> _conn;
 };

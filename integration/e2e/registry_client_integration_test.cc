@@ -105,7 +105,10 @@ TEST_CASE(
   }
   const std::string url = registry_url();
   const schema_id id = register_schema(unique_name("orders-value"), orders_avro);
-  auto store = std::make_shared<pg_schema_store>(postgres_dsn(), state);
+  session_options session;
+  session.dsn = postgres_dsn();
+  session.state_schema = state;
+  auto store = std::make_shared<pg_schema_store>(session);
 
   schema_registry_client client(options(), {}, store);
   auto fetched = client.schema(id);
