@@ -134,7 +134,10 @@ TEST_CASE(
   // What it never fetched, it must wait for: here the stop request ends the wait at once.
   CHECK_THROWS_AS(restarted.schema(schema_id(id.value() + 1)), schema_source_stopped);
 
-  SUBCASE("a stop request ends a wait for the registry promptly") {
+  // One halt serves both waits below (a registry start costs ~8 s): sequential blocks, not
+  // SUBCASEs, which would run the set-up, halt included, once per subcase.
+  {
+    INFO("a stop request ends a wait for the registry promptly");
     std::atomic<bool> stop{false};
     degraded_log degraded;
     schema_registry_hooks hooks;
@@ -150,7 +153,8 @@ TEST_CASE(
     CHECK(degraded.seen().back().empty());
   }
 
-  SUBCASE("an unreachable registry is waited out in DEGRADED and answers once it is back") {
+  {
+    INFO("an unreachable registry is waited out in DEGRADED and answers once it is back");
     degraded_log degraded;
     schema_registry_hooks hooks;
     hooks.degraded = std::ref(degraded);
@@ -173,5 +177,4 @@ TEST_CASE(
     CHECK((*answered)->text == orders_text);
     CHECK(degraded.seen().back().empty());  // RUNNING again
   }
-  registry_service("resume");  // the next test (and the fixture's stop) find it running
 }
