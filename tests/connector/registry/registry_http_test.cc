@@ -1,0 +1,125 @@
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "connector/registry/schema_registry_client.h"
+
+using namespace sluice;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A loopback HTTP server that answers each connection with the next scripted response and
+// records each request's head. Serves exactly responses.size() connections, then stops.
+class scripted_server {
+ public:
+  explicit scripted_server(std::vector<std::string> responses) {
+    _fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    _port = ntohs(addr.sin_port);
+    REQUIRE(::listen(_fd, 4) == 0);
+    _thread = std::thread([this, responses = std::move(responses)] {
+      for (const std::string& response : responses) {
+        const int c = ::accept(_fd, nullptr, nullptr);
+        if (c < 0) return;
+        std::string head;
+        char buffer[1024];
+        while (head.find("\r\n\r\n") == std::string::npos) {
+          const ssize_t n = ::read(c, buffer, sizeof buffer);
+          if (n <= 0) break;
+          head.append(buffer, static_cast<size_t>(n));
+        }
+        _requests.push_back(head);
+        (void)!::write(c, response.data(), response.size());
+        ::close(c);
+      }
+    });
+  }
+  ~scripted_server() {
+    if (_thread.joinable()) _thread.join();
+    ::close(_fd);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(_port) + "/ccompat/"; }
+  // Every request's head, once the whole script was served.
+  std::vector<std::string> requests() {
+    if (_thread.joinable()) _thread.join();
+    return _requests;
+  }
+
+ private:
+  std::vector<std::string> _requests;
+  int _fd = -1;
+  int _port = 0;
+  std::thread _thread;
+};
+
+std::string http(const std::string& status, const std::string& body) {
+  return "HTTP/1.1 " + status +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
+}
+
+schema_registry_client_options options(const std::string& url, const std::string& user_info) {
+  schema_registry_client_options o;
+  o.url = url;
+  o.http.user_info = user_info;
+  o.http.timeout = 2000ms;
+  o.backoff_initial = 10ms;
+  o.backoff_max = 10ms;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("the client sends basic auth to GET {url}/schemas/ids/{id}, and a 401 is refused") {
+  scripted_server server({http("401 Unauthorized", R"({"error_code":40101,"message":"bad"})")});
+  schema_registry_client client(options(server.url(), "sr:s3cret"), {});
+  try {
+    (void)client.schema(schema_id(42));
+    FAIL("a 401 was accepted");
+  } catch (const schema_source_refused& e) {
+    CHECK(std::string(e.what()).find("HTTP 401") != std::string::npos);
+    CHECK(std::string(e.what()).find("s3cret") == std::string::npos);
+  }
+  const auto requests = server.requests();
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].rfind("GET /ccompat/schemas/ids/42 HTTP/1.1\r\n", 0) == 0);
+  // "sr:s3cret" in base64.
+  CHECK(requests[0].find("Authorization: Basic c3I6czNjcmV0\r\n") != std::string::npos);
+}
+
+TEST_CASE("a 503 is waited out, then the schema is served from memory without another request") {
+  int degraded_calls = 0;
+  std::string last_reason = "unset";
+  schema_registry_hooks hooks;
+  hooks.degraded = [&](const std::string& r) {
+    ++degraded_calls;
+    last_reason = r;
+  };
+  scripted_server server({http("503 Service Unavailable", R"({"error_code":50301})"),
+                          http("200 OK", R"({"schema":"\"int\""})")});
+  schema_registry_client client(options(server.url(), "sr:pw"), hooks);
+  auto first = client.schema(schema_id(7));
+  REQUIRE(first.ok());
+  CHECK((*first)->text == R"("int")");
+  auto again = client.schema(schema_id(7));  // the server has no third answer scripted
+  REQUIRE(again.ok());
+  CHECK(again->get() == first->get());
+  CHECK(degraded_calls == 2);
+  CHECK(last_reason.empty());
+  const auto requests = server.requests();
+  REQUIRE(requests.size() == 2);  // and none for the second call
+  CHECK(requests[1].rfind("GET /ccompat/schemas/ids/7 HTTP/1.1\r\n", 0) == 0);
+}
