@@ -50,6 +50,7 @@ class cross_checks {
     check_topics(c);
     check_kafka(c);
     check_overrides(c);
+    check_schema_registry(c.schema_registry);
   }
 
  private:
@@ -107,6 +108,36 @@ class cross_checks {
       } else if (std::find(topics.begin(), topics.end(), entry.name) == topics.end()) {
         _errors.push_back(error_at(entry.mark, entry.path, "this topic is not among topics"));
       }
+    }
+  }
+
+  // Connect's names are aliases: two names for one setting must not disagree (which would win
+  // is not obvious to a reader of the file). A client certificate needs its key and back.
+  void check_schema_registry(const schema_registry_config& r) {
+    const auto disagree = [&](std::string_view alias, const std::string& value,
+                              std::string_view key, const std::string& wins) {
+      const found_value* at = given(alias);
+      if (at == nullptr || value.empty() || wins.empty() || value == wins) return;
+      _errors.push_back(error_at(at->mark, std::string(alias),
+                                 std::string(alias) + " is another name for " + std::string(key) +
+                                     " and differs from it: give one"));
+    };
+    disagree("value.converter.schema.registry.url", r.value_converter_url, "schema.registry.url",
+             r.url);
+    disagree("key.converter.schema.registry.url", r.key_converter_url, "schema.registry.url",
+             r.url.empty() ? r.value_converter_url : r.url);
+    disagree("basic.auth.user.info", r.user_info_alias, "schema.registry.basic.auth.user.info",
+             r.user_info);
+    if (r.certificate_location.empty() != r.key_location.empty()) {
+      const bool cert = !r.certificate_location.empty();
+      const std::string_view set =
+          cert ? "schema.registry.ssl.certificate.location" : "schema.registry.ssl.key.location";
+      const std::string_view missing =
+          cert ? "schema.registry.ssl.key.location" : "schema.registry.ssl.certificate.location";
+      const found_value* at = given(set);
+      _errors.push_back(error_at(
+          at != nullptr ? at->mark : YAML::Mark::null_mark(), std::string(missing),
+          "required with " + std::string(set) + ": a client certificate and its key go together"));
     }
   }
 

@@ -409,16 +409,16 @@ const config_key keys[] = {
    "Schema Registry that Confluent-framed messages name their schemas in (GET {url}/schemas/"
    "ids/{id}); empty: none.", .binding = field<&config::schema_registry, &schema_registry_config::url>()},
   {.name = "value.converter.schema.registry.url", .description = "Kafka Connect's name for "
-   "schema.registry.url, used when that is unset.",
+   "schema.registry.url (both given: they must agree).",
    .binding = field<&config::schema_registry, &schema_registry_config::value_converter_url>()},
   {.name = "key.converter.schema.registry.url", .description = "Kafka Connect's name for "
-   "schema.registry.url, used when that and value.converter.schema.registry.url are unset.",
+   "schema.registry.url (both given: they must agree).",
    .binding = field<&config::schema_registry, &schema_registry_config::key_converter_url>()},
   {.name = "schema.registry.basic.auth.user.info", .secret = true, .description = "HTTP basic "
    "authentication for the registry, as user:password; use ${ENV} or ${file:}.",
    .binding = field<&config::schema_registry, &schema_registry_config::user_info>()},
   {.name = "basic.auth.user.info", .secret = true, .description = "Kafka Connect's name for "
-   "schema.registry.basic.auth.user.info, used when that is unset.",
+   "schema.registry.basic.auth.user.info (both given: they must agree).",
    .binding = field<&config::schema_registry, &schema_registry_config::user_info_alias>()},
   {.name = "schema.registry.ssl.ca.location", .description = "PEM file of the CAs that sign "
    "the registry's certificate (https); empty: the system's. Verification is always on.",

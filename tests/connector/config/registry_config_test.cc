@@ -43,36 +43,56 @@ schema.registry.ssl.key.location: /etc/client.key
   CHECK(o.http.user_info.empty());
 }
 
-TEST_CASE("Kafka Connect's registry key names are aliases the sluice names win over") {
-  const load_result alias = load(
+TEST_CASE("Kafka Connect's registry key names stand in for sluice's") {
+  const load_result value = load(
       "value.converter.schema.registry.url: http://v:8081\n"
-      "key.converter.schema.registry.url: http://k:8081\n"
       "basic.auth.user.info: \"u:alias\"\n");
-  REQUIRE_MESSAGE(alias.ok(), alias.error_text());
-  CHECK(alias->schema_registry.effective_url() == "http://v:8081");
-  CHECK(alias->schema_registry.effective_user_info() == "u:alias");
+  REQUIRE_MESSAGE(value.ok(), value.error_text());
+  CHECK(value->schema_registry.effective_url() == "http://v:8081");
+  CHECK(value->schema_registry.effective_user_info() == "u:alias");
 
-  const load_result both = load(
-      "key.converter.schema.registry.url: http://k:8081\n"
-      "schema.registry.url: http://s:8081\n"
-      "basic.auth.user.info: \"u:alias\"\n"
-      "schema.registry.basic.auth.user.info: \"u:own\"\n");
-  REQUIRE_MESSAGE(both.ok(), both.error_text());
-  CHECK(both->schema_registry.effective_url() == "http://s:8081");
-  CHECK(both->schema_registry.effective_user_info() == "u:own");
+  const load_result key = load("key.converter.schema.registry.url: http://k:8081\n");
+  REQUIRE_MESSAGE(key.ok(), key.error_text());
+  CHECK(key->schema_registry.effective_url() == "http://k:8081");
+  CHECK(key->schema_registry.effective_user_info().empty());
 }
 
 TEST_CASE("the registry's basic auth user info is a secret describe() never prints") {
   const load_result r = load(
       "schema.registry.url: http://s:8081\n"
       "schema.registry.basic.auth.user.info: \"sr-user:hunter2\"\n"
-      "basic.auth.user.info: \"other:hunter3\"\n"
+      "basic.auth.user.info: \"sr-user:hunter2\"\n"
       "schema.registry.timeout.ms: 2500\n");
   REQUIRE_MESSAGE(r.ok(), r.error_text());
   const std::string text = describe(*r);
   CHECK(text.find("hunter2") == std::string::npos);
-  CHECK(text.find("hunter3") == std::string::npos);
+  CHECK(text.find("basic.auth.user.info: \"***\"") != std::string::npos);
   CHECK(text.find("schema.registry.basic.auth.user.info: \"***\"") != std::string::npos);
   CHECK(text.find("schema.registry.timeout.ms: 2500") != std::string::npos);
   CHECK(r->schema_registry.timeout == std::chrono::milliseconds(2500));
+}
+
+TEST_CASE("two names of one registry setting that disagree are an error, never a silent pick") {
+  const load_result r = load(
+      "schema.registry.url: http://s:8081\n"
+      "value.converter.schema.registry.url: http://other:8081\n"
+      "schema.registry.basic.auth.user.info: \"u:one\"\n"
+      "basic.auth.user.info: \"u:two\"\n");
+  REQUIRE_FALSE(r.ok());
+  const std::string text = r.error_text();
+  CHECK(text.find("value.converter.schema.registry.url is another name for "
+                  "schema.registry.url and differs from it") != std::string::npos);
+  CHECK(text.find("basic.auth.user.info is another name for") != std::string::npos);
+  CHECK(text.find("u:one") == std::string::npos);
+  CHECK(text.find("u:two") == std::string::npos);
+  // The same value under both names is fine (a Connect configuration pasted beside sluice's).
+  CHECK(load("schema.registry.url: http://s:8081\n"
+             "value.converter.schema.registry.url: http://s:8081\n")
+            .ok());
+}
+
+TEST_CASE("a registry client certificate without its key is an error") {
+  const load_result r = load("schema.registry.ssl.certificate.location: /etc/client.pem\n");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error_text().find("schema.registry.ssl.key.location") != std::string::npos);
 }
