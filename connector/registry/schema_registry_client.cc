@@ -93,12 +93,21 @@ result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(
 }
 
 std::shared_ptr<const registered_schema> schema_registry_client::known(schema_id id) {
-  std::lock_guard lock(_mutex);
-  if (const auto it = _cache.find(id); it != _cache.end()) return it->second;
+  {
+    std::shared_lock lock(_cache_mutex);
+    if (const auto it = _cache.find(id); it != _cache.end()) return it->second;
+  }
   if (!_store) return nullptr;
   try {
-    auto stored = _store->load(_options.url, id);
-    if (stored) _cache.emplace(id, stored);
+    std::shared_ptr<const registered_schema> stored;
+    {
+      std::lock_guard lock(_store_mutex);
+      stored = _store->load(_options.url, id);
+    }
+    if (stored) {
+      std::lock_guard lock(_cache_mutex);
+      _cache.emplace(id, stored);
+    }
     return stored;
   } catch (const std::exception& e) {
     // The store is a convenience: without it the registry is asked, as on a first start.
@@ -117,10 +126,13 @@ registry_answer schema_registry_client::ask(schema_id id) const {
 }
 
 void schema_registry_client::remember(const std::shared_ptr<const registered_schema>& schema) {
-  std::lock_guard lock(_mutex);
-  _cache.emplace(schema->id, schema);
+  {
+    std::lock_guard lock(_cache_mutex);
+    _cache.emplace(schema->id, schema);
+  }
   if (!_store) return;
   try {
+    std::lock_guard lock(_store_mutex);
     _store->save(_options.url, *schema);
   } catch (const std::exception& e) {
     SLUICE_LOG(warn, "registry",
@@ -140,13 +152,13 @@ bool schema_registry_client::wait(std::chrono::milliseconds delay) const {
 }
 
 void schema_registry_client::waiting(const std::string& reason, bool first) {
-  std::lock_guard lock(_mutex);
+  std::lock_guard lock(_waiting_mutex);
   if (first) ++_waiting;
   if (_hooks.degraded) _hooks.degraded(reason);
 }
 
 void schema_registry_client::done_waiting(bool answered) {
-  std::lock_guard lock(_mutex);
+  std::lock_guard lock(_waiting_mutex);
   --_waiting;
   if (answered) SLUICE_LOG(info, "registry", "the schema registry at " << _shown_url << " answers");
   if (_waiting == 0 && _hooks.degraded) _hooks.degraded("");

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
@@ -42,8 +43,8 @@ struct schema_registry_hooks {
 //   refused (401/403, TLS, not a registry): throws schema_source_refused (FAILED).
 //
 // Lifecycle: built once per connector, before the decoders that use it, destroyed after
-// them. Threading: schema() may be called concurrently; the cache and the store are under one
-// mutex, registry requests are made outside it.
+// them. Threading: schema() may be called concurrently; a cache hit takes a shared lock only,
+// registry requests are made outside every lock (two threads missing one id may both ask).
 class schema_registry_client final : public schema_source {
  public:
   schema_registry_client(schema_registry_client_options options, schema_registry_hooks hooks,
@@ -68,9 +69,13 @@ class schema_registry_client final : public schema_source {
   std::shared_ptr<schema_store> _store;
   registry_http _http;
   std::string _shown_url;
-  std::mutex _mutex;
+  // Three locks, never nested: a decode thread reading the cache never waits for another's
+  // PostgreSQL round trip or for a degraded() callback.
+  std::shared_mutex _cache_mutex;
   std::unordered_map<schema_id, std::shared_ptr<const registered_schema>> _cache;
-  int _waiting = 0;  // under _mutex: threads waiting the registry out (DEGRADED while > 0)
+  std::mutex _store_mutex;  // schema_store is called one at a time
+  std::mutex _waiting_mutex;
+  int _waiting = 0;  // under _waiting_mutex: threads waiting the registry out (DEGRADED while > 0)
 };
 
 // A URL fit for messages: "https://u:p@host/x" → "https://***@host/x".
