@@ -5,8 +5,8 @@
 #
 # 1. installs dependencies (integration/services/install-deps.sh; fast when already installed);
 # 2. builds build/ (RelWithDebInfo) and runs all its tests (unit, integration, fault): the
-#    Kafka broker and PostgreSQL are started and stopped by CTest fixtures
-#    (integration/CMakeLists.txt), in build/run;
+#    Kafka broker, PostgreSQL and the Schema Registry (Apicurio) are started and stopped by
+#    CTest fixtures (integration/CMakeLists.txt), in build/run;
 # 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan): the unit tests, the sluice
 #    binary and the integration programs; runs the unit tests, then the integration and fault
 #    tests (their own services, in build-asan/run). A sanitizer report fails the test, also
