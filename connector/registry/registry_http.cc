@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include <curl/curl.h>
 
@@ -39,7 +40,16 @@ size_t append_body(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-bool misconfigured(CURLcode code) {
+// TLS alerts the registry sends when it refuses the handshake: it is up and says no, so waiting
+// will not help (a missing or untrusted client certificate, no common protocol or cipher).
+constexpr std::string_view refusing_alerts[] = {
+    "alert certificate required",    "alert bad certificate",       "alert unknown ca",
+    "alert certificate unknown",     "alert certificate revoked",   "alert certificate expired",
+    "alert access denied",           "alert handshake failure",     "alert protocol version",
+    "alert unsupported certificate", "alert insufficient security",
+};
+
+bool misconfigured(CURLcode code, std::string_view text) {
   switch (code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
@@ -50,6 +60,12 @@ bool misconfigured(CURLcode code) {
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_URL_MALFORMAT:
       return true;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_RECV_ERROR:
+      for (const std::string_view alert : refusing_alerts) {
+        if (text.find(alert) != std::string_view::npos) return true;
+      }
+      return false;
     default:
       return false;
   }
@@ -102,7 +118,7 @@ registry_http_result registry_http::get(const std::string& url) const {
   if (code != CURLE_OK) {
     out.transport_error = error_text[0] != '\0' ? error_text : curl_easy_strerror(code);
     out.body.clear();
-    out.misconfigured = misconfigured(code);
+    out.misconfigured = misconfigured(code, out.transport_error);
     return out;
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out.status);

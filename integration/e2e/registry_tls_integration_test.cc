@@ -33,10 +33,11 @@ std::string shell(const std::string& command) {
   return out;
 }
 
-// An HTTPS "registry" that knows schema id 1, for the life of the object.
+// An HTTPS "registry" that knows schema id 1, for the life of the object; with
+// `client_certificates`, it demands a client certificate from the run's CA (mutual TLS).
 class https_stub {
  public:
-  https_stub() {
+  explicit https_stub(bool client_certificates = false) {
     const std::string tls =
         shell("\"$SLUICE_SERVICES_DIR/tls.sh\" server registry-stub 2>/dev/null");
     _ca = tls + "/ca.crt";
@@ -45,8 +46,9 @@ class https_stub {
     std::ofstream(_www + "/schemas/ids/1") << R"({"schema":"\"long\""})";
     _port = shell("bash -c 'source \"$SLUICE_SERVICES_DIR/common.sh\"; free_port'");
     _pid = shell("cd '" + _www + "' && { setsid openssl s_server -accept 127.0.0.1:" + _port +
-                 " -cert '" + tls + "/registry-stub.crt' -key '" + tls +
-                 "/registry-stub.key' -WWW -quiet </dev/null >/dev/null 2>&1 & echo $!; }");
+                 " -cert '" + tls + "/registry-stub.crt' -key '" + tls + "/registry-stub.key' " +
+                 (client_certificates ? "-Verify 1 -CAfile '" + _ca + "' " : std::string()) +
+                 "-WWW -quiet </dev/null >/dev/null 2>&1 & echo $!; }");
     REQUIRE(wait_until(
         [&] {
           return std::system(
@@ -61,6 +63,11 @@ class https_stub {
   }
   std::string url() const { return "https://127.0.0.1:" + _port; }
   const std::string& ca() const { return _ca; }
+  // A certificate and key from the run's CA, fit to present as a client.
+  std::string certificate() const {
+    return std::filesystem::path(_ca).parent_path() / "registry-stub.crt";
+  }
+  std::string key() const { return std::filesystem::path(_ca).parent_path() / "registry-stub.key"; }
 
  private:
   std::string _ca, _www, _port, _pid;
@@ -101,5 +108,29 @@ TEST_CASE(
     } catch (const schema_source_refused& e) {
       CHECK(std::string(e.what()).find("cannot be used") != std::string::npos);
     }
+  }
+}
+
+TEST_CASE(
+    "a registry that demands a client certificate answers with one, and without one it is"
+    " a configuration error, not an outage") {
+  https_stub stub(/*client_certificates=*/true);
+  schema_registry_hooks never_wait;
+  never_wait.stop_requested = [] { return true; };
+
+  auto with = options(stub.url(), stub.ca());
+  with.http.certificate_file = stub.certificate();
+  with.http.key_file = stub.key();
+  schema_registry_client mutual(with, never_wait);
+  auto found = mutual.schema(schema_id(1));
+  REQUIRE_MESSAGE(found.ok(), found.err().message);
+  CHECK((*found)->text == R"("long")");
+
+  schema_registry_client without(options(stub.url(), stub.ca()), never_wait);
+  try {
+    (void)without.schema(schema_id(1));
+    FAIL("answered without a client certificate");
+  } catch (const schema_source_refused& e) {
+    CHECK(std::string(e.what()).find("alert") != std::string::npos);
   }
 }
