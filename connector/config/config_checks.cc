@@ -10,6 +10,7 @@
 #include "connector/config/config_table.h"
 #include "connector/config/did_you_mean.h"
 #include "core/catalog/table_filter.h"
+#include "core/model/zone_text.h"
 
 namespace sluice {
 namespace {
@@ -35,22 +36,6 @@ std::string one_of(std::span<const std::string_view> names) {
     out += names[i];
   }
   return out;
-}
-
-// [+-]HH, [+-]HHMM or [+-]HH:MM, at most 18:00 away from UTC.
-bool is_utc_offset(std::string_view s) {
-  if (s.size() < 3 || (s[0] != '+' && s[0] != '-')) return false;
-  s.remove_prefix(1);
-  if (!is_digit(s[0]) || !is_digit(s[1])) return false;
-  const int hours = (s[0] - '0') * 10 + (s[1] - '0');
-  s.remove_prefix(2);
-  if (!s.empty() && s[0] == ':') s.remove_prefix(1);
-  int minutes = 0;
-  if (!s.empty()) {
-    if (s.size() != 2 || !is_digit(s[0]) || !is_digit(s[1])) return false;
-    minutes = (s[0] - '0') * 10 + (s[1] - '0');
-  }
-  return minutes < 60 && hours * 60 + minutes <= 18 * 60;
 }
 
 // A name of the system's IANA time zone database ("Europe/Paris", "Etc/GMT+3", "EST5EDT");
@@ -155,10 +140,15 @@ std::string check_json_pointer(std::string_view, std::string_view value) {
 }
 
 std::string check_timezone(std::string_view, std::string_view value) {
-  if (value == "UTC" || value == "Z" || is_utc_offset(value)) return "";
-  if (value.empty() || value[0] == '+' || value[0] == '-') {
-    return "expected UTC, an offset such as +02:00 (at most 18:00 from UTC), or an IANA zone "
-           "name such as Europe/Paris";
+  switch (classify_zone_text(value).what) {
+    case zone_text::kind::utc:
+    case zone_text::kind::offset:
+      return "";
+    case zone_text::kind::invalid:
+      return "expected UTC, an offset such as +02:00 (at most 18:00 from UTC), or an IANA zone "
+             "name such as Europe/Paris";
+    case zone_text::kind::name:
+      break;
   }
   return zone_name_problem(value);
 }

@@ -19,8 +19,9 @@ std::string check_table_pattern(std::string_view entry, std::string_view value);
 std::string check_identifier(std::string_view entry, std::string_view value);
 std::string check_routing_format(std::string_view entry, std::string_view value);
 std::string check_json_pointer(std::string_view entry, std::string_view value);
-// UTC, Z, ±HH[:MM] up to 18:00, or a zone of the system's IANA database (looked up there,
-// so a typo is refused at load time, not at the decoder's start).
+// What the decoders read as a zone (classify_zone_text, core/model/zone_text.h): UTC, Z,
+// ±HH[:MM] up to 18:00, or a zone of the system's IANA database (looked up there, so a typo
+// is refused at load time, not at the decoder's start).
 std::string check_timezone(std::string_view entry, std::string_view value);
 std::string check_listen_address(std::string_view entry, std::string_view value);
 std::string check_column_type(std::string_view entry, std::string_view value);

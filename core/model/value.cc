@@ -1,43 +1,96 @@
 #include "core/model/value.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace sluice {
 
-std::optional<std::string> canonical_number(std::string_view t, size_t max_digits) {
-  size_t i = 0;
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// A decimal number's text, read but not rewritten: its digits before and after the point
+// (views into the text) and its exponent.
+struct number_text {
   bool negative = false;
-  if (i < t.size() && (t[i] == '-' || t[i] == '+')) negative = t[i++] == '-';
-  std::string digits;  // all significant digits, integer then fraction
-  int64_t point = 0;   // position of the decimal point within digits
-  bool any = false;
-  while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-    digits.push_back(t[i++]);
-    any = true;
-  }
-  point = static_cast<int64_t>(digits.size());
-  if (i < t.size() && t[i] == '.') {
+  std::string_view whole;
+  std::string_view fraction;
+  int64_t exponent = 0;
+};
+
+std::optional<number_text> read_number(std::string_view t) {
+  number_text n;
+  size_t i = 0;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) n.negative = t[i++] == '-';
+  size_t start = i;
+  while (i < t.size() && is_digit(t[i]))
     ++i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-      digits.push_back(t[i++]);
-      any = true;
-    }
+  n.whole = t.substr(start, i - start);
+  if (i < t.size() && t[i] == '.') {
+    start = ++i;
+    while (i < t.size() && is_digit(t[i]))
+      ++i;
+    n.fraction = t.substr(start, i - start);
   }
-  if (!any) return std::nullopt;
+  if (n.whole.empty() && n.fraction.empty()) return std::nullopt;
   if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
     ++i;
     int64_t exp = 0;
     bool exp_negative = false;
     if (i < t.size() && (t[i] == '-' || t[i] == '+')) exp_negative = t[i++] == '-';
     const size_t exp_start = i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+    while (i < t.size() && is_digit(t[i])) {
       if (exp > 1'000'000) return std::nullopt;
       exp = exp * 10 + (t[i++] - '0');
     }
     if (i == exp_start) return std::nullopt;
-    point += exp_negative ? -exp : exp;
+    n.exponent = exp_negative ? -exp : exp;
   }
   if (i != t.size()) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
+std::optional<size_t> canonical_integer_digits(std::string_view text, size_t max_digits) {
+  const auto n = read_number(text);
+  if (!n) return std::nullopt;
+  // The digits as canonical_number joins them, whole then fraction, without joining them.
+  const size_t total = n->whole.size() + n->fraction.size();
+  const auto at = [&](size_t k) {
+    return k < n->whole.size() ? n->whole[k] : n->fraction[k - n->whole.size()];
+  };
+  size_t lead = 0;
+  while (lead < total && at(lead) == '0')
+    ++lead;
+  if (lead == total) return 0;  // "0"
+  size_t trailing = 0;          // fewer than total - lead: a digit is not '0'
+  while (at(total - 1 - trailing) == '0')
+    ++trailing;
+  const int64_t point =
+      static_cast<int64_t>(n->whole.size()) + n->exponent - static_cast<int64_t>(lead);
+  const int64_t significant = static_cast<int64_t>(total - lead);
+  // canonical_number's length once it drops the fraction's trailing zeros.
+  const int64_t len = point >= significant
+                          ? significant
+                          : std::max<int64_t>(significant - static_cast<int64_t>(trailing), point);
+  const int64_t width = std::max<int64_t>(len, point) - std::min<int64_t>(0, point);
+  if (width > static_cast<int64_t>(max_digits)) return std::nullopt;
+  return point > 0 ? static_cast<size_t>(point) : 0;
+}
+
+std::optional<std::string> canonical_number(std::string_view t, size_t max_digits) {
+  const auto n = read_number(t);
+  if (!n) return std::nullopt;
+  const bool negative = n->negative;
+  std::string digits;  // all significant digits, integer then fraction
+  digits.reserve(n->whole.size() + n->fraction.size());
+  digits.append(n->whole);
+  digits.append(n->fraction);
+  // position of the decimal point within digits
+  int64_t point = static_cast<int64_t>(n->whole.size()) + n->exponent;
 
   // Strip leading zeros (moving the point) and trailing zeros (fraction only after scaling).
   size_t lead = 0;

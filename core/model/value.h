@@ -76,5 +76,8 @@ class image_writer {
 // "007" -> "7"). Returns nothing when the text is not a decimal number. Exponents whose
 // expansion would exceed max_digits are refused (nothing) rather than expanded.
 std::optional<std::string> canonical_number(std::string_view text, size_t max_digits = 1024);
+// The number of digits before the point in canonical_number(text) ("0" and "0.5" have none),
+// without building that text: nothing exactly when canonical_number gives nothing.
+std::optional<size_t> canonical_integer_digits(std::string_view text, size_t max_digits = 1024);
 
 }  // namespace sluice

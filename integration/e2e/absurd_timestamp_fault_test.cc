@@ -71,22 +71,8 @@ TEST_CASE("an absurd Kafka timestamp is dead-lettered, sluice runs on, pending c
                                     "\"public." +
                                         table + "\":\n    primary.key.fields: [id]\n",
                                     100);
-  const std::string off = "metrics:\n  listen: \"\"\n";
-  config.replace(config.find(off), off.size(),
-                 "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
-  sluice_process sluice(config);
-  const auto committed = [&](int64_t total) {
-    return wait_until(
-        [&] {
-          if (!query("SELECT to_regclass('sluice.offsets')").at(0).at(0)) return false;
-          return number(
-                     "SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE "
-                     "connector = '" +
-                     connector + "'") == total;
-        },
-        std::chrono::seconds(90));
-  };
-  REQUIRE_MESSAGE(committed(6), sluice.log());
+  sluice_process sluice(with_metrics_listen(config, port));
+  REQUIRE_MESSAGE(caught_up(connector, 6, std::chrono::seconds(90)), sluice.log());
 
   // Still RUNNING, and no overflow reported by UBSan.
   CHECK(sluice.running());
@@ -110,7 +96,7 @@ TEST_CASE("an absurd Kafka timestamp is dead-lettered, sluice runs on, pending c
 
   // Its last pieces complete it.
   produce(topic, {{std::nullopt, chunk.fragments[1], 1}, {std::nullopt, chunk.fragments[2], 0}});
-  REQUIRE_MESSAGE(committed(8), sluice.log());
+  REQUIRE_MESSAGE(caught_up(connector, 8, std::chrono::seconds(90)), sluice.log());
   CHECK(wait_until(
       [&] { return number("SELECT count(*) FROM public.\"" + table + "\" WHERE id = 5") == 1; },
       std::chrono::seconds(10)));

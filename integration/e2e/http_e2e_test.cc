@@ -11,12 +11,12 @@
 #include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "integration/support/datastream_events.h"
+#include "integration/support/metrics_text.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
@@ -26,36 +26,6 @@
 
 namespace sluice::testing {
 namespace {
-
-std::string config_with_http(const std::string& connector, const std::string& topic, uint16_t port,
-                             const std::string& extra = "") {
-  std::string cfg = basic_config(connector, topic, "datastream", extra, 100);
-  const std::string off = "metrics:\n  listen: \"\"\n";
-  cfg.replace(cfg.find(off), off.size(),
-              "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
-  return cfg;
-}
-
-std::vector<kafka_record> events(const std::string& table, int first_id, int count) {
-  std::vector<kafka_record> out;
-  for (int id = first_id; id < first_id + count; ++id) {
-    datastream_event e;
-    e.table = table;
-    e.lsn = 100 + static_cast<uint64_t>(id);
-    e.payload_json = "\"id\":" + std::to_string(id) + ",\"v\":" + std::to_string(id);
-    out.push_back({std::to_string(id), e.json(), 0});
-  }
-  return out;
-}
-
-// The value of the first sample line that starts with `prefix` (e.g. a series with labels).
-double sample(const std::string& metrics, const std::string& prefix) {
-  std::istringstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
-  }
-  return -1;
-}
 
 bool get_ok(uint16_t port, const std::string& path) {
   try {
@@ -71,7 +41,7 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   const std::string topic = unique_name("cdc_metrics");
   const std::string table = unique_name("metric_rows");
   create_topic(topic, 1);
-  auto records = events(table, 1, 50);
+  auto records = datastream_rows(table, 1, 50);
   // A value the database refuses (w is typed uuid; sluice checks no uuid text itself, unlike
   // an integer's range): isolated, dead-lettered, and counted in
   // sluice_postgres_errors_total{sqlstate="22P02"}.
@@ -82,13 +52,15 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   records.push_back({"999", bad.json(), 0});
   // A second table in the same batches, for the per-table counts.
   const std::string other = unique_name("other_rows");
-  for (kafka_record& r : events(other, 1, 5))
+  for (kafka_record& r : datastream_rows(other, 1, 5))
     records.push_back(std::move(r));
   produce(topic, records);
   const uint16_t port = free_port();
-  sluice_process p(config_with_http(
-      unique_name("metrics"), topic, port,
-      "tables:\n  public." + table + ":\n    column.types: {v: integer, w: uuid}\n"));
+  sluice_process p(with_metrics_listen(
+      basic_config(unique_name("metrics"), topic, "datastream",
+                   "tables:\n  public." + table + ":\n    column.types: {v: integer, w: uuid}\n",
+                   100),
+      port));
 
   std::string metrics;
   REQUIRE_MESSAGE(wait_until(
@@ -97,8 +69,8 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
                         metrics = http_request(port, "GET", "/metrics").body;
                         const std::string lag =
                             "sluice_consumer_lag_messages{partition=\"0\",topic=\"" + topic + "\"}";
-                        return sample(metrics, lag) == 0 &&
-                               sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1;
+                        return metric_sample(metrics, lag) == 0 &&
+                               metric_sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1;
                       },
                       std::chrono::seconds(60)),
                   (p.log() + metrics));
@@ -111,21 +83,21 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
                   std::string(family) << "\n"
                                       << metrics);
   }
-  CHECK(sample(metrics, "sluice_messages_total{outcome=\"decoded\",topic=\"" + topic + "\"}") ==
-        56);
-  CHECK(sample(metrics, "sluice_postgres_errors_total{sqlstate=\"22P02\"}") >= 1);
-  CHECK(sample(metrics,
-               "sluice_changes_total{outcome=\"applied\",table=\"public." + table + "\"}") == 50);
-  CHECK(sample(metrics,
-               "sluice_changes_total{outcome=\"applied\",table=\"public." + other + "\"}") == 5);
-  CHECK(sample(metrics, "sluice_rebalances_total") >= 1);
-  CHECK(sample(metrics, "sluice_end_to_end_latency_seconds_count") >= 1);
+  CHECK(metric_sample(metrics,
+                      "sluice_messages_total{outcome=\"decoded\",topic=\"" + topic + "\"}") == 56);
+  CHECK(metric_sample(metrics, "sluice_postgres_errors_total{sqlstate=\"22P02\"}") >= 1);
+  CHECK(metric_sample(metrics, "sluice_changes_total{outcome=\"applied\",table=\"public." + table +
+                                   "\"}") == 50);
+  CHECK(metric_sample(metrics, "sluice_changes_total{outcome=\"applied\",table=\"public." + other +
+                                   "\"}") == 5);
+  CHECK(metric_sample(metrics, "sluice_rebalances_total") >= 1);
+  CHECK(metric_sample(metrics, "sluice_end_to_end_latency_seconds_count") >= 1);
   // Nothing pending: replication lag reads 0 even though the table is idle.
   REQUIRE(wait_until(
       [&] {
         metrics = http_request(port, "GET", "/metrics").body;
-        return sample(metrics, "sluice_replication_lag_seconds{table=\"public." + table + "\"}") ==
-               0;
+        return metric_sample(metrics,
+                             "sluice_replication_lag_seconds{table=\"public." + table + "\"}") == 0;
       },
       std::chrono::seconds(10)));
 
@@ -142,8 +114,8 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   }
   produce(topic, later);
   const auto other_count = [&](const std::string& outcome) {
-    return sample(metrics, "sluice_changes_total{outcome=\"" + outcome + "\",table=\"public." +
-                               other + "\"}");
+    return metric_sample(metrics, "sluice_changes_total{outcome=\"" + outcome +
+                                      "\",table=\"public." + other + "\"}");
   };
   REQUIRE_MESSAGE(wait_until(
                       [&] {
@@ -153,10 +125,10 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
                       std::chrono::seconds(30)),
                   metrics);
   CHECK(other_count("applied") == 5);
-  CHECK(sample(metrics, "sluice_changes_total{outcome=\"stale\",table=\"public." + table + "\"}") ==
-        0);
-  CHECK(sample(metrics,
-               "sluice_changes_total{outcome=\"applied\",table=\"public." + table + "\"}") == 50);
+  CHECK(metric_sample(metrics, "sluice_changes_total{outcome=\"stale\",table=\"public." + table +
+                                   "\"}") == 0);
+  CHECK(metric_sample(metrics, "sluice_changes_total{outcome=\"applied\",table=\"public." + table +
+                                   "\"}") == 50);
 
   // Every metric the Grafana dashboard queries is exported.
   std::ifstream dashboard(std::string(std::getenv("SLUICE_SOURCE_DIR")) +
@@ -184,9 +156,9 @@ TEST_CASE("a poison message under errors.tolerance none: commits before it, FAIL
   const std::string table = unique_name("poison_rows");
   const std::string connector = unique_name("poison");
   create_topic(topic, 1);
-  auto records = events(table, 1, 5);
+  auto records = datastream_rows(table, 1, 5);
   records.push_back({"6", "{\"broken\": ", 0});
-  auto after = events(table, 7, 5);
+  auto after = datastream_rows(table, 7, 5);
   records.insert(records.end(), after.begin(), after.end());
   produce(topic, records);
   // The poison's batch waits for its table's lock (sluice's lanes take it shared; held here
@@ -197,7 +169,8 @@ TEST_CASE("a poison message under errors.tolerance none: commits before it, FAIL
   lock.exec("SELECT pg_advisory_lock(" + std::to_string(advisory_lock_space::table) + ", " +
             std::to_string(table_lock_key({"public", table})) + ")");
   const uint16_t port = free_port();
-  sluice_process p(config_with_http(connector, topic, port, "errors.tolerance: none\n"));
+  sluice_process p(with_metrics_listen(
+      basic_config(connector, topic, "datastream", "errors.tolerance: none\n", 100), port));
   REQUIRE_MESSAGE(wait_until(
                       [&] {
                         return !query(
@@ -207,7 +180,7 @@ TEST_CASE("a poison message under errors.tolerance none: commits before it, FAIL
                       },
                       std::chrono::seconds(60)),
                   p.log());
-  produce(topic, events(table, 12, 20));
+  produce(topic, datastream_rows(table, 12, 20));
   std::this_thread::sleep_for(std::chrono::seconds(1));  // > batch.max.ms: prepared, queued
   lock.exec("SELECT pg_advisory_unlock_all()");
 
@@ -242,9 +215,10 @@ TEST_CASE("PUT /pause stops consuming and PUT /resume continues") {
   const std::string topic = unique_name("cdc_pause");
   const std::string table = unique_name("pause_rows");
   create_topic(topic, 1);
-  produce(topic, events(table, 1, 10));
+  produce(topic, datastream_rows(table, 1, 10));
   const uint16_t port = free_port();
-  sluice_process p(config_with_http(unique_name("pause"), topic, port));
+  sluice_process p(
+      with_metrics_listen(basic_config(unique_name("pause"), topic, "datastream", "", 100), port));
   auto count = [&] {
     try {
       return query("SELECT 1 FROM public.\"" + table + "\"").size();
@@ -257,7 +231,7 @@ TEST_CASE("PUT /pause stops consuming and PUT /resume continues") {
   REQUIRE(wait_until(
       [&] { return http_request(port, "GET", "/status").body.find("PAUSED") != std::string::npos; },
       std::chrono::seconds(10)));
-  produce(topic, events(table, 11, 10));
+  produce(topic, datastream_rows(table, 11, 10));
   std::this_thread::sleep_for(std::chrono::seconds(2));
   CHECK(count() == 10);                                        // paused: nothing new applied
   CHECK(http_request(port, "GET", "/healthz").status == 200);  // alive…

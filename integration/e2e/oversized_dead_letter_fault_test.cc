@@ -22,18 +22,6 @@ constexpr size_t poison_size = 5 * 1024 * 1024;
 constexpr size_t dead_letter_topic_limit = 1024 * 1024;
 const std::map<std::string, std::string> big_messages = {{"message.max.bytes", "8388608"}};
 
-std::vector<kafka_record> rows(const std::string& table, int first_id, int count) {
-  std::vector<kafka_record> out;
-  for (int id = first_id; id < first_id + count; ++id) {
-    datastream_event e;
-    e.table = table;
-    e.lsn = 100 + static_cast<uint64_t>(id);
-    e.payload_json = "\"id\":" + std::to_string(id) + ",\"v\":" + std::to_string(id);
-    out.push_back({std::to_string(id), e.json(), 0});
-  }
-  return out;
-}
-
 // 5 MB that do not decode: "{not json" and x's.
 std::string poison() {
   std::string v = "{not json";
@@ -50,16 +38,15 @@ std::string run_scenario(const std::string& extra_kafka) {
   const std::string connector = unique_name("oversized");
   create_topic(topic, 1, {{"max.message.bytes", "8388608"}});
   create_topic(dlq, 1, {{"max.message.bytes", std::to_string(dead_letter_topic_limit)}});
-  std::vector<kafka_record> records = rows(table, 1, 3);
+  std::vector<kafka_record> records = datastream_rows(table, 1, 3);
   records.push_back({"poison", poison(), 0});  // offset 3
   produce(topic, records, big_messages);
 
   const uint16_t port = free_port();
-  std::string cfg = basic_config(connector, topic, "datastream",
-                                 "errors.deadletterqueue.topic.name: " + dlq + "\n", 100);
-  const std::string off = "metrics:\n  listen: \"\"\n";
-  cfg.replace(cfg.find(off), off.size(),
-              "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
+  std::string cfg =
+      with_metrics_listen(basic_config(connector, topic, "datastream",
+                                       "errors.deadletterqueue.topic.name: " + dlq + "\n", 100),
+                          port);
   cfg.replace(cfg.find("kafka:\n"), 7, "kafka:\n" + extra_kafka);
   sluice_process p(cfg);
   REQUIRE_MESSAGE(caught_up(connector, 4), p.log());
@@ -95,7 +82,7 @@ std::string run_scenario(const std::string& extra_kafka) {
 
   // Still RUNNING, and what follows is applied.
   CHECK(http_request(port, "GET", "/readyz").status == 200);
-  produce(topic, rows(table, 10, 3));
+  produce(topic, datastream_rows(table, 10, 3));
   REQUIRE_MESSAGE(caught_up(connector, 7), p.log());
   CHECK(query("SELECT id FROM public.\"" + table + "\"").size() == 6);
   CHECK(http_request(port, "GET", "/status").body.find("RUNNING") != std::string::npos);

@@ -7,11 +7,11 @@
 
 #include <doctest/doctest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "integration/support/datastream_events.h"
+#include "integration/support/metrics_text.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
@@ -19,15 +19,6 @@
 
 namespace sluice::testing {
 namespace {
-
-std::string config_with_http(const std::string& connector, const std::string& topic, uint16_t port,
-                             const std::string& extra) {
-  std::string cfg = basic_config(connector, topic, "datastream", extra, 100);
-  const std::string off = "metrics:\n  listen: \"\"\n";
-  cfg.replace(cfg.find(off), off.size(),
-              "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
-  return cfg;
-}
 
 kafka_record event(const std::string& schema, const std::string& table, int id, uint64_t lsn,
                    const std::string& more = "") {
@@ -37,14 +28,6 @@ kafka_record event(const std::string& schema, const std::string& table, int id, 
   e.lsn = lsn;
   e.payload_json = "\"id\":" + std::to_string(id) + more;
   return {std::to_string(id), e.json(), 0};
-}
-
-double sample(const std::string& metrics, const std::string& prefix) {
-  std::istringstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
-  }
-  return -1;
 }
 
 int64_t count(const std::string& sql) {
@@ -78,8 +61,9 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
   };
   produce(topic, records);
   const uint16_t port = free_port();
-  sluice_process p(
-      config_with_http(connector, topic, port, "tables:\n  exclude: ['.*\\.skipped']\n"));
+  sluice_process p(with_metrics_listen(
+      basic_config(connector, topic, "datastream", "tables:\n  exclude: ['.*\\.skipped']\n", 100),
+      port));
 
   std::string metrics;
   REQUIRE_MESSAGE(wait_until(
@@ -89,13 +73,13 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
                         } catch (const std::exception&) {
                           return false;
                         }
-                        return sample(metrics, "sluice_consumer_lag_messages{partition=\"0\"") ==
-                                   0 &&
+                        return metric_sample(metrics,
+                                             "sluice_consumer_lag_messages{partition=\"0\"") == 0 &&
                                count("SELECT count(*) FROM \"" + s + "\".fine") == 1;
                       },
                       std::chrono::seconds(90)),
                   p.log());
-  CHECK(sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1);
+  CHECK(metric_sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1);
 
   // Nothing reached sluice's own state or PostgreSQL's catalog.
   CHECK(count("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'sluice' "
@@ -115,10 +99,10 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
   // Left out, not dead-lettered: counted as filtered.
   CHECK(count("SELECT count(*) FROM pg_tables WHERE schemaname = '" + s +
               "' AND tablename = 'skipped'") == 0);
-  CHECK(sample(metrics, "sluice_messages_total{outcome=\"filtered\",topic=\"" + topic + "\"}") ==
-        1);
-  CHECK(sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 1);
-  CHECK(sample(metrics, "sluice_ddl_failures_total{table=\"" + s + ".blocked\"}") >= 1);
+  CHECK(metric_sample(metrics,
+                      "sluice_messages_total{outcome=\"filtered\",topic=\"" + topic + "\"}") == 1);
+  CHECK(metric_sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 1);
+  CHECK(metric_sample(metrics, "sluice_ddl_failures_total{table=\"" + s + ".blocked\"}") >= 1);
   const std::string status = http_request(port, "GET", "/status").body;
   CHECK_MESSAGE(
       status.find("\"failed_tables\":[{\"table\":\"" + s + ".blocked\"") != std::string::npos,
@@ -140,7 +124,7 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
                       std::chrono::seconds(60)),
                   p.log());
   metrics = http_request(port, "GET", "/metrics").body;
-  CHECK(sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 0);
+  CHECK(metric_sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 0);
   CHECK(p.running());
   CHECK(p.stop() == 0);
 }

@@ -33,4 +33,16 @@ std::string datastream_event::json() const {
   return s;
 }
 
+std::vector<kafka_record> datastream_rows(const std::string& table, int first_id, int count) {
+  std::vector<kafka_record> out;
+  for (int id = first_id; id < first_id + count; ++id) {
+    datastream_event e;
+    e.table = table;
+    e.lsn = 100 + static_cast<uint64_t>(id);
+    e.payload_json = "\"id\":" + std::to_string(id) + ",\"v\":" + std::to_string(id);
+    out.push_back({std::to_string(id), e.json(), 0});
+  }
+  return out;
+}
+
 }  // namespace sluice::testing

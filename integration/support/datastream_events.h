@@ -2,6 +2,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "integration/support/services.h"
 
 namespace sluice::testing {
 
@@ -19,6 +22,10 @@ struct datastream_event {
 
   std::string json() const;
 };
+
+// Inserts of rows id = first_id… (count of them) into `table`, each {"id": id, "v": id} at
+// LSN 100 + id, keyed by id.
+std::vector<kafka_record> datastream_rows(const std::string& table, int first_id, int count);
 
 // "hi/lo" as PostgreSQL prints an LSN.
 std::string format_lsn(uint64_t lsn);

@@ -10,9 +10,10 @@ namespace sluice::testing {
 std::string json_string(const std::string& s);
 
 // One message as `kcat -C -J` prints it — the input of `sluice replay --file` — with a
-// timestamp of 2026-01-01 plus `offset` milliseconds. A missing key or payload is null.
+// timestamp of 2026-01-01 plus `offset` milliseconds. A missing key or payload is null;
+// `headers`, when given, is the JSON array kcat prints for them (["name","value",…]).
 std::string kcat_line(const std::string& topic, int partition, int64_t offset,
                       const std::optional<std::string>& key,
-                      const std::optional<std::string>& payload);
+                      const std::optional<std::string>& payload, const std::string& headers = "");
 
 }  // namespace sluice::testing

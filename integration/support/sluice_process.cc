@@ -174,4 +174,11 @@ std::string basic_config(const std::string& name, const std::string& topic,
   return y.str();
 }
 
+std::string with_metrics_listen(std::string config, uint16_t port) {
+  const std::string off = "metrics:\n  listen: \"\"\n";
+  config.replace(config.find(off), off.size(),
+                 "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
+  return config;
+}
+
 }  // namespace sluice::testing

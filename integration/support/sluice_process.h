@@ -2,6 +2,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include <string>
 #include <vector>
 
@@ -54,5 +56,8 @@ std::string write_run_file(const std::string& prefix, const std::string& text);
 std::string basic_config(const std::string& name, const std::string& topic,
                          const std::string& format = "datastream", const std::string& extra = "",
                          int batch_size = 500);
+
+// A basic_config() with its metrics.listen on 127.0.0.1:port (an HTTP surface to query).
+std::string with_metrics_listen(std::string config, uint16_t port);
 
 }  // namespace sluice::testing

@@ -29,10 +29,6 @@ namespace {
 // the same folder.
 constexpr std::string_view zoneinfo_dir = "/usr/share/zoneinfo/";
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 // The POSIX TZ rule a version 2+ TZif file ends with ("\n<rule>\n"), or "".
 std::string posix_rule_of(const std::string& zone_name) {
   std::ifstream in(std::string(zoneinfo_dir) + zone_name, std::ios::binary);
@@ -88,31 +84,20 @@ int32_t source_zone::named_offset_at_local(int64_t local_seconds) const {
   return offset_of(_named->zone->get_info(local));
 }
 
-std::optional<int32_t> parse_offset_text(std::string_view text) {
-  if (text.size() < 3 || (text[0] != '+' && text[0] != '-')) return std::nullopt;
-  const bool negative = text[0] == '-';
-  if (!is_digit(text[1]) || !is_digit(text[2])) return std::nullopt;
-  const int hours = (text[1] - '0') * 10 + (text[2] - '0');
-  std::string_view rest = text.substr(3);
-  if (!rest.empty() && rest[0] == ':') rest.remove_prefix(1);
-  int minutes = 0;
-  if (text.size() > 3) {
-    if (rest.size() != 2 || !is_digit(rest[0]) || !is_digit(rest[1])) return std::nullopt;
-    minutes = (rest[0] - '0') * 10 + (rest[1] - '0');
-  }
-  if (hours > 23 || minutes > 59) return std::nullopt;
-  return (hours * 3600 + minutes * 60) * (negative ? -1 : 1);
-}
-
 result<source_zone> parse_source_zone(std::string_view text) {
-  if (text == "UTC" || text == "utc" || text == "Z" || text == "Etc/UTC" || text == "GMT") {
-    return source_zone{};
-  }
-  if (const auto seconds = parse_offset_text(text)) return source_zone::fixed(*seconds);
-  if (text.empty() || text[0] == '+' || text[0] == '-') {
-    return make_error(error_code::wrong_type,
-                      "time zone \"" + std::string(text) +
-                          "\": expected UTC, an offset such as +02:00 or an IANA zone name");
+  const zone_text kind = classify_zone_text(text);
+  switch (kind.what) {
+    case zone_text::kind::utc:
+      return source_zone{};
+    case zone_text::kind::offset:
+      return source_zone::fixed(kind.seconds_east);
+    case zone_text::kind::invalid:
+      return make_error(error_code::wrong_type,
+                        "time zone \"" + std::string(text) +
+                            "\": expected UTC, an offset such as +02:00 (at most 18:00 from "
+                            "UTC) or an IANA zone name");
+    case zone_text::kind::name:
+      break;
   }
   auto rules = std::make_shared<source_zone::named_rules>();
   try {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/model/result.h"
+#include "core/model/zone_text.h"  // parse_offset_text, which timestamps use
 
 namespace sluice {
 
@@ -57,12 +58,11 @@ class source_zone {
   friend result<source_zone> parse_source_zone(std::string_view text);
 };
 
-// "UTC", "Z", "GMT", "Etc/UTC", an offset "+HH:MM", "-HH:MM", "+HHMM" or "+HH", or an IANA
-// zone name ("Europe/Paris", case as in the database). An unknown name is an error saying so.
-// Reads the time zone database (a file per zone): call it once per topic, not per message.
+// What classify_zone_text (core/model/zone_text.h) reads as UTC ("UTC", "utc", "Z", "GMT",
+// "Etc/UTC"), as an offset ("+HH:MM", "-HH:MM", "+HHMM" or "+HH", at most 18:00 from UTC)
+// or as an IANA zone name ("Europe/Paris", case as in the database), looked up here. An
+// unknown name is an error saying so. Reads the time zone database (a file per zone): call
+// it once per topic, not per message.
 result<source_zone> parse_source_zone(std::string_view text);
-
-// "±HH:MM", "±HHMM" or "±HH" (hours below 24) as seconds east of UTC; nothing else.
-std::optional<int32_t> parse_offset_text(std::string_view text);
 
 }  // namespace sluice

@@ -4,9 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/model/base64.h"
 #include "schemas/common/same_text.h"
-#include "schemas/goldengate/goldengate_json_schema.h"
 #include "schemas/goldengate/goldengate_metadata.h"
 
 namespace sluice {
@@ -52,32 +50,6 @@ bool same_columns(const std::vector<column_types::column>& a,
 
 constexpr std::string_view learned_from_metadata = "goldengate OBJECT_METADATA";
 
-bool any_bytes(const column_types& types) {
-  return std::any_of(types.columns.begin(), types.columns.end(),
-                     [](const auto& c) { return c.type.id == type_id::bytes && !c.type.array; });
-}
-
-// GoldenGate's JSON writes binary columns (RAW, BLOB) as base64 text: a column the metadata
-// types as bytes gets its bytes, decoded once here. Text that is not base64 is refused rather
-// than stored as the characters it spells.
-std::optional<error> decode_binary(const column_types& types, std::vector<value*>& values,
-                                   const std::vector<const std::string*>& names,
-                                   std::string& scratch) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    value& v = *values[i];
-    if (v.kind != value_kind::string) continue;
-    const column_types::column* t = types.find(*names[i]);
-    if (!t || t->type.id != type_id::bytes || t->type.array) continue;
-    if (!decode_base64(v.text, scratch)) {
-      return make_error(error_code::wrong_type, "binary column \"" + *names[i] + "\" (" +
-                                                    t->source_type + ") is not base64 text");
-    }
-    v.kind = value_kind::bytes;
-    v.text.swap(scratch);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<error> goldengate_decoder::check(const goldengate_options& options) {
@@ -91,20 +63,8 @@ goldengate_decoder::goldengate_decoder(table_catalog& catalog, goldengate_option
       _options(std::move(options)),
       _zone(zone_or_throw(_options.source_timezone)),
       _names(_options.field_names, _options.op_names),
-      _reader(_names, _options.limits.max_depth, _options.limits.max_columns) {}
-
-const std::string* goldengate_decoder::schema(std::string_view id) const {
-  auto it = _schemas.find(id);
-  return it == _schemas.end() ? nullptr : &it->second.text;
-}
-
-const std::vector<column_types::column>* goldengate_decoder::schema_columns(
-    const table_name& name) const {
-  auto id = _schema_ids.find(name);
-  if (id == _schema_ids.end()) return nullptr;
-  auto it = _schemas.find(id->second);
-  return it == _schemas.end() ? nullptr : &it->second.columns;
-}
+      _reader(_names, _options.limits.max_depth, _options.limits.max_columns),
+      _schemas(_names, _options.limits.max_columns) {}
 
 bool goldengate_decoder::apply_schema(table_entry& t,
                                       const std::vector<column_types::column>& schema) {
@@ -184,30 +144,12 @@ std::optional<error> goldengate_decoder::read(std::string_view bytes) {
 std::optional<error> goldengate_decoder::on_schema(const raw_message& msg, decode_output& out) {
   const goldengate_record::member* id = _record.find("id");
   if (!id || id->token.kind != json_kind::string || id->token.text.empty()) return std::nullopt;
-  const std::string_view text = _record.raw;
-  auto it = _schemas.find(id->token.text);
-  if (it != _schemas.end()) {
-    // Sent again, possibly changed.
-    if (it->second.text == text) return std::nullopt;
-    if (_schema_bytes - it->second.text.size() + text.size() > max_cached_schema_bytes) {
-      return std::nullopt;
-    }
-    _schema_bytes = _schema_bytes - it->second.text.size() + text.size();
-    it->second.text.assign(text);
-  } else if (_schema_bytes + id->token.text.size() + text.size() <= max_cached_schema_bytes) {
-    _schema_bytes += id->token.text.size() + text.size();
-    it = _schemas.emplace(std::string(id->token.text), cached_schema{std::string(text), {}}).first;
-  } else {
-    return std::nullopt;
-  }
-  // The record's views die with the next parse; its text is the cached copy now.
-  it->second.columns = json_schema_columns(it->second.text, _names, _options.limits.max_columns);
-  auto name = parse_qual_table(it->first);
-  if (!name) return std::nullopt;  // not a table's schema
-  _schema_ids[*name] = it->first;
-  // A table already seen (its OBJECT_METADATA may have come first) gets the types now.
+  // A table's schema, cached anew: a table already seen (its OBJECT_METADATA may have come
+  // first) gets the types now.
+  const std::optional<table_name> name = _schemas.store(id->token.text, _record.raw);
+  if (!name) return std::nullopt;
   auto seen = _seen.find(*name);
-  if (seen == _seen.end() || !apply_schema(*seen->second, it->second.columns)) {
+  if (seen == _seen.end() || !apply_schema(*seen->second, *_schemas.columns(*name))) {
     return std::nullopt;
   }
   table_entry& t = *seen->second;
@@ -367,11 +309,9 @@ std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_mess
   used = out.recycled_image();
   c.table = &t;
   c.types = t.types;
-  if (c.types && any_bytes(*c.types)) {
-    if (auto err = binary_values(c)) {
-      out.truncate_changes(first);
-      return err;
-    }
+  if (auto err = _binary.decode(c)) {
+    out.truncate_changes(first);
+    return err;
   }
   c.seq = std::move(*seq);
   c.source.tx.assign(*tx);
@@ -379,24 +319,6 @@ std::optional<error> goldengate_decoder::on_dml(goldengate_op op, const raw_mess
   c.source.read = read_method::cdc;
   assign_origin(c.source.origin, msg);
   return std::nullopt;
-}
-
-std::optional<error> goldengate_decoder::binary_values(change& c) {
-  std::vector<value*> values;
-  std::vector<const std::string*> names;
-  for (column_value& cv : c.after) {
-    values.push_back(&cv.v);
-    names.push_back(&cv.name);
-  }
-  for (row_key* k : {&c.key, c.old_key ? &*c.old_key : nullptr}) {
-    if (!k) continue;
-    for (size_t i = 0; i < k->values.size() && i < k->columns.size(); ++i) {
-      values.push_back(&k->values[i]);
-      names.push_back(&k->columns[i]);
-    }
-  }
-  // A key's canonical form is that of its base64 text either way (core/model/row_key.cc).
-  return decode_binary(*c.types, values, names, _binary_scratch);
 }
 
 std::optional<error> goldengate_decoder::fill_dml(goldengate_op op, const table_entry& t,

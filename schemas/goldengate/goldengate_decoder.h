@@ -14,10 +14,12 @@
 #include "schemas/common/decoder.h"
 #include "schemas/common/padded_buffer.h"
 #include "schemas/common/timestamp_parser.h"
+#include "schemas/goldengate/goldengate_binary_values.h"
 #include "schemas/goldengate/goldengate_names.h"
 #include "schemas/goldengate/goldengate_options.h"
 #include "schemas/goldengate/goldengate_ordering.h"
 #include "schemas/goldengate/goldengate_record.h"
+#include "schemas/goldengate/goldengate_schema_cache.h"
 
 namespace sluice {
 
@@ -94,13 +96,13 @@ class goldengate_decoder final : public decoder {
   std::optional<error> decode(const raw_message& msg, decode_output& out) override;
 
   // The JSON Schema record last seen with this id (its JSON text), or nullptr.
-  const std::string* schema(std::string_view id) const;
+  const std::string* schema(std::string_view id) const { return _schemas.text(id); }
   size_t schema_count() const { return _schemas.size(); }
   const goldengate_stream_info& stream_info() const { return _stream; }
 
   // The cache holds at most this many bytes of schema text: past it, new ids are not cached
   // (re-sent ones replace their text when it fits), so hostile input cannot grow it unbounded.
-  static constexpr size_t max_cached_schema_bytes = size_t{16} << 20;
+  static constexpr size_t max_cached_schema_bytes = goldengate_schema_cache::max_bytes;
 
  private:
   using slot = goldengate_record::slot;
@@ -114,7 +116,9 @@ class goldengate_decoder final : public decoder {
 
   result<table_entry*> table();
   // The columns the JSON Schema record of `name` declares (its id names the table), or null.
-  const std::vector<column_types::column>* schema_columns(const table_name& name) const;
+  const std::vector<column_types::column>* schema_columns(const table_name& name) const {
+    return _schemas.columns(name);
+  }
   // Gives `t` the types of its JSON Schema record: refines its learned columns (see
   // refine_types), or for a table without learned columns, makes them its type snapshot.
   // True when learned columns changed.
@@ -125,8 +129,6 @@ class goldengate_decoder final : public decoder {
   // The key columns of a record of `table` (see decode()); empty: keyless.
   result<const std::vector<std::string>*> key_columns(const table_entry& table);
   // The key and old key of a DML record into c (a reused change), from the record's images.
-  // The change's binary columns (typed bytes by the metadata) from base64 text to bytes.
-  std::optional<error> binary_values(change& c);
   std::optional<error> fill_dml(goldengate_op op, const table_entry& table,
                                 const std::vector<std::string>& key, bool has_before, change& c);
   // The key of `columns` read from img, else from fallback, into out (its capacity reused);
@@ -149,14 +151,9 @@ class goldengate_decoder final : public decoder {
   goldengate_record _record;
   goldengate_record_reader _reader;
   goldengate_ordering _ordering;
-  struct cached_schema {
-    std::string text;
-    std::vector<column_types::column> columns;  // what the text declares
-  };
-  std::map<std::string, cached_schema, std::less<>> _schemas;  // by id
-  size_t _schema_bytes = 0;                                    // ids and texts in _schemas
-  std::map<table_name, std::string> _schema_ids;               // the id naming each table, if any
-  std::map<table_name, table_entry*> _seen;                    // every table this decoder interned
+  goldengate_schema_cache _schemas;  // after _names, which it refers to
+  goldengate_binary_values _binary;
+  std::map<table_name, table_entry*> _seen;         // every table this decoder interned
   std::map<const table_entry*, csn> _metadata_seq;  // CSN of the OBJECT_METADATA last learned
   goldengate_stream_info _stream;
   std::string _last_qual_table;  // most messages name the table the previous one did
@@ -165,7 +162,6 @@ class goldengate_decoder final : public decoder {
   std::vector<column_class> _key_classes;       // scratch
   row_key _old_key;                             // scratch: an UPDATE's before key
   std::vector<std::string_view> _name_scratch;  // scratch
-  std::string _binary_scratch;                  // scratch: a decoded binary value
 };
 
 }  // namespace sluice

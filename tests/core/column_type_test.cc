@@ -3,17 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "core/model/row_key.h"
+#include "tests/core/parsed_type.h"
 
 namespace sluice {
-namespace {
-
-column_type t(std::string_view text) {
-  auto parsed = column_type::parse(text);
-  REQUIRE_MESSAGE(parsed, text);
-  return *parsed;
-}
-
-}  // namespace
 
 TEST_CASE("a column type prints and parses back, modifiers and arrays included") {
   for (std::string_view text :
@@ -22,12 +14,12 @@ TEST_CASE("a column type prints and parses back, modifiers and arrays included")
         "string(80)",     "bytes",    "uuid",    "json",          "xml",
         "date",           "time(3)",  "timetz",  "timestamp(6)",  "timestamptz",
         "timestamptz(6)", "interval", "text",    "int32[]",       "string(20)[]"}) {
-    CHECK(t(text).to_text() == text);
+    CHECK(parsed_type(text).to_text() == text);
   }
-  CHECK(t("decimal(12,2)").precision == 12);
-  CHECK(t("decimal(12,2)").scale == 2);
-  CHECK(t("string(80)").length == 80);
-  CHECK(t("int32[]").array);
+  CHECK(parsed_type("decimal(12,2)").precision == 12);
+  CHECK(parsed_type("decimal(12,2)").scale == 2);
+  CHECK(parsed_type("string(80)").length == 80);
+  CHECK(parsed_type("int32[]").array);
   CHECK_FALSE(column_type::parse("varchar(80)"));
   CHECK_FALSE(column_type::parse("int32(4)"));
   CHECK_FALSE(column_type::parse("decimal(12)"));
@@ -35,34 +27,37 @@ TEST_CASE("a column type prints and parses back, modifiers and arrays included")
 }
 
 TEST_CASE("widening: larger integers, longer strings, more digits, never the reverse") {
-  CHECK(widens(t("int16"), t("int32")));
-  CHECK(widens(t("int32"), t("int64")));
-  CHECK_FALSE(widens(t("int64"), t("int32")));
-  CHECK(widens(t("string(40)"), t("string(80)")));
-  CHECK_FALSE(widens(t("string(80)"), t("string(40)")));
-  CHECK(widens(t("string(80)"), t("string")));
-  CHECK_FALSE(widens(t("string"), t("string(80)")));
-  CHECK(widens(t("decimal(10,2)"), t("decimal(12,2)")));
-  CHECK(widens(t("decimal(10,2)"), t("decimal(12,4)")));
-  CHECK_FALSE(widens(t("decimal(10,2)"), t("decimal(10,4)")));  // fewer integer digits
-  CHECK(widens(t("int32"), t("decimal(10,0)")));
-  CHECK_FALSE(widens(t("int32"), t("decimal(9,0)")));
-  CHECK(widens(t("float32"), t("float64")));
-  CHECK(widens(t("timestamp(3)"), t("timestamp(6)")));
-  CHECK(widens(t("timestamp(3)"), t("timestamp")));
-  CHECK_FALSE(widens(t("timestamp(6)"), t("timestamp(3)")));
-  CHECK(widens(t("int64"), t("string")));  // text holds any value's text
-  CHECK_FALSE(widens(t("int32[]"), t("int64")));
-  CHECK_FALSE(widens(t("date"), t("timestamp")));
+  CHECK(widens(parsed_type("int16"), parsed_type("int32")));
+  CHECK(widens(parsed_type("int32"), parsed_type("int64")));
+  CHECK_FALSE(widens(parsed_type("int64"), parsed_type("int32")));
+  CHECK(widens(parsed_type("string(40)"), parsed_type("string(80)")));
+  CHECK_FALSE(widens(parsed_type("string(80)"), parsed_type("string(40)")));
+  CHECK(widens(parsed_type("string(80)"), parsed_type("string")));
+  CHECK_FALSE(widens(parsed_type("string"), parsed_type("string(80)")));
+  CHECK(widens(parsed_type("decimal(10,2)"), parsed_type("decimal(12,2)")));
+  CHECK(widens(parsed_type("decimal(10,2)"), parsed_type("decimal(12,4)")));
+  CHECK_FALSE(
+      widens(parsed_type("decimal(10,2)"), parsed_type("decimal(10,4)")));  // fewer integer digits
+  CHECK(widens(parsed_type("int32"), parsed_type("decimal(10,0)")));
+  CHECK_FALSE(widens(parsed_type("int32"), parsed_type("decimal(9,0)")));
+  CHECK(widens(parsed_type("float32"), parsed_type("float64")));
+  CHECK(widens(parsed_type("timestamp(3)"), parsed_type("timestamp(6)")));
+  CHECK(widens(parsed_type("timestamp(3)"), parsed_type("timestamp")));
+  CHECK_FALSE(widens(parsed_type("timestamp(6)"), parsed_type("timestamp(3)")));
+  CHECK(widens(parsed_type("int64"), parsed_type("string")));  // text holds any value's text
+  CHECK_FALSE(widens(parsed_type("int32[]"), parsed_type("int64")));
+  CHECK_FALSE(widens(parsed_type("date"), parsed_type("timestamp")));
 }
 
 TEST_CASE("the wider of two types holds both, or falls back to text") {
-  CHECK(wider_of(t("int16"), t("int64")) == t("int64"));
-  CHECK(wider_of(t("string(40)"), t("string(80)")) == t("string(80)"));
-  CHECK(wider_of(t("int64"), t("float64")) == t("decimal"));
-  CHECK(wider_of(t("timestamp(3)"), t("timestamp(6)")) == t("timestamp(6)"));
-  CHECK(wider_of(t("uuid"), t("date")) == t("string"));
-  CHECK(wider_of(column_type{}, t("uuid")) == t("uuid"));
+  CHECK(wider_of(parsed_type("int16"), parsed_type("int64")) == parsed_type("int64"));
+  CHECK(wider_of(parsed_type("string(40)"), parsed_type("string(80)")) ==
+        parsed_type("string(80)"));
+  CHECK(wider_of(parsed_type("int64"), parsed_type("float64")) == parsed_type("decimal"));
+  CHECK(wider_of(parsed_type("timestamp(3)"), parsed_type("timestamp(6)")) ==
+        parsed_type("timestamp(6)"));
+  CHECK(wider_of(parsed_type("uuid"), parsed_type("date")) == parsed_type("string"));
+  CHECK(wider_of(column_type{}, parsed_type("uuid")) == parsed_type("uuid"));
 }
 
 TEST_CASE("a binary key is one key whether it came as bytes or as their base64 text") {

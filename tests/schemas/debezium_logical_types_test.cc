@@ -21,21 +21,6 @@ std::string decimal(std::string_view base64, int32_t scale) {
 
 }  // namespace
 
-TEST_CASE("base64 decodes with or without padding and refuses other text") {
-  std::string out;
-  CHECK(decode_base64("C7c=", out));
-  CHECK(out == "\x0b\xb7");
-  CHECK(decode_base64("C7c", out));
-  CHECK(out == "\x0b\xb7");
-  CHECK(decode_base64("", out));
-  CHECK(out.empty());
-  CHECK_FALSE(decode_base64("C7c*", out));
-  CHECK_FALSE(decode_base64("C", out));
-  CHECK(encode_base64("__debezium_unavailable_value") ==
-        "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==");
-  CHECK(encode_base64("ab") == "YWI=");
-}
-
 TEST_CASE("a Connect Decimal is exact decimal text, whatever its size and sign") {
   CHECK(decimal("C7c=", 2) == "29.99");
   CHECK(decimal("dSY=", 3) == "29.990");  // the scale's digits are kept

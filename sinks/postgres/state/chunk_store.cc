@@ -4,36 +4,17 @@
 #include <map>
 #include <set>
 
-#include <pqxx/binarystring>
 #include <pqxx/result>
 
 #include "core/model/chunk_assembly.h"
 #include "core/model/crc32c.h"
-#include "core/model/json_text.h"
+#include "sinks/postgres/state/chunk_pieces.h"
 #include "sinks/postgres/write/advisory_lock_space.h"
 #include "sinks/postgres/write/pg_array.h"
 
 namespace sluice {
 
-// A piece as read back (and deleted) from the table.
-struct chunk_store::stored_piece {
-  chunk_piece piece;
-  std::string crc_text;  // principal: the checksum as stored
-};
-
 namespace {
-
-// The piece number of a completed chunk's marker (the principal is -1, fragments 0..n-1).
-constexpr int32_t completed_marker = -2;
-
-// Kafka timestamps travel as microseconds since the epoch.
-constexpr const char* from_us = "('epoch'::timestamptz + (%) * interval '1 microsecond')";
-
-std::string at_us(const std::string& expr) {
-  std::string s = from_us;
-  s.replace(s.find('%'), 1, expr);
-  return s;
-}
 
 bool same_piece(const chunk_piece& a, const chunk_piece& b) {
   // A redelivered principal may differ in processing time (its top-level ts_ns): what must
@@ -70,31 +51,12 @@ std::string missing_text(bool have_principal, int32_t total, const std::set<int3
 
 }  // namespace
 
-dead_letter chunk_piece_dead_letter(const chunk_piece& p, std::string reason) {
-  dead_letter d;
-  d.reason = std::move(reason);
-  d.kind = dead_letter_kind::chunk;
-  d.origin = p.origin;
-  if (p.is_principal()) {
-    d.value = p.payload;
-  } else {
-    // Only the data was kept: the fragment record is written again around it.
-    std::string v = "{\"type\":\"fragment\",\"chunk_id\":";
-    append_json_string(v, p.chunk_id);
-    v += ",\"index\":" + std::to_string(p.index) + ",\"data\":";
-    append_json_string(v, p.payload);
-    v += "}";
-    d.value = std::move(v);
-  }
-  return d;
-}
-
 chunk_store::chunk_store(const state_schema& schema, std::string connector,
                          std::chrono::milliseconds timeout, size_t max_bytes)
     : _table(schema.table("pending_fragments")),
       _connector(std::move(connector)),
       _timeout(timeout),
-      _max_bytes(max_bytes) {}
+      _oversized(_table, _connector, max_bytes) {}
 
 chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
                                    const std::vector<chunk_piece>& pieces, timestamp_ns stream_time,
@@ -126,7 +88,7 @@ chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
       "SELECT count(DISTINCT chunk_id) FILTER (WHERE piece <> $2), count(*) FILTER (WHERE piece = "
       "$2) FROM " +
           _table + " WHERE connector = $1",
-      _connector, completed_marker);
+      _connector, chunk_completed_marker);
   out.pending = n[0].as<size_t>();
   // Markers expire too; and while this transaction may still roll back, what it removed may
   // come back: look again next time.
@@ -139,7 +101,7 @@ size_t chunk_store::count_pending(pqxx::transaction_base& tx) const {
   return tx
       .exec_params1("SELECT count(DISTINCT chunk_id) FROM " + _table +
                         " WHERE connector = $1 AND piece <> $2",
-                    _connector, completed_marker)[0]
+                    _connector, chunk_completed_marker)[0]
       .as<size_t>();
 }
 
@@ -199,7 +161,7 @@ void chunk_store::store(pqxx::transaction_base& tx, const std::vector<const chun
           " (connector, chunk_id, piece, total_pieces, crc32c, payload, topic, partition, "
           "kafka_offset, kafka_timestamp, first_seen) SELECT $1, chunk_id, piece, total, crc, "
           "payload, topic, part, off, " +
-          at_us("ts_us") + ", " + at_us("ts_us") + input +
+          sql_time_from_us("ts_us") + ", " + sql_time_from_us("ts_us") + input +
           " ORDER BY chunk_id, piece ON CONFLICT DO NOTHING RETURNING chunk_id, piece",
       _connector, id_array, index_array, total_array, crc_array, payload_array, topics.take(),
       parts.take(), offsets.take(), stamps.take());
@@ -234,7 +196,7 @@ void chunk_store::drop_redeliveries(pqxx::transaction_base& tx,
       "DELETE FROM " + _table + " p WHERE p.connector = $1 AND p.chunk_id = ANY($2::text[]) " +
           "AND p.piece <> $3 AND EXISTS (SELECT 1 FROM " + _table +
           " m WHERE m.connector = $1 AND m.chunk_id = p.chunk_id AND m.piece = $3)",
-      _connector, ids.take(), completed_marker);
+      _connector, ids.take(), chunk_completed_marker);
   out.redelivered_late += static_cast<size_t>(r.affected_rows());
 }
 
@@ -243,7 +205,7 @@ std::vector<std::string> chunk_store::expiry_candidates(pqxx::transaction_base& 
   const pqxx::result r = tx.exec_params("SELECT chunk_id FROM " + _table +
                                             " WHERE connector = $1 GROUP BY chunk_id "
                                             "HAVING min(kafka_timestamp) < " +
-                                            at_us("$2") + " ORDER BY chunk_id",
+                                            sql_time_from_us("$2") + " ORDER BY chunk_id",
                                         _connector, before_us);
   std::vector<std::string> out;
   for (const pqxx::row& row : r)
@@ -269,28 +231,6 @@ void chunk_store::lock(pqxx::transaction_base& tx,
   // unnest() yields the array in order: the locks are taken in ascending order.
   tx.exec_params("SELECT count(pg_advisory_xact_lock($1, k)) FROM unnest($2::int4[]) AS k",
                  advisory_lock_space::chunk, arr.take());
-}
-
-std::vector<chunk_store::stored_piece> chunk_store::read_deleted(const pqxx::result& r) const {
-  std::vector<stored_piece> out;
-  out.reserve(r.size());
-  for (const pqxx::row& row : r) {
-    stored_piece s;
-    s.piece.chunk_id = row[0].as<std::string>();
-    s.piece.index = row[1].as<int32_t>();
-    s.piece.total_fragments = row[2].is_null() ? 0 : row[2].as<int32_t>();
-    s.crc_text = row[3].is_null() ? std::string() : row[3].as<std::string>();
-    if (!row[4].is_null()) s.piece.payload = pqxx::binarystring(row[4]).str();
-    if (!row[5].is_null()) s.piece.origin.topic = row[5].as<std::string>();
-    if (!row[6].is_null()) s.piece.origin.partition = partition_id{row[6].as<int32_t>()};
-    if (!row[7].is_null()) s.piece.origin.offset = kafka_offset{row[7].as<int64_t>()};
-    if (!row[8].is_null()) s.piece.origin.timestamp = timestamp_ns{row[8].as<int64_t>() * 1000};
-    out.push_back(std::move(s));
-  }
-  std::sort(out.begin(), out.end(), [](const stored_piece& a, const stored_piece& b) {
-    return std::tie(a.piece.chunk_id, a.piece.index) < std::tie(b.piece.chunk_id, b.piece.index);
-  });
-  return out;
 }
 
 namespace {
@@ -322,22 +262,25 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
       _connector, ids.take());
   pg_array fitting;
   size_t fitting_count = 0;
-  std::vector<std::pair<std::string, int64_t>> big;
+  std::vector<oversized_chunks::sized_chunk> big;
   for (const pqxx::row& row : ready) {
     const int64_t bytes = row[1].as<int64_t>();
-    if (static_cast<uint64_t>(bytes) > _max_bytes) {
+    if (_oversized.too_big(bytes)) {
       big.emplace_back(row[0].as<std::string>(), bytes);
     } else {
       fitting.add(row[0].as<std::string>());
       ++fitting_count;
     }
   }
-  if (!big.empty()) refuse(tx, big, stream_time, out);
+  if (!big.empty()) {
+    _oversized.refuse(tx, big, stream_time, out.dead_letters);
+    out.completed += big.size();
+  }
   if (fitting_count == 0) return;
   const pqxx::result r = tx.exec_params(
       "DELETE FROM " + _table + " WHERE connector = $1 AND chunk_id = ANY($2::text[])" + returning,
       _connector, fitting.take());
-  const std::vector<stored_piece> pieces = read_deleted(r);
+  const std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
   // A marker per completed chunk, so that a piece redelivered later is recognised and dropped
   // (drop_redeliveries) rather than left waiting to expire; it expires after chunk.timeout.
   pg_array done;
@@ -347,18 +290,14 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
     }
   }
   if (!pieces.empty()) {
-    tx.exec_params("INSERT INTO " + _table +
-                       " (connector, chunk_id, piece, payload, kafka_timestamp, first_seen) "
-                       "SELECT $1, id, $3, ''::bytea, " +
-                       at_us("$4") + ", " + at_us("$4") + " FROM unnest($2::text[]) AS id",
-                   _connector, done.take(), completed_marker, stream_time.value() / 1000);
+    mark_chunks_completed(tx, _table, _connector, done.take(), stream_time);
   }
   for (size_t begin = 0; begin < pieces.size();) {
     size_t end = begin;
     while (end < pieces.size() && pieces[end].piece.chunk_id == pieces[begin].piece.chunk_id)
       ++end;
     ++out.completed;
-    const stored_piece& principal = pieces[begin];  // piece -1 sorts first
+    const stored_chunk_piece& principal = pieces[begin];  // piece -1 sorts first
     const std::string& id = principal.piece.chunk_id;
     const auto give_up = [&](const std::string& why) {
       for (size_t i = begin; i < end; ++i) {
@@ -397,8 +336,11 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
 void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
                          int64_t before_us, chunk_outcome& out) const {
   // Those too big are given up without reading their fragments' bytes.
-  const std::vector<std::pair<std::string, int64_t>> big = oversized(tx, chunk_ids);
-  if (!big.empty()) refuse(tx, big, std::nullopt, out);
+  const std::vector<oversized_chunks::sized_chunk> big = _oversized.find(tx, chunk_ids);
+  if (!big.empty()) {
+    _oversized.refuse(tx, big, std::nullopt, out.dead_letters);
+    out.expired += big.size();
+  }
   pg_array ids;
   for (const std::string& id : chunk_ids) {
     if (std::none_of(big.begin(), big.end(), [&](const auto& b) { return b.first == id; }))
@@ -410,11 +352,12 @@ void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::stri
                          " WHERE connector = $1 AND chunk_id IN (SELECT chunk_id FROM " + _table +
                          " WHERE connector = $1 AND chunk_id = ANY($2::text[]) GROUP BY chunk_id "
                          "HAVING min(kafka_timestamp) < " +
-                         at_us("$3") + ")" + returning,
+                         sql_time_from_us("$3") + ")" + returning,
                      _connector, ids.take(), before_us);
-  std::vector<stored_piece> pieces = read_deleted(r);
+  std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
   // Markers of completed chunks just go.
-  std::erase_if(pieces, [](const stored_piece& s) { return s.piece.index == completed_marker; });
+  std::erase_if(
+      pieces, [](const stored_chunk_piece& s) { return s.piece.index == chunk_completed_marker; });
   const auto timeout_text = std::to_string(_timeout.count() / 1000) + " s";
   for (size_t begin = 0; begin < pieces.size();) {
     size_t end = begin;
@@ -433,73 +376,6 @@ void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::stri
     for (size_t i = begin; i < end; ++i)
       out.dead_letters.push_back(chunk_piece_dead_letter(pieces[i].piece, why));
     begin = end;
-  }
-}
-
-std::vector<std::pair<std::string, int64_t>> chunk_store::oversized(
-    pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids) const {
-  pg_array ids;
-  for (const std::string& id : chunk_ids)
-    ids.add(id);
-  const pqxx::result r = tx.exec_params(
-      "SELECT chunk_id, sum(length(payload)) FILTER (WHERE piece >= 0)::int8 FROM " + _table +
-          " WHERE connector = $1 AND chunk_id = ANY($2::text[]) GROUP BY chunk_id "
-          "HAVING sum(length(payload)) FILTER (WHERE piece >= 0) > $3 ORDER BY chunk_id",
-      _connector, ids.take(), static_cast<int64_t>(_max_bytes));
-  std::vector<std::pair<std::string, int64_t>> out;
-  for (const pqxx::row& row : r)
-    out.emplace_back(row[0].as<std::string>(), row[1].as<int64_t>());
-  return out;
-}
-
-void chunk_store::refuse(pqxx::transaction_base& tx,
-                         const std::vector<std::pair<std::string, int64_t>>& big,
-                         std::optional<timestamp_ns> completed_at, chunk_outcome& out) const {
-  pg_array ids;
-  for (const auto& [id, bytes] : big)
-    ids.add(id);
-  // Every piece goes, read back without a fragment's bytes (a principal's are its record).
-  const pqxx::result r = tx.exec_params(
-      "DELETE FROM " + _table +
-          " WHERE connector = $1 AND chunk_id = ANY($2::text[]) RETURNING chunk_id, piece, "
-          "total_pieces, crc32c, CASE WHEN piece = -1 THEN payload END, topic, partition, "
-          "kafka_offset, (extract(epoch FROM kafka_timestamp - 'epoch'::timestamptz) * "
-          "1000000)::bigint",
-      _connector, ids.take());
-  std::vector<stored_piece> pieces = read_deleted(r);
-  std::erase_if(pieces, [](const stored_piece& p) { return p.piece.index == completed_marker; });
-  if (completed_at) {
-    // Refused complete: a marker as for a chunk completed, so a redelivery is dropped.
-    pg_array done;
-    for (const auto& [id, bytes] : big)
-      done.add(id);
-    tx.exec_params("INSERT INTO " + _table +
-                       " (connector, chunk_id, piece, payload, kafka_timestamp, first_seen) "
-                       "SELECT $1, id, $3, ''::bytea, " +
-                       at_us("$4") + ", " + at_us("$4") + " FROM unnest($2::text[]) AS id",
-                   _connector, done.take(), completed_marker, completed_at->value() / 1000);
-  }
-  const std::string limit = std::to_string(_max_bytes);
-  for (const auto& [id, bytes] : big) {
-    ++(completed_at ? out.completed : out.expired);
-    const std::string why =
-        "chunk " + id + (completed_at ? "" : " expired incomplete after chunk.timeout and") +
-        ": its fragments hold " + std::to_string(bytes) + " bytes, more than chunk.max.bytes (" +
-        limit +
-        "): not reassembled, the fragments' data is not kept here (it is in Kafka at "
-        "their offsets)";
-    for (const stored_piece& s : pieces) {
-      if (s.piece.chunk_id != id) continue;
-      if (s.piece.is_principal()) {
-        out.dead_letters.push_back(chunk_piece_dead_letter(s.piece, why));
-      } else {
-        dead_letter d;
-        d.kind = dead_letter_kind::chunk;
-        d.reason = why + " (fragment " + std::to_string(s.piece.index) + ")";
-        d.origin = s.piece.origin;
-        out.dead_letters.push_back(std::move(d));
-      }
-    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "core/model/batch_records.h"
 #include "core/model/chunk_piece.h"
 #include "sinks/postgres/session/state_schema.h"
+#include "sinks/postgres/state/oversized_chunks.h"
 
 namespace sluice {
 
@@ -69,7 +70,6 @@ class chunk_store {
   size_t count_pending(pqxx::transaction_base& tx) const;
 
  private:
-  struct stored_piece;
   std::vector<const chunk_piece*> unique_pieces(const std::vector<chunk_piece>& pieces,
                                                 chunk_outcome& out) const;
   void store(pqxx::transaction_base& tx, const std::vector<const chunk_piece*>& pieces,
@@ -82,23 +82,12 @@ class chunk_store {
                 timestamp_ns stream_time, chunk_decoder* decoder, chunk_outcome& out) const;
   void expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
               int64_t before_us, chunk_outcome& out) const;
-  std::vector<stored_piece> read_deleted(const pqxx::result& r) const;
-  // Of these chunks, those whose fragments hold more than _max_bytes, with their size.
-  std::vector<std::pair<std::string, int64_t>> oversized(pqxx::transaction_base& tx,
-                                                         const std::vector<std::string>& ids) const;
-  // Deletes their pieces without reading the fragments' bytes: dead letters naming the size.
-  // completed_at: refused complete (a marker stays, as for a chunk completed), else expired.
-  void refuse(pqxx::transaction_base& tx, const std::vector<std::pair<std::string, int64_t>>& big,
-              std::optional<timestamp_ns> completed_at, chunk_outcome& out) const;
 
   std::string _table;
   std::string _connector;
   std::chrono::milliseconds _timeout;
-  size_t _max_bytes;
-  bool _maybe_pending = true;  // until a count says none are
+  oversized_chunks _oversized;  // after _table and _connector, which it copies
+  bool _maybe_pending = true;   // until a count says none are
 };
-
-// The dead letter for one piece: its origin, its bytes (a fragment as a fragment record).
-dead_letter chunk_piece_dead_letter(const chunk_piece& p, std::string reason);
 
 }  // namespace sluice

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "core/model/base64.h"
+
 namespace sluice {
 namespace {
 
@@ -245,15 +247,6 @@ class literal_writer {
       }
     }
     return false;  // unterminated
-  }
-
-  static int base64_digit(char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
   }
 
   // At '{': the object's JSON text as one quoted element (strings inside kept as JSON).

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pqxx/transaction_base>
+
+#include "core/model/batch_records.h"
+
+namespace sluice {
+
+// Chunks whose fragments hold more than chunk.max.bytes in all (chunk_store.h "refuse"):
+// found by SUM(length(payload)) in SQL, which reads a bytea's header, not its bytes, and
+// refused the same way: every piece deleted and read back without a fragment's bytes, each
+// going to the dead letters with a reason naming the size (the data is in Kafka at the
+// pieces' offsets, not copied here).
+//
+// Stage: apply (state), inside the batch transaction, under the chunks' advisory locks.
+// Lifecycle: one per chunk_store. Threading: its store's.
+class oversized_chunks {
+ public:
+  using sized_chunk = std::pair<std::string, int64_t>;  // chunk id, its fragments' bytes
+
+  oversized_chunks(std::string table, std::string connector, size_t max_bytes)
+      : _table(std::move(table)), _connector(std::move(connector)), _max_bytes(max_bytes) {}
+
+  bool too_big(int64_t fragment_bytes) const {
+    return static_cast<uint64_t>(fragment_bytes) > _max_bytes;
+  }
+  // Of these chunks, those too big, with their size, by chunk id.
+  std::vector<sized_chunk> find(pqxx::transaction_base& tx,
+                                const std::vector<std::string>& chunk_ids) const;
+  // Deletes the pieces of `big` unread and appends their dead letters. completed_at: refused
+  // complete (a marker stays, as for a chunk completed, so a redelivery is dropped); none:
+  // refused as expired.
+  void refuse(pqxx::transaction_base& tx, const std::vector<sized_chunk>& big,
+              std::optional<timestamp_ns> completed_at,
+              std::vector<dead_letter>& dead_letters) const;
+
+ private:
+  std::string _table;  // pending_fragments, qualified
+  std::string _connector;
+  size_t _max_bytes;  // chunk.max.bytes
+};
+
+}  // namespace sluice
