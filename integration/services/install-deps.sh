@@ -14,6 +14,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev
   prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
+  # Datastream Avro object containers (schemas/avro/)
+  libavro-dev
   # source.timezone IANA names: date/tz (libdate-tz3 comes with the -dev package; named for
   # the runtime) over the system time zone database, which the unit tests read
   libhowardhinnant-date-dev libdate-tz3 tzdata
