@@ -3,7 +3,9 @@
 #include <cstring>
 #include <string>
 
+#include "schemas/avro/avro_record_check.h"
 #include "schemas/avro/avro_values.h"
+#include "schemas/common/json_value_reader.h"
 
 namespace sluice {
 namespace {
@@ -131,26 +133,28 @@ std::optional<error> avro_container_reader::next_block() {
   }
   _rest.remove_prefix(static_cast<size_t>(size) + _sync.size());
   avro_reader_memory_set_source(_reader, data.data(), static_cast<int64_t>(data.size()));
+  _data = data;
+  _pos = 0;
   _left_in_block = count;
   ++_block;
   return std::nullopt;
 }
 
-result<bool> avro_container_reader::next(avro_value_t& value) {
+result<bool> avro_container_reader::next(avro_value_t& value, const avro_node& schema,
+                                         size_t max_depth) {
   while (_left_in_block == 0) {
-    if (_block > 0) {
-      char extra = 0;  // the block's records must use all of its bytes
-      if (avro_read(_reader, &extra, 1) == 0) {
-        return bad("block " + std::to_string(_block - 1) + ": bytes left after its records");
-      }
+    if (_block > 0 && _pos != _data.size()) {  // the block's records must use all its bytes
+      return bad("block " + std::to_string(_block - 1) + ": bytes left after its records");
     }
     if (_rest.empty()) return false;
     if (auto err = next_block()) return std::move(*err);
   }
-  if (avro_value_read(_reader, &value)) {
-    return avro_failure("record " + std::to_string(_index) + " (block " +
-                        std::to_string(_block - 1) + ") does not match the schema");
-  }
+  const std::string where =
+      "record " + std::to_string(_index) + " (block " + std::to_string(_block - 1) + ")";
+  auto size = check_avro_record(_data.substr(_pos), schema, max_depth);
+  if (!size) return in_context(where, size.err());
+  if (avro_value_read(_reader, &value)) return avro_failure(where + " does not match the schema");
+  _pos += *size;
   --_left_in_block;
   ++_index;
   return true;

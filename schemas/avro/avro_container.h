@@ -9,6 +9,7 @@
 #include <avro.h>
 
 #include "core/model/result.h"
+#include "schemas/avro/avro_schema_info.h"
 
 namespace sluice {
 
@@ -39,7 +40,8 @@ class avro_record_schema {
 // Reads one Avro object container held in memory (Avro 1.11 spec, "Object Container Files"):
 // the header (magic, metadata map with avro.schema and avro.codec, sync marker), then
 // blocks of records, each block ended by the sync marker. Only the "null" codec is read.
-// The records are decoded by Avro C (avro_value_read over a memory reader).
+// The records are checked (avro_record_check.h), then decoded by Avro C (avro_value_read
+// over a memory reader).
 //
 //   open(bytes)            header -> schema_json(), codec checked
 //   next(schema's value)   the next record, read into it; false after the last one
@@ -60,8 +62,10 @@ class avro_container_reader {
   std::optional<error> open(std::string_view bytes);
   std::string_view schema_json() const { return _schema_json; }
 
-  // Reads the next record into value; false at the end of the container.
-  result<bool> next(avro_value_t& value);
+  // Reads the next record into value; false at the end of the container. schema is the
+  // writer schema as avro_schema_info read it: each record's bytes are checked against it
+  // (check_avro_record) before Avro C reads them.
+  result<bool> next(avro_value_t& value, const avro_node& schema, size_t max_depth);
 
   // The index of the record next() returned last, from 0, across blocks.
   uint64_t record_index() const { return _index - 1; }
@@ -70,6 +74,8 @@ class avro_container_reader {
   std::optional<error> next_block();
 
   std::string_view _rest;  // the bytes after the current block
+  std::string_view _data;  // the current block's records
+  size_t _pos = 0;         // the next record's offset in _data
   std::string_view _schema_json;
   std::array<char, 16> _sync{};
   avro_reader_t _reader = nullptr;

@@ -118,11 +118,22 @@ class avro_schema_parser {
     if (auto kind = primitive_named(name)) return &add(*kind);
     if (name.find('.') == std::string_view::npos && !space.empty()) {
       auto it = _info._named.find(std::string(space) + "." + std::string(name));
-      if (it != _info._named.end()) return it->second;
+      if (it != _info._named.end()) return defined(it->second);
     }
     auto it = _info._named.find(std::string(name));
-    if (it != _info._named.end()) return it->second;
+    if (it != _info._named.end()) return defined(it->second);
     return bad("unknown type \"" + std::string(name.substr(0, 80)) + "\"");
+  }
+
+  // A named type used inside its own definition makes a recursive schema: Avro C's generic
+  // value class recurses without end on one (a stack overflow), and no Datastream event has
+  // one, so it is refused.
+  result<const avro_node*> defined(const avro_node* n) {
+    for (const avro_node* open : _open) {
+      if (open == n)
+        return bad("recursive type \"" + n->name.substr(0, 80) + "\" is not supported");
+    }
+    return n;
   }
 
   static std::string_view text_of(simdjson::dom::object o, std::string_view key) {
@@ -156,8 +167,9 @@ class avro_schema_parser {
                : kind == "fixed" ? avro_kind::fixed
                                  : avro_kind::record);
       n->name = full;
-      _info._named[full] = n;  // before the fields: a record may refer to itself
+      _info._named[full] = n;  // before the fields: a record may refer to itself (refused)
       if (n->kind == avro_kind::record) {
+        _open.push_back(n);
         simdjson::dom::array fields;
         if (o["fields"].get_array().get(fields)) return bad("record without fields");
         for (simdjson::dom::element f : fields) {
@@ -168,9 +180,16 @@ class avro_schema_parser {
           if (!t) return t;
           n->fields.push_back({std::string(text_of(fo, "name")), *t});
         }
+        _open.pop_back();
         const std::string_view local = name.substr(name.rfind('.') + 1);
         if (local == "datetime") n->logical = avro_logical::datetime;
         if (local == "interval") n->logical = avro_logical::interval;
+      } else if (n->kind == avro_kind::fixed) {
+        int64_t size = -1;
+        if (o["size"].get_int64().get(size) || size < 0 || size > INT32_MAX) {
+          return bad("fixed without a valid size");
+        }
+        n->size = size;
       } else if (n->kind == avro_kind::enumeration) {
         simdjson::dom::array symbols;
         if (o["symbols"].get_array().get(symbols)) return bad("enum without symbols");
@@ -205,6 +224,7 @@ class avro_schema_parser {
 
   avro_schema_info& _info;
   size_t _max;
+  std::vector<const avro_node*> _open;  // records whose fields are being read
 };
 
 result<std::unique_ptr<avro_schema_info>> avro_schema_info::parse(std::string_view json,

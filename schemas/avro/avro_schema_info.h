@@ -61,6 +61,7 @@ struct avro_node {
   avro_logical logical = avro_logical::none;
   int32_t precision = 0;                   // decimal
   int32_t scale = 0;                       // decimal
+  int64_t size = 0;                        // fixed: its byte count
   std::string name;                        // records, enums, fixed: the full name
   std::vector<field> fields;               // record
   std::vector<const avro_node*> branches;  // union

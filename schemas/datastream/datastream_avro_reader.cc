@@ -142,7 +142,7 @@ std::string_view datastream_avro_reader::keep(std::string_view text) {
 result<bool> datastream_avro_reader::next(datastream_event& out) {
   if (!_layout) return bad("no open container");
   avro_value_t& record = _layout->avro->value();
-  auto more = _container.next(record);
+  auto more = _container.next(record, _layout->info->root(), _limits.max_depth);
   if (!more || !*more) return more;
   out.clear();
   _texts_used = 0;

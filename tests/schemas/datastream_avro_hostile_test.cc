@@ -159,6 +159,12 @@ TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
     REQUIRE(err);
     CHECK(err->message.find("must be a record") != std::string::npos);
   }
+  SUBCASE("a recursive schema (Avro C would recurse without end)") {
+    auto err = f.decode(
+        container(R"({"type":"record","name":"e","fields":[{"name":"next","type":"e"}]})", {}));
+    REQUIRE(err);
+    CHECK(err->message.find("recursive") != std::string::npos);
+  }
   SUBCASE("a schema that is not JSON") {
     auto err = f.decode(container("{nope", {}));
     REQUIRE(err);
