@@ -149,11 +149,13 @@ result<bool> avro_container_reader::next(avro_value_t& value, const avro_node& s
     if (_rest.empty()) return false;
     if (auto err = next_block()) return std::move(*err);
   }
-  const std::string where =
-      "record " + std::to_string(_index) + " (block " + std::to_string(_block - 1) + ")";
+  // Named only on failure: a string per record would be an allocation per event.
+  const auto where = [this] {
+    return "record " + std::to_string(_index) + " (block " + std::to_string(_block - 1) + ")";
+  };
   auto size = check_avro_record(_data.substr(_pos), schema, max_depth);
-  if (!size) return in_context(where, size.err());
-  if (avro_value_read(_reader, &value)) return avro_failure(where + " does not match the schema");
+  if (!size) return in_context(where(), size.err());
+  if (avro_value_read(_reader, &value)) return avro_failure(where() + " does not match the schema");
   _pos += *size;
   --_left_in_block;
   ++_index;

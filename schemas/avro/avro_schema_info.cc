@@ -178,7 +178,14 @@ class avro_schema_parser {
           if (f.get_object().get(fo) || fo["type"].get(ft)) return bad("a field without type");
           auto t = parse(ft, inner_space, depth + 1);
           if (!t) return t;
-          n->fields.push_back({std::string(text_of(fo, "name")), *t});
+          const std::string_view field_name = text_of(fo, "name");
+          for (const avro_node::field& before : n->fields) {  // once per schema: quadratic is fine
+            if (before.name == field_name) {
+              return bad("record " + full.substr(0, 80) + " has two fields named \"" +
+                         std::string(field_name.substr(0, 80)) + "\"");
+            }
+          }
+          n->fields.push_back({std::string(field_name), *t});
         }
         _open.pop_back();
         const std::string_view local = name.substr(name.rfind('.') + 1);

@@ -118,6 +118,11 @@ std::optional<error> datastream_avro_reader::open(std::string_view bytes) {
   _layout = nullptr;
   if (auto err = _container.open(bytes)) return err;
   const std::string_view schema = _container.schema_json();
+  // Most messages repeat the previous one's schema: one compare, no hash.
+  if (_last && _last->first == schema) {
+    _layout = _last->second.get();
+    return std::nullopt;
+  }
   // A reused key: a new string per message would allocate.
   _key.assign(schema);
   auto it = _layouts.find(_key);
@@ -128,6 +133,7 @@ std::optional<error> datastream_avro_reader::open(std::string_view bytes) {
     if (_layouts.size() >= max_cached_schemas) _layouts.clear();
     it = _layouts.emplace(_key, std::move(*built)).first;
   }
+  _last = &*it;  // unordered_map nodes are stable until erased (clear() above)
   _layout = it->second.get();
   return std::nullopt;
 }
@@ -146,17 +152,17 @@ result<bool> datastream_avro_reader::next(datastream_event& out) {
   if (!more || !*more) return more;
   out.clear();
   _texts_used = 0;
-  const std::string where = "record " + std::to_string(_container.record_index());
+  const auto where = [this] { return "record " + std::to_string(_container.record_index()); };
   const std::vector<avro_node::field>& fields = _layout->info->root().fields;
   size_t size = 0;
   if (avro_value_get_size(&record, &size) || size != fields.size()) {
-    return bad(where + ": does not match its schema");
+    return bad(where() + ": does not match its schema");
   }
   for (size_t i = 0; i < fields.size(); ++i) {
     if (_layout->top_roles[i] == role::ignored) continue;
     avro_value_t child;
     if (avro_value_get_by_index(&record, i, &child, nullptr)) {
-      return bad(where + ": does not match its schema");
+      return bad(where() + ": does not match its schema");
     }
     std::optional<error> err;
     switch (_layout->top_roles[i]) {
@@ -173,7 +179,7 @@ result<bool> datastream_avro_reader::next(datastream_event& out) {
       case role::ignored:
         break;
     }
-    if (err) return in_context(where + " " + fields[i].name, std::move(*err));
+    if (err) return in_context(where() + " " + fields[i].name, std::move(*err));
   }
   return true;
 }

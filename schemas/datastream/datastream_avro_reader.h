@@ -77,6 +77,7 @@ class datastream_avro_reader {
   decode_limits _limits;
   std::unordered_map<std::string, std::unique_ptr<layout>> _layouts;  // by schema text
   std::string _key;  // scratch: the lookup key, reused
+  const std::pair<const std::string, std::unique_ptr<layout>>* _last = nullptr;  // last used
   layout* _layout = nullptr;
   avro_container_reader _container;
   avro_value_reader _values;

@@ -165,6 +165,13 @@ TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
     REQUIRE(err);
     CHECK(err->message.find("recursive") != std::string::npos);
   }
+  SUBCASE("a record with two fields of one name (Avro C accepts it)") {
+    auto err = f.decode(container(
+        R"({"type":"record","name":"e","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]})",
+        {}));
+    REQUIRE(err);
+    CHECK(err->message.find("two fields named") != std::string::npos);
+  }
   SUBCASE("a schema that is not JSON") {
     auto err = f.decode(container("{nope", {}));
     REQUIRE(err);
