@@ -9,6 +9,9 @@
 //     errors → stderr as "topic[partition]@offset: reason" ("line N: reason" for a line
 //              that is not a kcat record); decoding goes on with the next line
 //
+//   an Avro object container on stdin (Datastream Avro): block by block, offset = the
+//     record's index in the file
+//
 // Exit codes: 0 (even when messages were refused: the errors are the output), 2 usage or
 // configuration error.
 
@@ -21,6 +24,7 @@
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/cli/topic_decoders.h"
+#include "schemas/avro/avro_block_stream.h"
 #include "schemas/common/kcat_line_reader.h"
 
 namespace sluice {
@@ -50,6 +54,40 @@ void print(const decode_output& decoded, std::string& out) {
     out.push_back('\n');
   }
   std::cout << out;
+}
+
+// Datastream Avro on stdin (an object container file): streamed block by block; each
+// record's offset is its index in the file.
+int decode_avro(topic_decoders& decoders, size_t max_block_bytes, decode_output& decoded,
+                std::string& out) {
+  avro_block_stream blocks(max_block_bytes);
+  std::string block;
+  if (auto err = blocks.open(std::cin)) {
+    std::cerr << "stdin: " << to_string(err->code) << ": " << err->message << "\n";
+    return 0;
+  }
+  for (;;) {
+    auto more = blocks.next(block);
+    if (!more) {
+      std::cerr << "stdin: " << to_string(more.err().code) << ": " << more.err().message << "\n";
+      return 0;
+    }
+    if (!*more) return 0;
+    raw_message m;
+    m.topic = "stdin";
+    m.offset = kafka_offset{static_cast<int64_t>(blocks.first_record())};
+    m.value = block;
+    decoded.clear();
+    if (auto err = decoders.for_topic(m.topic).decode(m, decoded)) {
+      std::cerr << origin_text(m) << ": " << to_string(err->code) << ": " << err->message << "\n";
+      continue;
+    }
+    for (size_t i = 0; i < decoded.changes.size(); ++i) {
+      decoded.changes[i].source.origin.offset =
+          kafka_offset{static_cast<int64_t>(blocks.first_record() + i)};
+    }
+    print(decoded, out);
+  }
 }
 
 }  // namespace
@@ -92,10 +130,13 @@ int decode_command(const arguments& args) {
     }
   }
 
-  kcat_line_reader reader;
-  kcat_message record;
   decode_output decoded;
   std::string line, out;
+  // A JSON line starts with '{' (or blank): 'O' is an Avro object container ("Obj\x01").
+  if (!kafka_json && std::cin.peek() == 'O')
+    return decode_avro(decoders, c->limits.max_message_bytes, decoded, out);
+  kcat_line_reader reader;
+  kcat_message record;
   int64_t line_number = 0, index = 0;
   while (std::getline(std::cin, line)) {
     ++line_number;

@@ -37,8 +37,10 @@ Usage:
                                      refused messages on stderr as topic[partition]@offset: reason
                                      --kafka-json: each line is a `kcat -C -J` record; its topic,
                                      partition, offset, key and headers make the message
-  sluice replay -c FILE --file F [--no-progress]
-                                     apply `kcat -C -J` records from F (- for stdin) through
+  sluice replay -c FILE --file F [--file F2…] [--no-progress]
+                                     apply `kcat -C -J` records from F (- for stdin), or
+                                     Datastream Avro files (F a .avro file or a folder of
+                                     them, read in path order; as the first topic) through
                                      decode, merge and apply, without Kafka and without touching
                                      sluice.offsets; batches of batch.size; undecodable messages
                                      go to the dead letters (errors.tolerance: none stops there);

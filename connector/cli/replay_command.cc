@@ -1,6 +1,7 @@
-// sluice replay -c FILE --file F: applies the records `kcat -C -J` printed (a file, or stdin
-// with `--file -`) through decode → merge → apply, without Kafka and without touching
-// sluice.offsets (see cli/replayer.h for the loop).
+// sluice replay -c FILE --file F...: applies the records `kcat -C -J` printed (a file, or
+// stdin with `--file -`), or Datastream Avro files (object containers, or folders of them:
+// a backfill from Cloud Storage), through decode → merge → apply, without Kafka and without
+// touching sluice.offsets (see cli/replayer.h for the loop).
 //
 //   check the arguments, load the configuration, open the input     (2 when any fails)
 //   reach PostgreSQL and migrate the state schema                    (1 when it fails)
@@ -14,15 +15,18 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
@@ -30,6 +34,7 @@
 #include "connector/cli/replayer.h"
 #include "connector/config/redact.h"
 #include "connector/runtime/stage_factory.h"
+#include "schemas/avro/avro_block_stream.h"
 #include "sinks/postgres/batch_applier.h"
 
 namespace sluice {
@@ -67,6 +72,100 @@ std::optional<uint64_t> size_of(const std::string& path) {
 // Dead letters are shown on stderr up to this many; the rest only counted.
 constexpr size_t shown_dead_letters = 20;
 
+// Every --file value, in order (the flag may be repeated).
+std::vector<std::string> file_values(const arguments& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--file" && i + 1 < args.size()) {
+      out.emplace_back(args[++i]);
+    } else if (args[i].starts_with("--file=")) {
+      out.emplace_back(args[i].substr(7));
+    }
+  }
+  std::erase_if(out, [](const std::string& p) { return p.empty(); });
+  return out;
+}
+
+struct replay_input {
+  std::string path;
+  bool avro = false;
+};
+
+bool starts_as_avro(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && std::string_view(magic, 4) == std::string_view("Obj\x01", 4);
+}
+
+// The inputs one --file names; an error text when it cannot be read.
+std::optional<std::string> add_inputs(const std::string& path, std::vector<replay_input>& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path != "-" && fs::is_directory(path, ec)) {
+    std::vector<std::string> files;
+    for (auto it = fs::recursive_directory_iterator(path, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file() && it->path().extension() == ".avro") {
+        files.push_back(it->path().string());
+      }
+    }
+    if (ec) return "cannot read folder " + path + ": " + ec.message();
+    std::sort(files.begin(), files.end());
+    for (std::string& f : files)
+      out.push_back({std::move(f), true});
+    return std::nullopt;
+  }
+  if (path != "-" && !std::ifstream(path)) {
+    return "cannot open " + path + ": " + std::strerror(errno);
+  }
+  out.push_back({path, path != "-" && starts_as_avro(path)});
+  return std::nullopt;
+}
+
+// A kcat -J file (or stdin) by lines. False on a read error or when the replay must stop.
+bool replay_lines(const std::string& path, replayer& replay, progress_bar& bar) {
+  std::ifstream file;
+  std::unique_ptr<char[]> file_buffer;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    constexpr size_t buffer_size = 1 << 20;
+    file_buffer = std::make_unique<char[]>(buffer_size);
+    file.rdbuf()->pubsetbuf(file_buffer.get(), buffer_size);
+    file.open(path, std::ios::binary);
+    in = &file;
+  }
+  std::string line;
+  while (!g_replay_stop.load() && std::getline(*in, line)) {
+    if (!replay.add_line(line)) return false;
+    bar.update(replay.totals().lines, replay.totals().bytes);
+  }
+  return !in->bad();
+}
+
+// A Datastream Avro file, block by block, as messages of the first configured topic.
+bool replay_avro_file(const std::string& path, const std::string& topic, replayer& replay,
+                      progress_bar& bar, size_t max_block_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  avro_block_stream blocks(max_block_bytes);
+  std::string block;
+  uint64_t counted = 0;
+  // A file that cannot be cut into blocks: one dead letter, the blocks before it applied.
+  auto fail = [&](const error& e) {
+    return replay.add_unreadable(topic, path, blocks.first_record(), e);
+  };
+  if (auto err = blocks.open(in)) return fail(*err);
+  while (!g_replay_stop.load()) {
+    auto more = blocks.next(block);
+    replay.add_bytes(blocks.bytes_read() - counted);
+    counted = blocks.bytes_read();
+    if (!more) return fail(more.err());
+    if (!*more) break;
+    if (!replay.add_avro_block(topic, path, blocks.first_record(), block)) return false;
+    bar.update(replay.totals().lines, replay.totals().bytes);
+  }
+  return !in.bad();
+}
+
 }  // namespace
 
 int replay_command(const arguments& args) {
@@ -74,9 +173,10 @@ int replay_command(const arguments& args) {
     std::cerr << "sluice replay: unknown argument " << *bad << " (see sluice --help)\n";
     return 2;
   }
-  const auto path = flag_value(args, "--file", "--file");
-  if (!path || path->empty()) {
-    std::cerr << "sluice replay: missing --file F (a `kcat -C -J` output file, or - for stdin)\n";
+  const std::vector<std::string> paths = file_values(args);
+  if (paths.empty()) {
+    std::cerr << "sluice replay: missing --file F (a `kcat -C -J` output file, - for stdin, "
+                 "or Datastream Avro files or folders)\n";
     return 2;
   }
   auto c = load_command_config(args, "replay");
@@ -91,23 +191,27 @@ int replay_command(const arguments& args) {
   }
 
   std::ios::sync_with_stdio(false);
-  std::ifstream file;
-  std::unique_ptr<char[]> file_buffer;
-  std::istream* in = &std::cin;
-  std::optional<uint64_t> total;
-  if (*path == "-") {
-    total = size_of(0);
-  } else {
-    constexpr size_t buffer_size = 1 << 20;
-    file_buffer = std::make_unique<char[]>(buffer_size);
-    file.rdbuf()->pubsetbuf(file_buffer.get(), buffer_size);
-    file.open(*path, std::ios::binary);
-    if (!file) {
-      std::cerr << "sluice replay: cannot open " << *path << ": " << std::strerror(errno) << "\n";
+  // Each --file in order: `-` (stdin) or a kcat file is read by lines; an Avro object
+  // container, or a folder of them (.avro files, recursively, in path order: Datastream
+  // writes <object>/<yyyy>/<mm>/<dd>/<hh>/<mi>/<name>.avro), is streamed block by block.
+  std::vector<replay_input> inputs;
+  for (const std::string& p : paths) {
+    if (auto err = add_inputs(p, inputs)) {
+      std::cerr << "sluice replay: " << *err << "\n";
       return 2;
     }
-    total = size_of(*path);
-    in = &file;
+  }
+  const bool any_avro =
+      std::any_of(inputs.begin(), inputs.end(), [](const replay_input& i) { return i.avro; });
+  if (any_avro && c->topics.empty()) {
+    std::cerr << "sluice replay: Avro files are replayed as messages of the first configured "
+                 "topic: configure one\n";
+    return 2;
+  }
+  std::optional<uint64_t> total = uint64_t{0};
+  for (const replay_input& input : inputs) {
+    const auto size = input.path == "-" ? size_of(0) : size_of(input.path);
+    total = total && size ? std::optional<uint64_t>(*total + *size) : std::nullopt;
   }
 
   // Completed chunked records are decoded by the applier.
@@ -135,12 +239,16 @@ int replay_command(const arguments& args) {
   });
 
   int code = 0;
-  std::string line;
+  std::string bad_read;
   try {
     try {
-      while (!g_replay_stop.load() && std::getline(*in, line)) {
-        if (!replay.add_line(line)) break;
-        bar.update(replay.totals().lines, replay.totals().bytes);
+      for (const replay_input& input : inputs) {
+        if (g_replay_stop.load() || !replay.failure().empty()) break;
+        bool ok = input.avro ? replay_avro_file(input.path, c->topics.front(), replay, bar,
+                                                c->limits.max_message_bytes)
+                             : replay_lines(input.path, replay, bar);
+        if (!ok && replay.failure().empty() && !g_replay_stop.load()) bad_read = input.path;
+        if (!bad_read.empty()) break;
       }
     } catch (const std::invalid_argument& e) {  // a topic whose format is not supported
       bar.clear();
@@ -169,8 +277,8 @@ int replay_command(const arguments& args) {
     std::cerr << "sluice replay: interrupted after line " << replay.totals().lines
               << " (everything read is applied)\n";
     code = 1;
-  } else if (code == 0 && in->bad()) {
-    std::cerr << "sluice replay: read error on " << *path << "\n";
+  } else if (code == 0 && !bad_read.empty()) {
+    std::cerr << "sluice replay: read error on " << bad_read << "\n";
     code = 1;
   }
   std::cout << format_replay_summary(replay.totals(), elapsed) << std::flush;

@@ -130,6 +130,46 @@ bool replayer::add_line(std::string_view line) {
   return true;
 }
 
+bool replayer::add_avro_block(std::string_view topic, std::string_view where, uint64_t first_record,
+                              std::string_view block) {
+  raw_message raw;
+  raw.topic = topic;
+  raw.offset = kafka_offset{static_cast<int64_t>(first_record)};
+  raw.value = block;
+  const size_t before = _pending.changes.size();
+  if (auto err = _decoders.for_topic(topic).decode(raw, _pending)) {
+    dead_letter d;
+    d.reason = std::string(to_string(err->code)) + ": " + err->message;
+    d.origin = {std::string(topic), raw.partition, raw.offset, raw.timestamp};
+    d.value = std::string(block);
+    dead_letter_or_stop(std::move(d),
+                        std::string(where) + " record " + std::to_string(first_record));
+    if (!_failure.empty()) return false;
+    ++_totals.undecodable;
+  }
+  // One change per record, in file order: each keeps its record's index as its offset.
+  for (size_t i = before; i < _pending.changes.size(); ++i) {
+    _pending.changes[i].source.origin.offset =
+        kafka_offset{static_cast<int64_t>(first_record + (i - before))};
+  }
+  ++_totals.messages;
+  _batch_bytes += block.size();
+  if (++_batch_messages >= _config.batch.size || _batch_bytes >= _config.batch.max_bytes) flush();
+  return true;
+}
+
+bool replayer::add_unreadable(std::string_view topic, std::string_view where, uint64_t offset,
+                              const error& e) {
+  dead_letter d;
+  d.reason = std::string(to_string(e.code)) + ": " + e.message;
+  d.origin = {std::string(topic), partition_id{0}, kafka_offset{static_cast<int64_t>(offset)},
+              timestamp_ns{0}};
+  dead_letter_or_stop(std::move(d), std::string(where));
+  if (!_failure.empty()) return false;
+  ++_totals.undecodable;
+  return true;
+}
+
 void replayer::flush() {
   if (_batch_messages == 0 && _dead.empty()) return;
   _totals.changes += _pending.changes.size();

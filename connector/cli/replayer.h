@@ -76,6 +76,17 @@ class replayer {
   // Returns false when the replay must stop at this line (errors.tolerance: none); failure()
   // then names it. The line is not part of the batch.
   bool add_line(std::string_view line);
+  // One block of a Datastream Avro file (avro_block_stream: the file's header + the block),
+  // as a message of `topic`: its records' origin offsets are their indexes in the file,
+  // from first_record; `where` (the file) names it in dead letters. Same return as add_line.
+  bool add_avro_block(std::string_view topic, std::string_view where, uint64_t first_record,
+                      std::string_view block);
+  // Input that could not be read into messages (a cut or corrupt Avro file): one dead
+  // letter naming `where`. Same return as add_line.
+  bool add_unreadable(std::string_view topic, std::string_view where, uint64_t offset,
+                      const error& e);
+  // Counts input bytes read outside add_line (Avro files), for the progress bar.
+  void add_bytes(uint64_t n) { _totals.bytes += n; }
   void flush();
 
   const replay_totals& totals() const { return _totals; }

@@ -32,6 +32,8 @@ const char* to_string(error_code code) {
       return "unsupported";
     case error_code::bad_timestamp:
       return "bad_timestamp";
+    case error_code::invalid_avro:
+      return "invalid_avro";
   }
   return "unknown";
 }

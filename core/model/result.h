@@ -22,6 +22,7 @@ enum class error_code {
   crc_mismatch,
   unsupported,
   bad_timestamp,
+  invalid_avro,  // an Avro object container or record that cannot be read
 };
 
 const char* to_string(error_code code);

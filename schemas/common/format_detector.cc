@@ -1,4 +1,5 @@
 #include "schemas/common/format_detector.h"
+#include "schemas/avro/avro_container.h"
 
 #include <string>
 
@@ -91,6 +92,9 @@ result<detected_format> format_detector::detect(std::string_view message) {
                                                  " bytes exceeds " +
                                                  std::to_string(_max_message_bytes));
   }
+  // Only Datastream sends Avro object containers (Debezium's Avro comes in Confluent's wire
+  // format): its decoder reads the container.
+  if (is_avro_container(message)) return detected_format::datastream;
   const simdjson::padded_string_view padded = _buffer.assign(message);
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);

@@ -20,6 +20,8 @@ const char* to_string(detected_format format);
 // Tells the envelope family of one message from its top-level member names, for
 // `format: auto`. The precedence is fixed; the first rule that matches wins:
 //
+//   0. datastream  an Avro object container (the bytes start with "Obj" 0x01): Datastream's
+//                  Avro events (its decoder tells Avro from JSON the same way)
 //   1. goldengate  `op_type` or `qual_table` (DML, DDL, STREAM_METADATA, OBJECT_METADATA
 //                  records), `$schema` (a JSON Schema record), or `specversion` (a
 //                  CloudEvents envelope, whose `data` holds a GoldenGate record)

@@ -66,12 +66,14 @@ datastream_decoder::datastream_decoder(table_catalog& catalog, datastream_option
       _options(std::move(options)),
       _zone(zone_or_throw(_options.source_timezone)),
       _reader(_options.limits.max_depth, _options.limits.max_columns),
-      _ordering(_zone) {}
+      _ordering(_zone),
+      _avro(_options.limits) {}
 
 std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   const std::string_view bytes = *msg.value;
   if (auto err = _options.limits.check_size(bytes)) return err;
+  if (is_avro_container(bytes)) return decode_avro(msg, bytes, out);
   const simdjson::padded_string_view padded = _buffer.assign(bytes);
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
@@ -85,6 +87,32 @@ std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_o
   // The payload became the change's image: the reader writes the next one over an image set
   // aside by an earlier clear(), so their strings' capacity is reused.
   _event.payload = out.recycled_image();
+  return std::nullopt;
+}
+
+std::optional<error> datastream_decoder::decode_avro(const raw_message& msg, std::string_view bytes,
+                                                     decode_output& out) {
+  if (auto err = _avro.open(bytes)) return err;
+  const size_t before = out.changes.size();
+  for (;;) {
+    auto more = _avro.next(_event);
+    if (more && !*more) break;
+    std::optional<error> err;
+    if (!more) {
+      err = more.err();
+    } else {
+      change& c = out.add_change();
+      err = to_change(msg, c);
+      if (!err) {
+        c.types = _avro.types();
+        _event.payload = out.recycled_image();
+        continue;
+      }
+      err = in_context("record " + std::to_string(_avro.record_index()), std::move(*err));
+    }
+    out.truncate_changes(before);
+    return err;
+  }
   return std::nullopt;
 }
 

@@ -10,6 +10,7 @@
 #include "schemas/common/decoder.h"
 #include "schemas/common/padded_buffer.h"
 #include "schemas/common/timestamp_parser.h"
+#include "schemas/datastream/datastream_avro_reader.h"
 #include "schemas/datastream/datastream_event.h"
 #include "schemas/datastream/datastream_ordering.h"
 
@@ -22,11 +23,15 @@ struct datastream_options {
   std::string source_timezone = "UTC";
 };
 
-// Decodes Google Datastream JSON events (SPEC §3; seeds 000, 002): one event, one change.
+// Decodes Google Datastream events (SPEC §3; seeds 000, 002), JSON or Avro: one event, one
+// change.
 //
 //   decode(msg):
 //     null value (tombstone)            -> nothing, no error
 //     too big                           -> too_large
+//     an Avro object container ("Obj\x01"): each record is read into the same event (through
+//       datastream_avro_reader) and becomes one change by the rules below, typed by the
+//       schema (change::types); any bad record fails the whole message
 //     copy into the padded buffer, On-Demand parse, read and validate every byte
 //     table   <- source_metadata database/schema/table (collection, object_name), interned
 //     op      <- change_type (mod_type), else is_deleted
@@ -54,6 +59,8 @@ class datastream_decoder final : public decoder {
   std::optional<error> decode(const raw_message& msg, decode_output& out) override;
 
  private:
+  std::optional<error> decode_avro(const raw_message& msg, std::string_view bytes,
+                                   decode_output& out);
   std::optional<error> to_change(const raw_message& msg, change& c);
   result<table_entry*> table();
   result<op_kind> op() const;
@@ -69,6 +76,7 @@ class datastream_decoder final : public decoder {
   datastream_event _event;
   datastream_event_reader _reader;
   datastream_ordering _ordering;
+  datastream_avro_reader _avro;
   std::vector<column_class> _key_classes;  // scratch
   table_entry* _last_table = nullptr;      // most messages name the table the previous one did
 };

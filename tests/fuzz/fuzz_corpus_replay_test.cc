@@ -56,6 +56,10 @@ TEST_CASE("the datastream fuzz corpus decodes without breaking an invariant") {
   replay("datastream");
 }
 
+TEST_CASE("the datastream_avro fuzz corpus decodes without breaking an invariant") {
+  replay("datastream_avro");
+}
+
 TEST_CASE("the goldengate fuzz corpus decodes without breaking an invariant") {
   replay("goldengate");
 }

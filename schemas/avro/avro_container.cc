@@ -1,0 +1,165 @@
+#include "schemas/avro/avro_container.h"
+
+#include <cstring>
+#include <string>
+
+#include "schemas/avro/avro_record_check.h"
+#include "schemas/avro/avro_values.h"
+#include "schemas/common/json_value_reader.h"
+
+namespace sluice {
+namespace {
+
+constexpr std::string_view magic("Obj\x01", 4);
+
+error bad(std::string message) {
+  return make_error(error_code::invalid_avro, std::move(message));
+}
+
+// An Avro long: zig-zag varint, at most 10 bytes.
+bool read_long(std::string_view& in, int64_t& out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (in.empty()) return false;
+    const auto b = static_cast<uint8_t>(in.front());
+    in.remove_prefix(1);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      out = static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool read_bytes(std::string_view& in, std::string_view& out) {
+  int64_t n = 0;
+  if (!read_long(in, n) || n < 0 || static_cast<uint64_t>(n) > in.size()) return false;
+  out = in.substr(0, static_cast<size_t>(n));
+  in.remove_prefix(static_cast<size_t>(n));
+  return true;
+}
+
+}  // namespace
+
+bool is_avro_container(std::string_view bytes) {
+  return bytes.starts_with(magic);
+}
+
+result<std::unique_ptr<avro_record_schema>> avro_record_schema::parse(std::string_view json) {
+  std::unique_ptr<avro_record_schema> s(new avro_record_schema());
+  if (avro_schema_from_json_length(json.data(), json.size(), &s->_schema)) {
+    s->_schema = nullptr;
+    return avro_failure("schema");
+  }
+  s->_iface = avro_generic_class_from_schema(s->_schema);
+  if (!s->_iface) return avro_failure("schema");
+  if (avro_generic_value_new(s->_iface, &s->_value)) {
+    s->_value = {};
+    return avro_failure("schema");
+  }
+  return s;
+}
+
+avro_record_schema::~avro_record_schema() {
+  if (_value.iface) avro_value_decref(&_value);
+  if (_iface) avro_value_iface_decref(_iface);
+  if (_schema) avro_schema_decref(_schema);
+}
+
+avro_container_reader::avro_container_reader() : _reader(avro_reader_memory("", 0)) {}
+
+avro_container_reader::~avro_container_reader() {
+  if (_reader) avro_reader_free(_reader);
+}
+
+std::optional<error> avro_container_reader::open(std::string_view bytes) {
+  _schema_json = {};
+  _left_in_block = 0;
+  _block = 0;
+  _index = 0;
+  if (!is_avro_container(bytes)) return bad("not an Avro object container (no \"Obj\\x01\")");
+  if (!_reader) return bad("no Avro C memory reader");
+  std::string_view in = bytes.substr(magic.size());
+  std::string_view codec = "null";
+  bool has_schema = false;
+  for (;;) {  // the metadata map, in blocks
+    int64_t count = 0;
+    if (!read_long(in, count)) return bad("header: metadata cut short");
+    if (count == 0) break;
+    if (count < 0) {  // a negative count is followed by the block's size in bytes
+      int64_t ignored = 0;
+      if (!read_long(in, ignored) || count == INT64_MIN) return bad("header: bad metadata block");
+      count = -count;
+    }
+    if (static_cast<uint64_t>(count) > in.size()) return bad("header: metadata count too large");
+    for (int64_t i = 0; i < count; ++i) {
+      std::string_view key;
+      std::string_view val;
+      if (!read_bytes(in, key) || !read_bytes(in, val)) return bad("header: metadata cut short");
+      if (key == "avro.schema") {
+        _schema_json = val;
+        has_schema = true;
+      } else if (key == "avro.codec") {
+        codec = val;
+      }
+    }
+  }
+  if (!has_schema) return bad("header: no avro.schema");
+  if (codec != "null" && !codec.empty()) {
+    return make_error(error_code::unsupported, "Avro codec \"" + std::string(codec.substr(0, 32)) +
+                                                   "\" is not supported (only \"null\")");
+  }
+  if (in.size() < _sync.size()) return bad("header: no sync marker");
+  std::memcpy(_sync.data(), in.data(), _sync.size());
+  _rest = in.substr(_sync.size());
+  return std::nullopt;
+}
+
+std::optional<error> avro_container_reader::next_block() {
+  const std::string where = "block " + std::to_string(_block);
+  int64_t count = 0;
+  int64_t size = 0;
+  if (!read_long(_rest, count) || !read_long(_rest, size)) return bad(where + ": cut short");
+  if (count < 0 || size < 0 || static_cast<uint64_t>(size) + _sync.size() > _rest.size()) {
+    return bad(where + ": count or size does not fit the container");
+  }
+  // Every record of an event is at least one byte: more records than bytes is corrupt (and
+  // would make a loop of empty reads).
+  if (count > size) return bad(where + ": more records than bytes");
+  const std::string_view data = _rest.substr(0, static_cast<size_t>(size));
+  if (std::memcmp(_rest.data() + size, _sync.data(), _sync.size()) != 0) {
+    return bad(where + ": wrong sync marker");
+  }
+  _rest.remove_prefix(static_cast<size_t>(size) + _sync.size());
+  avro_reader_memory_set_source(_reader, data.data(), static_cast<int64_t>(data.size()));
+  _data = data;
+  _pos = 0;
+  _left_in_block = count;
+  ++_block;
+  return std::nullopt;
+}
+
+result<bool> avro_container_reader::next(avro_value_t& value, const avro_node& schema,
+                                         size_t max_depth) {
+  while (_left_in_block == 0) {
+    if (_block > 0 && _pos != _data.size()) {  // the block's records must use all its bytes
+      return bad("block " + std::to_string(_block - 1) + ": bytes left after its records");
+    }
+    if (_rest.empty()) return false;
+    if (auto err = next_block()) return std::move(*err);
+  }
+  // Named only on failure: a string per record would be an allocation per event.
+  const auto where = [this] {
+    return "record " + std::to_string(_index) + " (block " + std::to_string(_block - 1) + ")";
+  };
+  auto size = check_avro_record(_data.substr(_pos), schema, max_depth);
+  if (!size) return in_context(where(), size.err());
+  if (avro_value_read(_reader, &value)) return avro_failure(where() + " does not match the schema");
+  _pos += *size;
+  --_left_in_block;
+  ++_index;
+  return true;
+}
+
+}  // namespace sluice

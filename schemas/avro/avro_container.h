@@ -1,0 +1,87 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include <avro.h>
+
+#include "core/model/result.h"
+#include "schemas/avro/avro_schema_info.h"
+
+namespace sluice {
+
+// True when bytes start as an Avro object container does ("Obj" 0x01).
+bool is_avro_container(std::string_view bytes);
+
+// A writer schema as Avro C holds it: the parsed schema, its generic value class and one
+// value of it that each record is read into (RAII over the three handles).
+// Lifecycle: built once per distinct schema text, cached by its user. Threading: one user
+// at a time (the value is reused).
+class avro_record_schema {
+ public:
+  static result<std::unique_ptr<avro_record_schema>> parse(std::string_view json);
+  ~avro_record_schema();
+  avro_record_schema(const avro_record_schema&) = delete;
+  avro_record_schema& operator=(const avro_record_schema&) = delete;
+
+  avro_value_t& value() { return _value; }
+
+ private:
+  avro_record_schema() = default;
+  // Destroyed in reverse: the value, then its class, then the schema.
+  avro_schema_t _schema = nullptr;
+  avro_value_iface_t* _iface = nullptr;
+  avro_value_t _value{};
+};
+
+// Reads one Avro object container held in memory (Avro 1.11 spec, "Object Container Files"):
+// the header (magic, metadata map with avro.schema and avro.codec, sync marker), then
+// blocks of records, each block ended by the sync marker. Only the "null" codec is read.
+// The records are checked (avro_record_check.h), then decoded by Avro C (avro_value_read
+// over a memory reader).
+//
+//   open(bytes)            header -> schema_json(), codec checked
+//   next(schema's value)   the next record, read into it; false after the last one
+//
+// A block must hold exactly its count of records: bytes left over, a record running past
+// its block, a wrong sync marker, a count or size that does not fit the bytes are errors
+// (invalid_avro) naming the block. Views point into the bytes given to open().
+//
+// Lifecycle: one per decoder, reopened for each message (it keeps one Avro C memory
+// reader). Threading: as its decoder.
+class avro_container_reader {
+ public:
+  avro_container_reader();
+  ~avro_container_reader();
+  avro_container_reader(const avro_container_reader&) = delete;
+  avro_container_reader& operator=(const avro_container_reader&) = delete;
+
+  std::optional<error> open(std::string_view bytes);
+  std::string_view schema_json() const { return _schema_json; }
+
+  // Reads the next record into value; false at the end of the container. schema is the
+  // writer schema as avro_schema_info read it: each record's bytes are checked against it
+  // (check_avro_record) before Avro C reads them.
+  result<bool> next(avro_value_t& value, const avro_node& schema, size_t max_depth);
+
+  // The index of the record next() returned last, from 0, across blocks.
+  uint64_t record_index() const { return _index - 1; }
+
+ private:
+  std::optional<error> next_block();
+
+  std::string_view _rest;  // the bytes after the current block
+  std::string_view _data;  // the current block's records
+  size_t _pos = 0;         // the next record's offset in _data
+  std::string_view _schema_json;
+  std::array<char, 16> _sync{};
+  avro_reader_t _reader = nullptr;
+  uint64_t _block = 0;         // blocks read, for messages
+  int64_t _left_in_block = 0;  // records not yet read from the current block
+  uint64_t _index = 0;
+};
+
+}  // namespace sluice

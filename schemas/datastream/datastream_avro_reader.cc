@@ -1,0 +1,272 @@
+#include "schemas/datastream/datastream_avro_reader.h"
+
+#include "schemas/avro/avro_allocator.h"
+#include "schemas/avro/avro_column_type.h"
+
+namespace sluice {
+namespace {
+
+avro_value_t* mut(const avro_value_t& v) {
+  return const_cast<avro_value_t*>(&v);
+}
+
+error bad(std::string message) {
+  return make_error(error_code::invalid_avro, std::move(message));
+}
+
+// The value a union holds (unions of unions are not Avro): v itself for other types.
+bool resolve(const avro_value_t& v, const avro_node*& node, avro_value_t& out) {
+  out = v;
+  if (node->kind != avro_kind::union_of) return true;
+  int d = 0;
+  avro_value_t branch;
+  if (avro_value_get_discriminant(mut(v), &d) || d < 0 ||
+      static_cast<size_t>(d) >= node->branches.size() ||
+      avro_value_get_current_branch(mut(v), &branch)) {
+    return false;
+  }
+  node = node->branches[static_cast<size_t>(d)];
+  out = branch;
+  return true;
+}
+
+// The record a field holds, ["null", record] included.
+const avro_node* record_of(const avro_node* n) {
+  if (n->nullable_of()) n = n->nullable_of();
+  return n->kind == avro_kind::record ? n : nullptr;
+}
+
+json_kind kind_of(const value& v) {
+  switch (v.kind) {
+    case value_kind::null:
+    case value_kind::absent:
+      return json_kind::null;
+    case value_kind::boolean:
+      return json_kind::boolean;
+    case value_kind::number:
+      return json_kind::number;
+    case value_kind::json:
+      return v.text.starts_with('[') ? json_kind::array : json_kind::object;
+    case value_kind::string:
+    case value_kind::bytes:
+      break;
+  }
+  return json_kind::string;
+}
+
+}  // namespace
+
+datastream_avro_reader::datastream_avro_reader(const decode_limits& limits)
+    : _limits(limits), _values(limits.max_depth) {
+  // No single allocation of a record can exceed the message it is read from.
+  install_avro_allocator(limits.max_message_bytes + 4096);
+}
+
+result<std::unique_ptr<datastream_avro_reader::layout>> datastream_avro_reader::build(
+    std::string_view schema_json) const {
+  auto l = std::make_unique<layout>();
+  auto info = avro_schema_info::parse(schema_json, _limits.max_depth);
+  if (!info) return info.err();
+  l->info = std::move(*info);
+  const avro_node& root = l->info->root();
+  if (root.kind != avro_kind::record) return bad("schema: an event must be a record");
+  for (const avro_node::field& f : root.fields) {
+    role r = role::ignored;
+    datastream_member m{};
+    if (f.name == "source_metadata") {
+      r = role::metadata;
+      l->metadata = record_of(f.type);
+      l->metadata_type = f.type;
+      if (!l->metadata) return bad("schema: source_metadata must be a record");
+    } else if (f.name == "payload") {
+      r = role::payload;
+      l->payload = record_of(f.type);
+      l->payload_type = f.type;
+      if (!l->payload) return bad("schema: payload must be a record");
+    } else if (auto member = datastream_member_named(f.name)) {
+      r = role::envelope;
+      m = *member;
+    }
+    l->top_roles.push_back(r);
+    l->top_members.push_back(m);
+  }
+  if (l->metadata) {
+    for (const avro_node::field& f : l->metadata->fields) {
+      l->meta_members.push_back(datastream_member_named(f.name));
+    }
+  }
+  if (l->payload) {
+    if (l->payload->fields.size() > _limits.max_columns) {
+      return make_error(error_code::too_many_columns,
+                        "payload has " + std::to_string(l->payload->fields.size()) +
+                            " columns, more than " + std::to_string(_limits.max_columns));
+    }
+    auto types = std::make_shared<column_types>();
+    for (const avro_node::field& f : l->payload->fields) {
+      types->columns.push_back({f.name, avro_column_type(*f.type), {}});
+    }
+    l->types = std::move(types);
+  }
+  // Avro C last: it checks the schema again (names, defaults) and builds the value class.
+  auto avro = avro_record_schema::parse(schema_json);
+  if (!avro) return avro.err();
+  l->avro = std::move(*avro);
+  return l;
+}
+
+std::optional<error> datastream_avro_reader::open(std::string_view bytes) {
+  _layout = nullptr;
+  if (auto err = _container.open(bytes)) return err;
+  const std::string_view schema = _container.schema_json();
+  // Most messages repeat the previous one's schema: one compare, no hash.
+  if (_last && _last->first == schema) {
+    _layout = _last->second.get();
+    return std::nullopt;
+  }
+  // A reused key: a new string per message would allocate.
+  _key.assign(schema);
+  auto it = _layouts.find(_key);
+  if (it == _layouts.end()) {
+    auto built = build(schema);
+    if (!built) return built.err();
+    ++_builds;
+    if (_layouts.size() >= max_cached_schemas) _layouts.clear();
+    it = _layouts.emplace(_key, std::move(*built)).first;
+  }
+  _last = &*it;  // unordered_map nodes are stable until erased (clear() above)
+  _layout = it->second.get();
+  return std::nullopt;
+}
+
+std::string_view datastream_avro_reader::keep(std::string_view text) {
+  if (_texts_used == _texts.size()) _texts.emplace_back();
+  std::string& s = _texts[_texts_used++];
+  s.assign(text);
+  return s;
+}
+
+result<bool> datastream_avro_reader::next(datastream_event& out) {
+  if (!_layout) return bad("no open container");
+  avro_value_t& record = _layout->avro->value();
+  auto more = _container.next(record, _layout->info->root(), _limits.max_depth);
+  if (!more || !*more) return more;
+  out.clear();
+  _texts_used = 0;
+  const auto where = [this] { return "record " + std::to_string(_container.record_index()); };
+  const std::vector<avro_node::field>& fields = _layout->info->root().fields;
+  size_t size = 0;
+  if (avro_value_get_size(&record, &size) || size != fields.size()) {
+    return bad(where() + ": does not match its schema");
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (_layout->top_roles[i] == role::ignored) continue;
+    avro_value_t child;
+    if (avro_value_get_by_index(&record, i, &child, nullptr)) {
+      return bad(where() + ": does not match its schema");
+    }
+    std::optional<error> err;
+    switch (_layout->top_roles[i]) {
+      case role::envelope:
+        err = read_member(child, *fields[i].type, fields[i].name, out.envelope,
+                          _layout->top_members[i], out);
+        break;
+      case role::metadata:
+        err = read_metadata(child, out);
+        break;
+      case role::payload:
+        err = read_payload(child, out);
+        break;
+      case role::ignored:
+        break;
+    }
+    if (err) return in_context(where() + " " + fields[i].name, std::move(*err));
+  }
+  return true;
+}
+
+std::optional<error> datastream_avro_reader::read_metadata(const avro_value_t& v,
+                                                           datastream_event& out) {
+  const avro_node* node = _layout->metadata_type;
+  avro_value_t record;
+  if (!node || !resolve(v, node, record)) return bad("does not match its schema");
+  if (node->kind == avro_kind::null) return std::nullopt;  // null: no source_metadata
+  out.has_metadata = true;
+  const std::vector<avro_node::field>& fields = _layout->metadata->fields;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!_layout->meta_members[i]) continue;
+    avro_value_t child;
+    if (avro_value_get_by_index(&record, i, &child, nullptr)) {
+      return bad("does not match its schema");
+    }
+    if (auto err = read_member(child, *fields[i].type, fields[i].name, out.metadata,
+                               *_layout->meta_members[i], out)) {
+      return in_context(fields[i].name, std::move(*err));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<error> datastream_avro_reader::read_payload(const avro_value_t& v,
+                                                          datastream_event& out) {
+  const avro_node* node = _layout->payload_type;
+  avro_value_t record;
+  if (!node || !resolve(v, node, record)) return bad("does not match its schema");
+  if (node->kind == avro_kind::null) return std::nullopt;  // null: no payload
+  out.has_payload = true;
+  image_writer columns(out.payload);
+  for (size_t i = 0; i < node->fields.size(); ++i) {
+    const avro_node::field& f = node->fields[i];
+    avro_value_t child;
+    if (avro_value_get_by_index(&record, i, &child, nullptr)) {
+      return bad("does not match its schema");
+    }
+    column_value& c = columns.next();
+    if (c.name != f.name) c.name.assign(f.name);
+    if (auto err = _values.read(child, *f.type, c.v)) {
+      return in_context("column \"" + f.name + "\"", std::move(*err));
+    }
+  }
+  columns.finish();
+  return std::nullopt;
+}
+
+std::optional<error> datastream_avro_reader::read_member(
+    const avro_value_t& v, const avro_node& node, std::string_view name,
+    datastream_event::members& into, datastream_member m, datastream_event& out) {
+  datastream_event::field* f = into.claim(m);
+  if (!f) return bad("repeated member");
+  f->name = name;
+  f->first_leaf = static_cast<uint32_t>(out.leaves.size());
+  f->leaf_count = 0;
+  if (auto err = _values.read(v, node, _scratch)) return err;
+  f->token.kind = kind_of(_scratch);
+  f->token.text = keep(_scratch.text);
+  if (f->token.is_scalar()) return std::nullopt;
+  // An array or record: its direct scalars become leaves (sort_keys, primary_keys, ts).
+  const avro_node* n = &node;
+  avro_value_t container;
+  if (!resolve(v, n, container)) return bad("does not match its schema");
+  size_t size = 0;
+  if (avro_value_get_size(&container, &size)) return bad("does not match its schema");
+  for (size_t i = 0; i < size; ++i) {
+    avro_value_t child;
+    const char* key = nullptr;
+    if (avro_value_get_by_index(&container, i, &child, &key)) {
+      return bad("does not match its schema");
+    }
+    const avro_node* type = n->kind == avro_kind::record ? n->fields[i].type : n->items;
+    if (auto err = _values.read(child, *type, _scratch)) return err;
+    const json_kind kind = kind_of(_scratch);
+    if (kind == json_kind::array || kind == json_kind::object) continue;
+    json_leaf& leaf = out.leaves.emplace_back();
+    leaf.name = n->kind == avro_kind::record ? std::string_view(n->fields[i].name)
+                : key                        ? keep(key)
+                                             : std::string_view();
+    leaf.token.kind = kind;
+    leaf.token.text = keep(_scratch.text);
+  }
+  f->leaf_count = static_cast<uint32_t>(out.leaves.size()) - f->first_leaf;
+  return std::nullopt;
+}
+
+}  // namespace sluice

@@ -1,0 +1,229 @@
+// Datastream Avro containers that are cut, corrupt or hostile: each is an error value naming
+// what is wrong, never a crash, never a partial result (SPEC §3). Run under ASan once
+// (-DSLUICE_SANITIZE=ON).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "schemas/avro/avro_allocator.h"
+#include "schemas/datastream/datastream_decoder.h"
+
+namespace sluice {
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(SLUICE_SOURCE_DIR) + "/tests/fixtures/datastream_avro/" + name,
+                   std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void put_long(std::string& out, int64_t v) {
+  uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  while (z >= 0x80) {
+    out.push_back(static_cast<char>((z & 0x7f) | 0x80));
+    z >>= 7;
+  }
+  out.push_back(static_cast<char>(z));
+}
+
+void put_bytes(std::string& out, std::string_view b) {
+  put_long(out, static_cast<int64_t>(b.size()));
+  out.append(b);
+}
+
+const std::string sync(16, '\x5a');
+
+// A container with one metadata map, then the given blocks (each: count, bytes).
+std::string container(std::string_view schema,
+                      const std::vector<std::pair<int64_t, std::string>>& blocks,
+                      std::string_view codec = "null") {
+  std::string out("Obj\x01", 4);
+  put_long(out, 2);
+  put_bytes(out, "avro.schema");
+  put_bytes(out, schema);
+  put_bytes(out, "avro.codec");
+  put_bytes(out, codec);
+  put_long(out, 0);
+  out += sync;
+  for (const auto& [count, data] : blocks) {
+    put_long(out, count);
+    put_bytes(out, data);
+    out += sync;
+  }
+  return out;
+}
+
+// A minimal event: read_method, source_metadata {database, table, primary_keys}, payload {id,
+// name}.
+constexpr std::string_view event_schema = R"({"type":"record","name":"e","fields":[
+  {"name":"read_method","type":"string"},
+  {"name":"source_metadata","type":{"type":"record","name":"m","fields":[
+    {"name":"database","type":"string"},{"name":"table","type":"string"},
+    {"name":"primary_keys","type":{"type":"array","items":"string"}}]}},
+  {"name":"payload","type":{"type":"record","name":"p","fields":[
+    {"name":"id","type":"long"},{"name":"name","type":"string"}]}}]})";
+
+std::string event_record(int64_t id, std::string_view name) {
+  std::string r;
+  put_bytes(r, "mysql-backfill-fulldump");
+  put_bytes(r, "db");
+  put_bytes(r, "t");
+  put_long(r, 1);
+  put_bytes(r, "id");
+  put_long(r, 0);
+  put_long(r, id);
+  put_bytes(r, name);
+  return r;
+}
+
+struct fixture_decoder {
+  table_catalog catalog;
+  datastream_decoder decoder{catalog, datastream_options{}};
+  decode_output out;
+
+  std::optional<error> decode(std::string_view bytes) {
+    raw_message msg;
+    msg.topic = "ds";
+    msg.value = bytes;
+    return decoder.decode(msg, out);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Datastream Avro: a hand-built container decodes (the builder the hostile tests use)") {
+  fixture_decoder f;
+  REQUIRE_FALSE(
+      f.decode(container(event_schema, {{2, event_record(1, "a") + event_record(2, "b")}})));
+  REQUIRE(f.out.changes.size() == 2);
+  CHECK(f.out.changes[1].after[1].v.text == "b");
+}
+
+TEST_CASE(
+    "Datastream Avro: a container cut anywhere is an error or fewer whole blocks, never a crash") {
+  const std::string whole = fixture("mysql_orders.avro");
+  for (size_t n = 0; n < whole.size(); ++n) {
+    fixture_decoder f;
+    auto err = f.decode(std::string_view(whole).substr(0, n));
+    if (err) {
+      CHECK(f.out.changes.empty());  // never a partial result
+    } else {
+      CHECK(f.out.changes.size() < 5);  // cut exactly between blocks: the blocks before
+    }
+  }
+  fixture_decoder f;  // cut inside the last block
+  auto err = f.decode(std::string_view(whole).substr(0, whole.size() - 20));
+  REQUIRE(err);
+  CHECK(err->code == error_code::invalid_avro);
+  CHECK(f.out.changes.empty());
+}
+
+TEST_CASE("Datastream Avro: a wrong sync marker is an error naming it") {
+  std::string bytes = fixture("postgresql_items.avro");
+  bytes[bytes.size() - 1] ^= 0x01;
+  fixture_decoder f;
+  auto err = f.decode(bytes);
+  REQUIRE(err);
+  CHECK(err->message.find("sync marker") != std::string::npos);
+  CHECK(f.out.changes.empty());
+}
+
+TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
+  fixture_decoder f;
+  SUBCASE("a record shorter than the schema") {
+    auto err = f.decode(container(event_schema, {{1, event_record(1, "a").substr(0, 10)}}));
+    REQUIRE(err);
+    CHECK(err->code == error_code::invalid_avro);
+  }
+  SUBCASE("bytes left after the block's records") {
+    auto err = f.decode(container(event_schema, {{1, event_record(1, "a") + "xyz"}}));
+    REQUIRE(err);
+    CHECK(err->message.find("bytes left") != std::string::npos);
+  }
+  SUBCASE("a second record that is corrupt fails the whole message") {
+    auto err = f.decode(container(event_schema, {{2, event_record(1, "a") + "\x01"}}));
+    REQUIRE(err);
+    CHECK(f.out.changes.empty());
+  }
+  SUBCASE("more records than bytes") {
+    auto err = f.decode(container(event_schema, {{1000000, event_record(1, "a")}}));
+    REQUIRE(err);
+    CHECK(err->message.find("more records than bytes") != std::string::npos);
+  }
+  SUBCASE("a schema that is not a Datastream event") {
+    auto err = f.decode(container(R"("string")", {{1, std::string("\x02x", 2)}}));
+    REQUIRE(err);
+    CHECK(err->message.find("must be a record") != std::string::npos);
+  }
+  SUBCASE("a recursive schema (Avro C would recurse without end)") {
+    auto err = f.decode(
+        container(R"({"type":"record","name":"e","fields":[{"name":"next","type":"e"}]})", {}));
+    REQUIRE(err);
+    CHECK(err->message.find("recursive") != std::string::npos);
+  }
+  SUBCASE("a record with two fields of one name (Avro C accepts it)") {
+    auto err = f.decode(container(
+        R"({"type":"record","name":"e","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]})",
+        {}));
+    REQUIRE(err);
+    CHECK(err->message.find("two fields named") != std::string::npos);
+  }
+  SUBCASE("a schema that is not JSON") {
+    auto err = f.decode(container("{nope", {}));
+    REQUIRE(err);
+    CHECK(err->code == error_code::invalid_avro);
+  }
+  SUBCASE("an unsupported codec") {
+    auto err = f.decode(container(event_schema, {{1, event_record(1, "a")}}, "deflate"));
+    REQUIRE(err);
+    CHECK(err->code == error_code::unsupported);
+  }
+  SUBCASE("text holding NUL") {
+    auto err = f.decode(container(event_schema, {{1, event_record(1, std::string("a\0b", 3))}}));
+    REQUIRE(err);
+    CHECK(err->code == error_code::nul_in_text);
+  }
+  CHECK(f.out.changes.empty());
+}
+
+TEST_CASE("Datastream Avro: a huge length prefix is refused by the allocator, not allocated") {
+  fixture_decoder f;
+  std::string r;
+  put_bytes(r, "mysql-backfill-fulldump");
+  put_bytes(r, "db");
+  put_bytes(r, "t");
+  put_long(r, 0);
+  put_long(r, 1);
+  put_long(r, int64_t{1} << 40);  // a string of a terabyte
+  r += "tail";
+  CHECK(avro_allocation_bound() < (size_t{1} << 40));
+  auto err = f.decode(container(event_schema, {{1, r}}));
+  REQUIRE(err);
+  CHECK(err->code == error_code::invalid_avro);
+  CHECK(f.out.changes.empty());
+  // The decoder still works afterwards.
+  REQUIRE_FALSE(f.decode(container(event_schema, {{1, event_record(5, "ok")}})));
+  CHECK(f.out.changes.size() == 1);
+}
+
+TEST_CASE("Datastream Avro: the schema is parsed once per distinct schema text") {
+  table_catalog catalog;
+  datastream_avro_reader reader(decode_limits{});
+  const std::string bytes = fixture("mysql_orders.avro");
+  datastream_event e;
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE_FALSE(reader.open(bytes));
+    while (true) {
+      auto more = reader.next(e);
+      REQUIRE(more);
+      if (!*more) break;
+    }
+  }
+  CHECK(reader.builds() == 1);
+}
+
+}  // namespace sluice
