@@ -33,18 +33,20 @@ yaml_documents count_yaml_documents(const std::string& text) {
   YAML::Parser parser(in);
   document_starts starts;
   yaml_documents out;
-  YAML::Mark first = YAML::Mark::null_mark();
-  while (out.count < 2 && parser.HandleNextDocument(starts)) {
-    if (out.count == 0) {
-      first = starts.last;
-    } else if (starts.last.pos <= first.pos) {
+  // A third document is read when there is a second: a stall after a real first document
+  // (",b" after "- a") shows as a second document, then a third at the same offset.
+  YAML::Mark previous = YAML::Mark::null_mark();
+  int seen = 0;
+  while (seen < 3 && parser.HandleNextDocument(starts)) {
+    if (seen > 0 && starts.last.pos <= previous.pos) {
       out.stalled = starts.last;
       return out;
-    } else {
-      out.second = starts.last;
     }
-    ++out.count;
+    if (seen == 1) out.second = starts.last;
+    previous = starts.last;
+    ++seen;
   }
+  out.count = seen;
   return out;
 }
 

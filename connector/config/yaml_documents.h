@@ -15,7 +15,7 @@ struct yaml_documents {
   std::optional<YAML::Mark> stalled;  // where yaml-cpp stopped making progress
 };
 
-// Counts the documents without building nodes, stopping after the second. yaml-cpp 0.7's
+// Counts the documents without building nodes, stopping after the third. yaml-cpp 0.7's
 // YAML::LoadAll never returns on a stray flow indicator at the top level (",a" yields empty
 // documents at offset 0 forever, allocating as it goes): a document that starts where the
 // previous one started is reported as `stalled` instead. Throws YAML::Exception as the parser

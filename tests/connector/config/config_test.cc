@@ -253,7 +253,8 @@ TEST_CASE("malformed YAML is reported at its line and column, not thrown") {
 
   // yaml-cpp 0.7's LoadAll never returned on these (found by fuzz_config).
   for (const std::string& stray :
-       std::vector<std::string>{",name: n\nname: n\nkafkak", ",a", "]", minimal + "}\n"}) {
+       std::vector<std::string>{",name: n\nname: n\nkafkak", ",a", "]", minimal + "}\n", "- a\n,b",
+                                "---\n,a", minimal + ",x\n"}) {
     const load_result r2 = load(stray);
     REQUIRE_FALSE(r2.ok());
     CHECK(contains(r2.errors()[0].message, "invalid YAML"));
