@@ -100,6 +100,16 @@ std::string redact(std::string_view dsn) {
   return out;
 }
 
+std::string redact_url_user_info(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return std::string(url);
+  const std::size_t start = scheme + 3;
+  const std::size_t at = url.rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(url);
+  return std::string(url.substr(0, start)) + std::string(redacted_text) +
+         std::string(url.substr(at));
+}
+
 std::string redact_secrets(std::string_view text, std::span<const std::string> secrets) {
   std::vector<std::string_view> by_length;
   for (const std::string& s : secrets) {

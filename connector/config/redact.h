@@ -16,6 +16,13 @@ inline constexpr std::string_view redacted_text = "***";
 //   host=db user=sluice password='s 3'          ->  host=db user=sluice password=***
 std::string redact(std::string_view dsn);
 
+// A URL fit for printing (a Schema Registry's, which may carry basic-auth user info): when any
+// '@' follows "://", everything from there to the LAST '@' becomes ***, since a password may
+// hold '/', '?' or '@'. Hides too much rather than too little: "https://u:p@h/x@y" ->
+// "https://***@y".
+//   https://svc:pa/ss@reg:8081/x  ->  https://***@reg:8081/x
+std::string redact_url_user_info(std::string_view url);
+
 // Any text fit for printing: every occurrence of a known secret value (config::secrets: what
 // ${file:} references read, and environment values given to secret properties) becomes ***. Longer
 // secrets first, so that one holding another is hidden whole; empty ones are ignored. For what

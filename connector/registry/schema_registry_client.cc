@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "connector/config/config.h"
+#include "connector/config/redact.h"
 #include "connector/runtime/log.h"
 
 namespace sluice {
@@ -28,13 +29,7 @@ std::chrono::milliseconds jittered(std::chrono::milliseconds d) {
 }  // namespace
 
 std::string url_without_credentials(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const auto host_start = scheme + 3;
-  const auto path = url.find('/', host_start);
-  const auto at = url.rfind('@', path == std::string::npos ? std::string::npos : path);
-  if (at == std::string::npos || at < host_start) return url;
-  return url.substr(0, host_start) + "***" + url.substr(at);
+  return redact_url_user_info(url);
 }
 
 schema_registry_client_options registry_client_options(const schema_registry_config& c) {

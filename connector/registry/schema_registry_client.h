@@ -78,7 +78,8 @@ class schema_registry_client final : public schema_source {
   int _waiting = 0;  // under _waiting_mutex: threads waiting the registry out (DEGRADED while > 0)
 };
 
-// A URL fit for messages: "https://u:p@host/x" → "https://***@host/x".
+// A URL fit for messages: "https://u:p@host/x" → "https://***@host/x"; everything up to the
+// last '@' is hidden, so a password holding '/' or '@' never shows (redact_url_user_info).
 std::string url_without_credentials(const std::string& url);
 
 }  // namespace sluice

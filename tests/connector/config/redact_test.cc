@@ -74,3 +74,11 @@ TEST_CASE("a secret holding another is redacted whole, and empty secrets are ign
   const std::vector<std::string> secrets{"", "pw", "pw-longer"};
   CHECK(redact_secrets("x pw-longer y pw z", secrets) == "x *** y *** z");
 }
+
+TEST_CASE("a URL's user info is hidden up to the last '@', a password with '/' included") {
+  using sluice::redact_url_user_info;
+  CHECK(redact_url_user_info("https://svc:pa/ss@reg:8081/x") == "https://***@reg:8081/x");
+  CHECK(redact_url_user_info("https://svc:pa?ss@reg:8081") == "https://***@reg:8081");
+  CHECK(redact_url_user_info("http://reg:8081/apis") == "http://reg:8081/apis");
+  CHECK(redact_url_user_info("reg@host") == "reg@host");
+}
