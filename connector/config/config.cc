@@ -36,8 +36,14 @@ typed_value without_secrets(typed_value v, const std::vector<std::string>& secre
   return v;
 }
 
-// A key's value for describe(): secrets redacted, DSNs through redact().
+// A key's value for describe(): secrets redacted, DSNs through redact(), registry URLs (which
+// may carry basic-auth user info) through redact_url_user_info().
 std::string shown(const config& c, const config_key& key, const typed_value& v) {
+  if (key.name.ends_with("schema.registry.url")) {
+    if (const auto* url = std::get_if<std::string>(&v)) {
+      return format_value(key, typed_value(redact_secrets(redact_url_user_info(*url), c.secrets)));
+    }
+  }
   if (!key.secret) return format_value(key, without_secrets(v, c.secrets));
   // An unset secret (http.auth.token's default) has nothing to hide, and prints as unset.
   if (const auto* text = std::get_if<std::string>(&v); text && text->empty()) {

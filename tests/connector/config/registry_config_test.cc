@@ -96,3 +96,19 @@ TEST_CASE("a registry client certificate without its key is an error") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error_text().find("schema.registry.ssl.key.location") != std::string::npos);
 }
+
+TEST_CASE("describe() shows registry URLs, under every name, with their user info hidden") {
+  const load_result r = load(
+      "schema.registry.url: https://svc:pa/ss@reg:8081/x\n"
+      "value.converter.schema.registry.url: https://svc:pa/ss@reg:8081/x\n"
+      "key.converter.schema.registry.url: https://svc:pa/ss@reg:8081/x\n");
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  const std::string text = describe(*r);
+  CHECK(text.find("pa/ss") == std::string::npos);
+  CHECK(text.find("svc") == std::string::npos);
+  CHECK(text.find("\nschema.registry.url: https://***@reg:8081/x\n") != std::string::npos);
+  CHECK(text.find("value.converter.schema.registry.url: https://***@reg:8081/x") !=
+        std::string::npos);
+  CHECK(text.find("key.converter.schema.registry.url: https://***@reg:8081/x") !=
+        std::string::npos);
+}
