@@ -56,11 +56,29 @@ schema_registry_client::schema_registry_client(schema_registry_client_options op
 
 result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(schema_id id) {
   if (auto found = known(id)) return found;
+  // From its first unreachable answer until it leaves schema(), this thread counts among the
+  // waiters (DEGRADED while there are any). A guard: an exception on any path (a stop, a
+  // refusal, a throwing hook or store, bad_alloc) must not leave it counted, or DEGRADED
+  // would never clear.
+  struct waiter_guard {
+    schema_registry_client& client;
+    bool counted = false;
+    void done(bool answered) {
+      if (!counted) return;
+      counted = false;
+      client.done_waiting(answered);
+    }
+    ~waiter_guard() {
+      try {
+        done(false);
+      } catch (...) {  // a destructor must not throw; the count is down all the same
+      }
+    }
+  } waiter{*this};
   auto delay = _options.backoff_initial;
-  bool waited = false;
   for (;;) {
     registry_answer answer = ask(id);
-    if (answer.outcome != registry_outcome::unreachable && waited) done_waiting(true);
+    if (answer.outcome != registry_outcome::unreachable) waiter.done(true);
     switch (answer.outcome) {
       case registry_outcome::found:
         remember(answer.schema);
@@ -72,14 +90,13 @@ result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(
       case registry_outcome::unreachable:
         break;
     }
-    if (!waited) {
+    if (!waiter.counted) {
       SLUICE_LOG(warn, "registry",
                  answer.reason << "; waiting for it (schema id " << id.value() << ")");
     }
-    waiting(answer.reason, !waited);
-    waited = true;
+    waiting(answer.reason, waiter.counted);
     if (!wait(jittered(delay))) {
-      done_waiting(false);
+      waiter.done(false);
       throw schema_source_stopped("stopped while waiting for the schema registry at " + _shown_url +
                                   " (schema id " + std::to_string(id.value()) + ")");
     }
@@ -146,9 +163,12 @@ bool schema_registry_client::wait(std::chrono::milliseconds delay) const {
   }
 }
 
-void schema_registry_client::waiting(const std::string& reason, bool first) {
+void schema_registry_client::waiting(const std::string& reason, bool& counted) {
   std::lock_guard lock(_waiting_mutex);
-  if (first) ++_waiting;
+  if (!counted) {
+    ++_waiting;
+    counted = true;  // before the hook, which may throw: the guard then counts it down
+  }
   if (_hooks.degraded) _hooks.degraded(reason);
 }
 

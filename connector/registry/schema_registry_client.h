@@ -61,7 +61,8 @@ class schema_registry_client final : public schema_source {
   void remember(const std::shared_ptr<const registered_schema>& schema);
   // Sleeps `delay` in short slices; false when a stop was requested meanwhile.
   bool wait(std::chrono::milliseconds delay) const;
-  void waiting(const std::string& reason, bool first);  // a new waiter, or one with news
+  // A new waiter (counted false: counts it, sets counted) or one with news.
+  void waiting(const std::string& reason, bool& counted);
   void done_waiting(bool answered);
 
   schema_registry_client_options _options;

@@ -83,3 +83,18 @@ TEST_CASE("credentials in a registry URL never reach a message") {
   schema_registry_client client(options("http://user:pw@127.0.0.1:1"), {});
   CHECK(client.shown_url() == "http://***@127.0.0.1:1");
 }
+
+TEST_CASE("a wait that ends in an exception still stops counting as a waiter: DEGRADED clears") {
+  std::vector<std::string> reasons;
+  schema_registry_hooks hooks;
+  hooks.degraded = [&](const std::string& r) {
+    reasons.push_back(r);
+    if (!r.empty()) throw std::runtime_error("state holder failed");
+  };
+  hooks.stop_requested = [] { return false; };
+  schema_registry_client client(options(nowhere), hooks);
+  CHECK_THROWS_WITH_AS(client.schema(schema_id(1)), "state holder failed", std::runtime_error);
+  REQUIRE(reasons.size() == 2);
+  CHECK_FALSE(reasons.front().empty());
+  CHECK(reasons.back().empty());  // the count went back to 0
+}
