@@ -40,6 +40,12 @@ size_t append_body(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// Non-zero (abort, CURLE_ABORTED_BY_CALLBACK) once a stop is requested.
+int stop_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* stop = static_cast<const std::function<bool()>*>(user);
+  return (*stop)() ? 1 : 0;
+}
+
 // TLS alerts the registry sends when it refuses the handshake: it is up and says no, so waiting
 // will not help (a missing or untrusted client certificate, no common protocol or cipher).
 constexpr std::string_view refusing_alerts[] = {
@@ -77,8 +83,14 @@ registry_http::registry_http(registry_http_options options) : _options(std::move
   init_curl_once();
 }
 
-registry_http_result registry_http::get(const std::string& url) const {
+registry_http_result registry_http::get(const std::string& url,
+                                        const std::function<bool()>& stop) const {
   registry_http_result out;
+  if (stop && stop()) {
+    out.stopped = true;
+    out.transport_error = "stop requested";
+    return out;
+  }
   easy_handle curl(curl_easy_init());
   if (!curl) {
     out.transport_error = "libcurl could not create a handle";
@@ -113,11 +125,17 @@ registry_http_result registry_http::get(const std::string& url) const {
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &out.body);
+  if (stop) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stop_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &stop);
+  }
 
   const CURLcode code = curl_easy_perform(c);
   if (code != CURLE_OK) {
     out.transport_error = error_text[0] != '\0' ? error_text : curl_easy_strerror(code);
     out.body.clear();
+    out.stopped = code == CURLE_ABORTED_BY_CALLBACK;
     out.misconfigured = misconfigured(code, out.transport_error);
     return out;
   }

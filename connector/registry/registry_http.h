@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace sluice {
@@ -22,6 +23,8 @@ struct registry_http_result {
   // The failure is one waiting will not fix: a certificate that does not verify, a CA, client
   // certificate or key file that cannot be used.
   bool misconfigured = false;
+  // `stop` said so, before or during the exchange: the request was given up.
+  bool stopped = false;
 };
 
 // GET over libcurl, one easy handle per request (requests are rare: one per schema id not yet
@@ -30,7 +33,10 @@ class registry_http {
  public:
   explicit registry_http(registry_http_options options);
 
-  registry_http_result get(const std::string& url) const;
+  // `stop`, when set, is polled before the request and while it is in flight (libcurl's
+  // progress callback, several times a second): once true, the request ends at once with
+  // `stopped` set, rather than after up to `timeout`.
+  registry_http_result get(const std::string& url, const std::function<bool()>& stop = {}) const;
 
  private:
   registry_http_options _options;

@@ -97,8 +97,7 @@ result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(
     waiting(answer.reason, waiter.counted);
     if (!wait(jittered(delay))) {
       waiter.done(false);
-      throw schema_source_stopped("stopped while waiting for the schema registry at " + _shown_url +
-                                  " (schema id " + std::to_string(id.value()) + ")");
+      stopped(id);
     }
     delay = std::min(delay * 2, _options.backoff_max);
   }
@@ -128,8 +127,15 @@ std::shared_ptr<const registered_schema> schema_registry_client::known(schema_id
   }
 }
 
+void schema_registry_client::stopped(schema_id id) const {
+  throw schema_source_stopped("stopped while waiting for the schema registry at " + _shown_url +
+                              " (schema id " + std::to_string(id.value()) + ")");
+}
+
 registry_answer schema_registry_client::ask(schema_id id) const {
-  const auto http = _http.get(_options.url + "/schemas/ids/" + std::to_string(id.value()));
+  const auto http =
+      _http.get(_options.url + "/schemas/ids/" + std::to_string(id.value()), _hooks.stop_requested);
+  if (http.stopped) stopped(id);
   if (http.status == 0 && http.misconfigured) {
     return {registry_outcome::refused, nullptr,
             "the schema registry at " + _shown_url + " cannot be used: " + http.transport_error};

@@ -57,6 +57,7 @@ class schema_registry_client final : public schema_source {
 
  private:
   std::shared_ptr<const registered_schema> known(schema_id id);
+  // Throws schema_source_stopped when a stop request ended the exchange.
   registry_answer ask(schema_id id) const;
   void remember(const std::shared_ptr<const registered_schema>& schema);
   // Sleeps `delay` in short slices; false when a stop was requested meanwhile.
@@ -64,6 +65,7 @@ class schema_registry_client final : public schema_source {
   // A new waiter (counted false: counts it, sets counted) or one with news.
   void waiting(const std::string& reason, bool& counted);
   void done_waiting(bool answered);
+  [[noreturn]] void stopped(schema_id id) const;
 
   schema_registry_client_options _options;
   schema_registry_hooks _hooks;

@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,4 +124,63 @@ TEST_CASE("a 503 is waited out, then the schema is served from memory without an
   const auto requests = server.requests();
   REQUIRE(requests.size() == 2);  // and none for the second call
   CHECK(requests[1].rfind("GET /ccompat/schemas/ids/7 HTTP/1.1\r\n", 0) == 0);
+}
+
+namespace {
+
+// A loopback server that never answers: the kernel completes the connection (the listen
+// backlog), nobody accepts or reads it.
+class silent_server {
+ public:
+  silent_server() {
+    _fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    _port = ntohs(addr.sin_port);
+    REQUIRE(::listen(_fd, 4) == 0);
+  }
+  ~silent_server() { ::close(_fd); }
+  silent_server(const silent_server&) = delete;
+  silent_server& operator=(const silent_server&) = delete;
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(_port); }
+
+ private:
+  int _fd = -1;
+  int _port = 0;
+};
+
+}  // namespace
+
+TEST_CASE("a stop request ends a registry request in flight, not its timeout") {
+  silent_server server;
+  auto o = options(server.url(), "");
+  o.http.timeout = 20'000ms;
+  std::atomic<bool> stop{false};
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [&] { return stop.load(); };
+  schema_registry_client client(o, hooks);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(200ms);
+    stop = true;
+  });
+  const auto started = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(client.schema(schema_id(1)), schema_source_stopped);
+  stopper.join();
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+}
+
+TEST_CASE("a stop requested before the first request makes none") {
+  scripted_server server({});  // serves no connection: a request would be refused or hang
+  std::atomic<int> asked{0};
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [&] { return ++asked > 0; };
+  registry_http http(options(server.url(), "").http);
+  const auto r = http.get(server.url() + "schemas/ids/1", hooks.stop_requested);
+  CHECK(r.stopped);
+  CHECK(r.status == 0);
+  CHECK(asked == 1);
 }
