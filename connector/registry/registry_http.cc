@@ -29,14 +29,20 @@ struct slist_deleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
 
-// Bodies above this are not a schema sluice can use; the transfer is cut short.
-constexpr std::size_t max_body_bytes = 64 * 1024 * 1024;
+struct body_sink {
+  std::string& body;
+  std::size_t max_bytes;
+  bool too_large = false;
+};
 
 size_t append_body(char* data, size_t size, size_t count, void* user) {
-  auto* body = static_cast<std::string*>(user);
+  auto* sink = static_cast<body_sink*>(user);
   const size_t n = size * count;
-  if (body->size() + n > max_body_bytes) return 0;  // aborts with CURLE_WRITE_ERROR
-  body->append(data, n);
+  if (sink->body.size() + n > sink->max_bytes) {
+    sink->too_large = true;  // tells the CURLE_WRITE_ERROR that follows from an I/O failure
+    return 0;
+  }
+  sink->body.append(data, n);
   return n;
 }
 
@@ -124,7 +130,8 @@ registry_http_result registry_http::get(const std::string& url,
       nullptr, "Accept: application/vnd.schemaregistry.v1+json, application/json"));
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &out.body);
+  body_sink sink{out.body, _options.max_body_bytes};
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   if (stop) {
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stop_progress);
@@ -136,6 +143,7 @@ registry_http_result registry_http::get(const std::string& url,
     out.transport_error = error_text[0] != '\0' ? error_text : curl_easy_strerror(code);
     out.body.clear();
     out.stopped = code == CURLE_ABORTED_BY_CALLBACK;
+    out.too_large = sink.too_large;
     out.misconfigured = misconfigured(code, out.transport_error);
     return out;
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -13,6 +14,9 @@ struct registry_http_options {
   std::string certificate_file;  // PEM client certificate; "": none
   std::string key_file;          // its PEM private key
   std::chrono::milliseconds timeout{10'000};
+  // Answers with a larger body are not a schema sluice can use: the transfer is cut short and
+  // the registry refused (registry_http_result::too_large). An option for tests.
+  std::size_t max_body_bytes = 64 * 1024 * 1024;
 };
 
 // One HTTP exchange: `status` 0 when there was no answer, `transport_error` then says why.
@@ -25,6 +29,8 @@ struct registry_http_result {
   bool misconfigured = false;
   // `stop` said so, before or during the exchange: the request was given up.
   bool stopped = false;
+  // The body went past registry_http_options::max_body_bytes: the transfer was cut short.
+  bool too_large = false;
 };
 
 // GET over libcurl, one easy handle per request (requests are rare: one per schema id not yet

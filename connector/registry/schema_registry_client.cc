@@ -136,6 +136,13 @@ registry_answer schema_registry_client::ask(schema_id id) const {
   const auto http =
       _http.get(_options.url + "/schemas/ids/" + std::to_string(id.value()), _hooks.stop_requested);
   if (http.stopped) stopped(id);
+  if (http.too_large) {
+    // Not an outage: asking again gets the same answer. No schema is this large.
+    return {registry_outcome::refused, nullptr,
+            "the schema registry at " + _shown_url + " sent an answer larger than " +
+                std::to_string(_options.http.max_body_bytes) + " bytes for schema id " +
+                std::to_string(id.value())};
+  }
   if (http.status == 0 && http.misconfigured) {
     return {registry_outcome::refused, nullptr,
             "the schema registry at " + _shown_url + " cannot be used: " + http.transport_error};

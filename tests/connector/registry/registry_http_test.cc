@@ -184,3 +184,19 @@ TEST_CASE("a stop requested before the first request makes none") {
   CHECK(r.status == 0);
   CHECK(asked == 1);
 }
+
+TEST_CASE("an answer larger than the bound is refused, not waited out as an outage") {
+  scripted_server server({http("200 OK", R"({"schema":")" + std::string(5000, 'x') + R"("})")});
+  auto o = options(server.url(), "");
+  o.http.max_body_bytes = 1000;
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [] { return false; };
+  schema_registry_client client(o, hooks);
+  try {
+    (void)client.schema(schema_id(3));
+    FAIL("an oversized answer was accepted");
+  } catch (const schema_source_refused& e) {
+    CHECK(std::string(e.what()).find("answer larger than 1000 bytes") != std::string::npos);
+  }
+  CHECK(server.requests().size() == 1);
+}
