@@ -55,6 +55,8 @@ schema_registry_client::schema_registry_client(schema_registry_client_options op
 }
 
 result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(schema_id id) {
+  // Never asked for: the registry's answer could only be a 404 or, from a proxy, worse.
+  if (id.value() <= 0) return invalid_schema_id(id);
   if (auto found = known(id)) return found;
   // From its first unreachable answer until it leaves schema(), this thread counts among the
   // waiters (DEGRADED while there are any). A guard: an exception on any path (a stop, a

@@ -24,7 +24,11 @@ struct confluent_frame {
 inline constexpr std::size_t confluent_header_bytes = 5;
 
 // Splits a message into schema id and payload; an error (unsupported) when it is shorter than
-// the header or its first byte is not 0. Pure, no allocation on success.
+// the header, its first byte is not 0 or its schema id is not positive (invalid_schema_id: a
+// dead letter, never a registry request). Pure, no allocation on success.
 result<confluent_frame> parse_confluent_frame(std::string_view message);
+
+// "schema id N is not a valid registry id" (unsupported): registries number schemas from 1.
+error invalid_schema_id(schema_id id);
 
 }  // namespace sluice

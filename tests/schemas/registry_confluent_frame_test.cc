@@ -23,6 +23,19 @@ TEST_CASE("a Confluent frame with an empty payload is still a frame") {
   CHECK(frame->payload.empty());
 }
 
+TEST_CASE("a schema id of 0 or below is an error, never a registry request") {
+  for (const std::string& message :
+       {"\x00\x80\x00\x00\x01x"s, "\x00\xff\xff\xff\xff"s, "\x00\x00\x00\x00\x00x"s}) {
+    auto frame = parse_confluent_frame(message);
+    REQUIRE_FALSE(frame.ok());
+    CHECK(frame.err().code == error_code::unsupported);
+    CHECK(frame.err().message.find("is not a valid registry id") != std::string::npos);
+  }
+  auto negative = parse_confluent_frame("\x00\xff\xff\xff\xff"s);
+  REQUIRE_FALSE(negative.ok());
+  CHECK(negative.err().message == "schema id -1 is not a valid registry id");
+}
+
 TEST_CASE("schema id bytes above 0x7f are read unsigned") {
   auto frame = parse_confluent_frame(
       "\x00\x00\x00\x80\xff"

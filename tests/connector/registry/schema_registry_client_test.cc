@@ -98,3 +98,20 @@ TEST_CASE("a wait that ends in an exception still stops counting as a waiter: DE
   CHECK_FALSE(reasons.front().empty());
   CHECK(reasons.back().empty());  // the count went back to 0
 }
+
+TEST_CASE("a schema id of 0 or below is an error value, without a registry request") {
+  std::atomic<int> asked{0};
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [&] {
+    ++asked;
+    return true;  // any request or wait would throw schema_source_stopped
+  };
+  schema_registry_client client(options(nowhere), hooks);
+  for (const int id : {0, -1, -2147483647 - 1}) {
+    auto found = client.schema(schema_id(id));
+    REQUIRE_FALSE(found.ok());
+    CHECK(found.err().code == error_code::unsupported);
+    CHECK(found.err().message == "schema id " + std::to_string(id) + " is not a valid registry id");
+  }
+  CHECK(asked == 0);
+}
