@@ -32,6 +32,14 @@ std::string url_without_credentials(const std::string& url) {
   return redact_url_user_info(url);
 }
 
+std::string url_without_user_info(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const auto at = url.rfind('@');
+  if (at == std::string::npos || at < scheme + 3) return url;
+  return url.substr(0, scheme + 3) + url.substr(at + 1);
+}
+
 schema_registry_client_options registry_client_options(const schema_registry_config& c) {
   schema_registry_client_options o;
   o.url = c.effective_url();
@@ -52,6 +60,7 @@ schema_registry_client::schema_registry_client(schema_registry_client_options op
       _http(_options.http) {
   _options.url = without_trailing_slashes(_options.url);
   _shown_url = url_without_credentials(_options.url);
+  _store_url = url_without_user_info(_options.url);
 }
 
 result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(schema_id id) {
@@ -115,7 +124,7 @@ std::shared_ptr<const registered_schema> schema_registry_client::known(schema_id
     std::shared_ptr<const registered_schema> stored;
     {
       std::lock_guard lock(_store_mutex);
-      stored = _store->load(_options.url, id);
+      stored = _store->load(_store_url, id);
     }
     if (stored) {
       std::lock_guard lock(_cache_mutex);
@@ -160,7 +169,7 @@ void schema_registry_client::remember(const std::shared_ptr<const registered_sch
   if (!_store) return;
   try {
     std::lock_guard lock(_store_mutex);
-    _store->save(_options.url, *schema);
+    _store->save(_store_url, *schema);
   } catch (const std::exception& e) {
     SLUICE_LOG(warn, "registry",
                "cannot store schema id " << schema->id.value() << ": " << e.what());

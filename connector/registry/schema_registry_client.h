@@ -72,6 +72,7 @@ class schema_registry_client final : public schema_source {
   std::shared_ptr<schema_store> _store;
   registry_http _http;
   std::string _shown_url;
+  std::string _store_url;  // the schema store's key: url_without_user_info
   // Three locks, never nested: a decode thread reading the cache never waits for another's
   // PostgreSQL round trip or for a degraded() callback.
   std::shared_mutex _cache_mutex;
@@ -84,5 +85,10 @@ class schema_registry_client final : public schema_source {
 // A URL fit for messages: "https://u:p@host/x" → "https://***@host/x"; everything up to the
 // last '@' is hidden, so a password holding '/' or '@' never shows (redact_url_user_info).
 std::string url_without_credentials(const std::string& url);
+
+// The URL with its user info removed (up to the last '@', as url_without_credentials hides
+// it): "https://u:p@host/x" → "https://host/x". The schema store's key, so that no password
+// is persisted and a password change keeps the stored schemas.
+std::string url_without_user_info(const std::string& url);
 
 }  // namespace sluice

@@ -115,3 +115,16 @@ TEST_CASE("a schema id of 0 or below is an error value, without a registry reque
   }
   CHECK(asked == 0);
 }
+
+TEST_CASE("the schema store is keyed on the registry URL without its user info") {
+  CHECK(url_without_user_info("https://svc:pa/ss@reg:8081/x") == "https://reg:8081/x");
+  CHECK(url_without_user_info("http://reg:8081/apis") == "http://reg:8081/apis");
+  auto store = std::make_shared<memory_store>();
+  store->save(nowhere, registered_schema{schema_id(5), "AVRO", R"("long")"});
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [] { return true; };  // any request would throw
+  schema_registry_client client(options("http://user:pw@127.0.0.1:1"), hooks, store);
+  auto found = client.schema(schema_id(5));
+  REQUIRE(found.ok());
+  CHECK((*found)->text == R"("long")");
+}
