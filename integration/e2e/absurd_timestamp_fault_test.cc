@@ -73,6 +73,8 @@ TEST_CASE("an absurd Kafka timestamp is dead-lettered, sluice runs on, pending c
                                     100);
   sluice_process sluice(with_metrics_listen(config, port));
   REQUIRE_MESSAGE(caught_up(connector, 6, std::chrono::seconds(90)), sluice.log());
+  // Exactly: caught_up() waits for at least 6; an offset committed past a message is a bug.
+  CHECK_MESSAGE(committed_messages(connector) == 6, sluice.log());
 
   // Still RUNNING, and no overflow reported by UBSan.
   CHECK(sluice.running());
@@ -97,6 +99,8 @@ TEST_CASE("an absurd Kafka timestamp is dead-lettered, sluice runs on, pending c
   // Its last pieces complete it.
   produce(topic, {{std::nullopt, chunk.fragments[1], 1}, {std::nullopt, chunk.fragments[2], 0}});
   REQUIRE_MESSAGE(caught_up(connector, 8, std::chrono::seconds(90)), sluice.log());
+  // Exactly: caught_up() waits for at least 8; an offset committed past a message is a bug.
+  CHECK_MESSAGE(committed_messages(connector) == 8, sluice.log());
   CHECK(wait_until(
       [&] { return number("SELECT count(*) FROM public.\"" + table + "\" WHERE id = 5") == 1; },
       std::chrono::seconds(10)));
