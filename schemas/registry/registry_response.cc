@@ -51,8 +51,10 @@ std::string quoted(std::string_view body) {
   return std::string(body);
 }
 
+// The registry's own message if it gave one, else the body; bounded either way: it goes into a
+// DEGRADED or FAILED reason, /status and every log line that repeats it.
 std::string what_it_said(const std::optional<parsed_body>& parsed, std::string_view body) {
-  if (parsed && !parsed->message.empty()) return parsed->message;
+  if (parsed && !parsed->message.empty()) return quoted(std::string_view(parsed->message));
   return quoted(body);
 }
 

@@ -77,3 +77,13 @@ TEST_CASE("a 200 answer that is not a registry's is refused, quoting a bounded p
   CHECK(classify(200, R"({"schema":42})").outcome == registry_outcome::refused);
   CHECK(classify(200, R"({"id":7})").outcome == registry_outcome::refused);
 }
+
+TEST_CASE("a registry's long message is quoted bounded in the reason") {
+  const std::string body =
+      R"({"error_code":50001,"message":")" + std::string(100'000, 'm') + R"("})";
+  for (long status : {503L, 401L, 400L}) {
+    const auto answer = classify(status, body);
+    CHECK(answer.reason.size() < 500);
+    CHECK(contains(answer.reason, std::string(200, 'm') + "…"));
+  }
+}
