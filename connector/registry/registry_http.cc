@@ -111,6 +111,10 @@ registry_http_result registry_http::get(const std::string& url,
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(_options.timeout.count()));
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // credentials never travel elsewhere
+  // No proxy, whatever http_proxy / https_proxy / ALL_PROXY say: sluice's environment is rarely
+  // written with the registry in mind, and a proxy would see the basic-auth credentials of
+  // plain HTTP and decide where they go. docs/schema-registry.md says so.
+  curl_easy_setopt(c, CURLOPT_PROXY, "");
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
   if (!_options.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, _options.ca_file.c_str());

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -199,4 +200,34 @@ TEST_CASE("an answer larger than the bound is refused, not waited out as an outa
     CHECK(std::string(e.what()).find("answer larger than 1000 bytes") != std::string::npos);
   }
   CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("the environment's proxy is not used for the registry") {
+  silent_server proxy;  // a proxy that would hold the request until the stop
+  ::setenv("http_proxy", proxy.url().c_str(), 1);
+  ::setenv("HTTP_PROXY", proxy.url().c_str(), 1);
+  ::setenv("ALL_PROXY", proxy.url().c_str(), 1);
+  ::unsetenv("no_proxy");
+  ::unsetenv("NO_PROXY");
+  std::vector<std::string> reasons;
+  std::atomic<bool> stop{false};
+  schema_registry_hooks hooks;
+  hooks.degraded = [&](const std::string& r) {
+    reasons.push_back(r);
+    stop = true;
+  };
+  hooks.stop_requested = [&] { return stop.load(); };
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(1s);  // before the 2 s timeout: a held request gives no reason
+    stop = true;
+  });
+  schema_registry_client client(options("http://127.0.0.1:1", ""), hooks);
+  CHECK_THROWS_AS(client.schema(schema_id(1)), schema_source_stopped);
+  stopper.join();
+  ::unsetenv("http_proxy");
+  ::unsetenv("HTTP_PROXY");
+  ::unsetenv("ALL_PROXY");
+  // Straight to port 1, refused at once, rather than a request held by the proxy.
+  REQUIRE_FALSE(reasons.empty());
+  CHECK(reasons.front().find("127.0.0.1 port 1") != std::string::npos);
 }
