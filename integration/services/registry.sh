@@ -14,7 +14,8 @@
 # halted), registry.log (its log, kept after stop).
 #
 # Environment: SLUICE_RUN_DIR, SLUICE_REGISTRY_HOME (the unpacked app; default
-# integration/registry/app, fetched by integration/registry/fetch.sh when missing),
+# integration/registry/app; either way integration/registry/fetch.sh fetches it when missing
+# or empty, and a given one that holds another version is refused, never replaced),
 # SLUICE_REGISTRY_HEAP (default "-Xmx256m"), SLUICE_REGISTRY_START_TIMEOUT (seconds, default
 # 120), JAVA (default java).
 set -euo pipefail
@@ -36,9 +37,9 @@ JAR_NAME=apicurio-registry-app-3.0.9-runner.jar
 API_PATH=/apis/ccompat/v7
 
 ensure_app() {
-  if [[ -z "${SLUICE_REGISTRY_HOME:-}" ]]; then
-    "$SLUICE_REPO/integration/registry/fetch.sh"
-  fi
+  # Also for a SLUICE_REGISTRY_HOME of the caller's: fetch.sh is a no-op when its stamp matches,
+  # fills it when empty or missing, and refuses (never deletes) when it holds something else.
+  "$SLUICE_REPO/integration/registry/fetch.sh"
   [[ -f "$HOME_DIR/$JAR_NAME" ]] || die "no $JAR_NAME in $HOME_DIR"
   command -v "$JAVA" >/dev/null || die "'$JAVA' not found (install openjdk-17-jre-headless)"
   command -v curl >/dev/null || die "curl not found (run integration/services/install-deps.sh)"
