@@ -83,14 +83,24 @@ schema_registry_client_options options(const std::string& url, const std::string
   return o;
 }
 
+// Hooks that end a wait for an unanswering registry after `limit` rather than never. Not a
+// stop that is always requested: the client checks for a stop before each request, and then
+// would make none.
+schema_registry_hooks give_up_after(std::chrono::seconds limit) {
+  schema_registry_hooks hooks;
+  hooks.stop_requested = [deadline = std::chrono::steady_clock::now() + limit] {
+    return std::chrono::steady_clock::now() > deadline;
+  };
+  return hooks;
+}
+
 }  // namespace
 
 TEST_CASE(
     "a registry over TLS answers when its certificate verifies against the configured CA,"
     " and any other CA is a configuration error, not an outage") {
   https_stub stub;
-  schema_registry_hooks never_wait;
-  never_wait.stop_requested = [] { return true; };
+  const schema_registry_hooks never_wait = give_up_after(20s);
 
   schema_registry_client trusted(options(stub.url(), stub.ca()), never_wait);
   auto found = trusted.schema(schema_id(1));
@@ -115,8 +125,7 @@ TEST_CASE(
     "a registry that demands a client certificate answers with one, and without one it is"
     " a configuration error, not an outage") {
   https_stub stub(/*client_certificates=*/true);
-  schema_registry_hooks never_wait;
-  never_wait.stop_requested = [] { return true; };
+  const schema_registry_hooks never_wait = give_up_after(20s);
 
   auto with = options(stub.url(), stub.ca());
   with.http.certificate_file = stub.certificate();
