@@ -155,6 +155,9 @@ result<bool> avro_container_reader::next(avro_value_t& value, const avro_node& s
   };
   auto size = check_avro_record(_data.substr(_pos), schema, max_depth);
   if (!size) return in_context(where(), size.err());
+  // Avro C reads only the bytes the check walked: should the two ever disagree on the
+  // schema, Avro C runs out of input instead of reading what nothing checked.
+  avro_reader_memory_set_source(_reader, _data.data() + _pos, static_cast<int64_t>(*size));
   if (avro_value_read(_reader, &value)) return avro_failure(where() + " does not match the schema");
   _pos += *size;
   --_left_in_block;

@@ -1,5 +1,8 @@
 #include "schemas/avro/avro_schema_info.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include <simdjson.h>
 
 namespace sluice {
@@ -99,6 +102,8 @@ class avro_schema_parser {
         auto b = parse(branch, space, depth + 1);
         if (!b) return b;
         n.branches.push_back(*b);
+        grow(n, **b);
+        if (auto err = too_big(n)) return std::move(*err);
       }
       if (n.branches.empty()) return bad("empty union");
       return &n;
@@ -107,7 +112,26 @@ class avro_schema_parser {
     return object(e.get_object().value_unsafe(), space, depth);
   }
 
+  // Checked as each node grows, so that a hostile schema stops early.
+  std::optional<error> too_big(const avro_node& n) const {
+    if (n.reach > _max) {
+      return make_error(error_code::too_deep, "schema: nested deeper than " + std::to_string(_max) +
+                                                  " through its named types");
+    }
+    if (n.expanded > max_expanded_nodes) {
+      return make_error(error_code::too_large, "schema: its named types expand to more than " +
+                                                   std::to_string(max_expanded_nodes) + " types");
+    }
+    return std::nullopt;
+  }
+
  private:
+  // parent holds child (once per reference): counted as often as it is referred to.
+  static void grow(avro_node& parent, const avro_node& child) {
+    parent.expanded = std::min(parent.expanded + child.expanded, max_expanded_nodes + 1);
+    parent.reach = std::max(parent.reach, child.reach + 1);
+  }
+
   avro_node& add(avro_kind kind) {
     avro_node& n = _info._nodes.emplace_back();
     n.kind = kind;
@@ -148,7 +172,30 @@ class avro_schema_parser {
     return static_cast<int32_t>(v);
   }
 
+  // simdjson reads the first of two equal keys, Avro C (jansson) the last: a schema with a
+  // repeated key would mean one thing to the record check and another to Avro C, which would
+  // then read bytes nothing checked. Refused wherever it appears.
+  static std::optional<error> repeated_key(simdjson::dom::object o) {
+    std::string_view keys[64];  // a schema object has a dozen, custom properties included
+    size_t n = 0;
+    for (const auto member : o) {
+      for (size_t i = 0; i < n; ++i) {
+        if (keys[i] == member.key) {
+          return bad("an object with two \"" + std::string(member.key.substr(0, 80)) +
+                     "\" members");
+        }
+      }
+      if (n < std::size(keys)) {
+        keys[n++] = member.key;
+      } else {
+        return bad("an object with over " + std::to_string(std::size(keys)) + " members");
+      }
+    }
+    return std::nullopt;
+  }
+
   result<const avro_node*> object(simdjson::dom::object o, std::string_view space, size_t depth) {
+    if (auto err = repeated_key(o)) return std::move(*err);
     simdjson::dom::element type;
     if (o["type"].get(type)) return bad("an object without \"type\"");
     const std::string_view kind = type.is_string() ? type.get_string().value_unsafe() : "";
@@ -172,20 +219,22 @@ class avro_schema_parser {
         _open.push_back(n);
         simdjson::dom::array fields;
         if (o["fields"].get_array().get(fields)) return bad("record without fields");
+        std::unordered_set<std::string_view> names;
         for (simdjson::dom::element f : fields) {
           simdjson::dom::object fo;
           simdjson::dom::element ft;
           if (f.get_object().get(fo) || fo["type"].get(ft)) return bad("a field without type");
+          if (auto err = repeated_key(fo)) return std::move(*err);
           auto t = parse(ft, inner_space, depth + 1);
           if (!t) return t;
           const std::string_view field_name = text_of(fo, "name");
-          for (const avro_node::field& before : n->fields) {  // once per schema: quadratic is fine
-            if (before.name == field_name) {
-              return bad("record " + full.substr(0, 80) + " has two fields named \"" +
-                         std::string(field_name.substr(0, 80)) + "\"");
-            }
+          if (!names.insert(field_name).second) {  // views into the parser's document
+            return bad("record " + full.substr(0, 80) + " has two fields named \"" +
+                       std::string(field_name.substr(0, 80)) + "\"");
           }
           n->fields.push_back({std::string(field_name), *t});
+          grow(*n, **t);
+          if (auto err = too_big(*n)) return std::move(*err);
         }
         _open.pop_back();
         const std::string_view local = name.substr(name.rfind('.') + 1);
@@ -214,6 +263,8 @@ class avro_schema_parser {
       if (!t) return t;
       n = &add(kind == "array" ? avro_kind::array : avro_kind::map);
       n->items = *t;
+      grow(*n, **t);
+      if (auto err = too_big(*n)) return std::move(*err);
     } else if (auto primitive = primitive_named(kind)) {
       n = &add(*primitive);
     } else {
@@ -246,6 +297,10 @@ result<std::unique_ptr<avro_schema_info>> avro_schema_info::parse(std::string_vi
   avro_schema_parser parser_of(*info, max_depth);
   auto node = parser_of.parse(root, "", 0);
   if (!node) return node.err();
+  // A few hundred bytes of schema can name a type that names another twice, and so on:
+  // Avro C would build (and reset, per record) 2^k value nodes. Bounded (as each node grows,
+  // in too_big) before Avro C sees the schema.
+  if (auto err = parser_of.too_big(**node)) return std::move(*err);
   info->_root = *node;
   return info;
 }

@@ -172,6 +172,40 @@ TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
     REQUIRE(err);
     CHECK(err->message.find("two fields named") != std::string::npos);
   }
+  SUBCASE("a repeated key (simdjson reads the first, Avro C the last: a recursive field)") {
+    // Avro C would read this as {"x": ["null", "R"]} and recurse through the bytes below.
+    const std::string nested(4096, '\x02');
+    auto err = f.decode(container(
+        R"({"type":"record","name":"R","fields":[{"name":"x","type":"null","type":["null","R"]}]})",
+        {{1, nested}}));
+    REQUIRE(err);
+    CHECK(err->message.find("two \"type\" members") != std::string::npos);
+  }
+  SUBCASE("named types that double at each level (2^20 value nodes for Avro C)") {
+    std::string type = R"({"type":"record","name":"L0","fields":[{"name":"a","type":"int"}]})";
+    for (int k = 1; k <= 20; ++k) {
+      type = R"({"type":"record","name":"L)" + std::to_string(k) +
+             R"(","fields":[{"name":"a","type":)" + type + R"(},{"name":"b","type":"L)" +
+             std::to_string(k - 1) + R"("}]})";
+    }
+    auto err = f.decode(container(type, {{1, std::string("\x02")}}));
+    REQUIRE(err);
+    CHECK(err->code == error_code::too_large);
+    CHECK(err->message.find("expand to more than") != std::string::npos);
+  }
+  SUBCASE("a chain of named types deeper than the limit, written flat") {
+    std::string fields = R"({"name":"f0","type":{"type":"record","name":"C0","fields":[]}})";
+    for (int i = 1; i <= 100; ++i) {
+      fields += R"(,{"name":"f)" + std::to_string(i) + R"(","type":{"type":"record","name":"C)" +
+                std::to_string(i) + R"(","fields":[{"name":"x","type":"C)" + std::to_string(i - 1) +
+                R"("}]}})";
+    }
+    auto err = f.decode(
+        container(R"({"type":"record","name":"top","fields":[)" + fields + "]}", {{1, "\x02"}}));
+    REQUIRE(err);
+    CHECK(err->code == error_code::too_deep);
+    CHECK(err->message.find("through its named types") != std::string::npos);
+  }
   SUBCASE("a schema that is not JSON") {
     auto err = f.decode(container("{nope", {}));
     REQUIRE(err);
