@@ -57,7 +57,12 @@ std::optional<error> set_int(value& out, const avro_node& n, int64_t x) {
     case avro_logical::timestamp_micros:
       set(out, value_kind::string,
           timestamp_text(x, n.logical == avro_logical::timestamp_millis ? 1'000 : 1'000'000));
-      out.text.push_back('Z');
+      // PostgreSQL reads "... BCZ" as an error: before year 1 the zone goes before the era.
+      if (out.text.ends_with(" BC")) {
+        out.text.insert(out.text.size() - 3, "+00");
+      } else {
+        out.text.push_back('Z');
+      }
       return std::nullopt;
     case avro_logical::local_timestamp_millis:
     case avro_logical::local_timestamp_micros:

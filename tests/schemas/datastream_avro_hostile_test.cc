@@ -103,6 +103,32 @@ TEST_CASE("Datastream Avro: a hand-built container decodes (the builder the host
   CHECK(f.out.changes[1].after[1].v.text == "b");
 }
 
+TEST_CASE("Datastream Avro: a timestamp before year 1 is written as PostgreSQL reads it") {
+  const std::string schema = R"({"type":"record","name":"e","fields":[
+  {"name":"read_method","type":"string"},
+  {"name":"source_metadata","type":{"type":"record","name":"m","fields":[
+    {"name":"database","type":"string"},{"name":"table","type":"string"},
+    {"name":"primary_keys","type":{"type":"array","items":"string"}}]}},
+  {"name":"payload","type":{"type":"record","name":"p","fields":[
+    {"name":"id","type":"long"},
+    {"name":"ts","type":{"type":"long","logicalType":"timestamp-micros"}}]}}]})";
+  std::string r;
+  put_bytes(r, "mysql-backfill-fulldump");
+  put_bytes(r, "db");
+  put_bytes(r, "t");
+  put_long(r, 1);
+  put_bytes(r, "id");
+  put_long(r, 0);
+  put_long(r, 1);
+  put_long(r, -62'167'219'200'000'000 - 86'400'000'000);  // 0000-12-31 = 1 BC
+  fixture_decoder f;
+  REQUIRE_FALSE(f.decode(container(schema, {{1, r}})));
+  REQUIRE(f.out.changes.size() == 1);
+  const std::string& ts = f.out.changes[0].after[1].v.text;
+  CHECK(ts.ends_with("+00 BC"));
+  CHECK(ts.find('Z') == std::string::npos);
+}
+
 TEST_CASE(
     "Datastream Avro: a container cut anywhere is an error or fewer whole blocks, never a crash") {
   const std::string whole = fixture("mysql_orders.avro");
