@@ -208,6 +208,16 @@ int replay_command(const arguments& args) {
                  "topic: configure one\n";
     return 2;
   }
+  if (any_avro) {
+    const message_format f = c->format_for(c->topics.front());
+    if (f != message_format::datastream && f != message_format::auto_detect) {
+      std::cerr << "sluice replay: Avro files are replayed as messages of the first configured "
+                   "topic, "
+                << c->topics.front() << ", whose format is " << to_string(f)
+                << ": Datastream Avro needs format datastream or auto\n";
+      return 2;
+    }
+  }
   std::optional<uint64_t> total = uint64_t{0};
   for (const replay_input& input : inputs) {
     const auto size = input.path == "-" ? size_of(0) : size_of(input.path);
