@@ -7,16 +7,13 @@
 #include <string>
 
 #include "schemas/datastream/datastream_decoder.h"
+#include "tests/schemas/avro_fixture.h"
 
 namespace sluice {
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(SLUICE_SOURCE_DIR) + "/tests/fixtures/datastream_avro/" + name,
-                   std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return avro_fixture(name);
 }
 
 }  // namespace

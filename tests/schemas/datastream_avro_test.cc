@@ -11,16 +11,13 @@
 #include "schemas/avro/avro_container.h"
 #include "schemas/common/format_detector.h"
 #include "schemas/datastream/datastream_decoder.h"
+#include "tests/schemas/avro_fixture.h"
 
 namespace sluice {
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(SLUICE_SOURCE_DIR) + "/tests/fixtures/datastream_avro/" + name,
-                   std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return avro_fixture(name);
 }
 
 std::vector<std::string> lines(const std::string& name) {
