@@ -35,11 +35,12 @@ void check_value(const value& v, std::string_view where) {
     case value_kind::string:
       require(!has_nul(v.text), w + ": string value contains NUL");
       break;
-    case value_kind::json:
-      require(!v.text.empty() && (v.text.front() == '{' || v.text.front() == '['),
-              w + ": json value is not an object or array: " + v.text);
+    case value_kind::json: {
+      // PostgreSQL's jsonb must read it: valid JSON (a scalar too: a Json column may hold one).
+      require(!check_json_text(v.text, 1024), w + ": json value is not JSON: " + v.text);
       require(!has_nul(v.text), w + ": json value contains NUL");
       break;
+    }
     case value_kind::bytes:
       break;  // any bytes
   }

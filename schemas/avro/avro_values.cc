@@ -78,6 +78,9 @@ std::optional<error> set_int(value& out, const avro_node& n, int64_t x) {
   }
 }
 
+// How deep a Datastream json value may nest (PostgreSQL's own bound is its stack).
+constexpr size_t max_json_depth = 512;
+
 std::optional<error> set_string(value& out, const avro_node& n, std::string_view s) {
   if (s.find('\0') != std::string_view::npos) {
     return make_error(error_code::nul_in_text, "text holds \\u0000, which PostgreSQL cannot store");
@@ -88,9 +91,7 @@ std::optional<error> set_string(value& out, const avro_node& n, std::string_view
   if (n.logical == avro_logical::number && is_json_number(s)) {
     set(out, value_kind::number, s);
   } else if (n.logical == avro_logical::json) {
-    thread_local simdjson::dom::parser parser;
-    simdjson::dom::element ignored;
-    if (parser.parse(s.data(), s.size()).get(ignored)) {
+    if (check_json_text(s, max_json_depth)) {
       return make_error(error_code::wrong_type, "json string is not JSON");
     }
     set(out, value_kind::json, s);

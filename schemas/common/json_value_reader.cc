@@ -209,6 +209,41 @@ error json_error(simdjson::error_code code, std::optional<size_t> at) {
   return make_error(error_code::invalid_json, std::move(message));
 }
 
+std::optional<error> check_json_text(std::string_view text, size_t max_depth) {
+  // On-Demand reads a scalar document only as a scalar: as the one element of an array,
+  // any value reads the same way. A second element ("1,2") is refused below.
+  std::string wrapped;
+  wrapped.reserve(text.size() + 2 + simdjson::SIMDJSON_PADDING);
+  wrapped.push_back('[');
+  wrapped.append(text);
+  wrapped.push_back(']');
+  const size_t size = wrapped.size();
+  wrapped.resize(size + simdjson::SIMDJSON_PADDING);
+  thread_local simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  const simdjson::padded_string_view padded(wrapped.data(), size, wrapped.size());
+  if (auto code = parser.iterate(padded).get(doc)) return json_error(code);
+  json_value_reader reader(max_depth + 1);
+  reader.begin_document(std::string_view(wrapped.data(), size));
+  simdjson::ondemand::array array;
+  if (auto code = doc.get_array().get(array)) return json_error(code);
+  size_t count = 0;
+  for (auto element : array) {
+    simdjson::ondemand::value v;
+    if (auto code = element.get(v)) return json_error(code);
+    json_token token;
+    if (auto err = reader.read(v, token)) return err;
+    ++count;
+  }
+  if (count != 1) return make_error(error_code::invalid_json, "not one JSON value");
+  // Anything but whitespace after the array (`1] [2`) leaves a location to be at.
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+    return make_error(error_code::invalid_json, "text after the JSON value");
+  }
+  return std::nullopt;
+}
+
 error in_context(std::string_view where, error e) {
   e.message.insert(0, std::string(where) + ": ");
   return e;

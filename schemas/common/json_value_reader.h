@@ -120,6 +120,14 @@ class json_value_reader {
   bool _nul_possible = true;  // until begin_document() has looked
 };
 
+// Whether text is exactly one JSON value (a scalar, object or array), validated as the
+// reader validates documents: numbers by the grammar, never converted (so 1e400 and
+// 18446744073709551616 pass, as PostgreSQL's jsonb takes them), no \u0000 in strings (which
+// jsonb refuses), nested at most max_depth. For JSON carried inside a string (Debezium's
+// io.debezium.data.Json, Datastream's json), written into jsonb as it is. Allocates a padded
+// copy of text.
+std::optional<error> check_json_text(std::string_view text, size_t max_depth);
+
 // True when text is a JSON number (RFC 8259 grammar, no surrounding whitespace).
 bool is_json_number(std::string_view text);
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "schemas/common/json_value_reader.h"
 #include "schemas/common/position_parser.h"
 #include "schemas/common/same_text.h"
 #include "schemas/debezium/connect_logical_types.h"
@@ -31,6 +32,8 @@ constexpr time_unit time_units[] = {
 constexpr std::string_view decimal_type = "org.apache.kafka.connect.data.Decimal";
 constexpr std::string_view variable_decimal_type = "io.debezium.data.VariableScaleDecimal";
 constexpr std::string_view json_type_name = "io.debezium.data.Json";
+// How deep a Json column's document may nest (PostgreSQL's own bound is its stack).
+constexpr size_t max_json_depth = 512;
 constexpr std::string_view bits_type = "io.debezium.data.Bits";
 constexpr std::string_view micro_duration_type = "io.debezium.time.MicroDuration";
 
@@ -202,6 +205,8 @@ result<value> debezium_value_decoder::logical(const debezium_envelope& e,
   }
   if (name == json_type_name) {
     if (t.kind != json_kind::string) return wrong(name, "JSON text in a string", t);
+    // Written into jsonb as it is: text that is not JSON would fail the whole batch there.
+    if (check_json_text(t.text, max_json_depth)) return wrong(name, "JSON text in a string", t);
     return value::json(t.text);
   }
   return plain_value(t);

@@ -200,3 +200,20 @@ TEST_CASE("strings and names read in place are the unescaped ones, escapes anywh
 }
 
 }  // namespace sluice
+
+namespace sluice {
+
+TEST_CASE("check_json_text: one JSON value, as jsonb takes it") {
+  for (std::string_view ok : {R"({"a": [1, 2]})", "42", "1e400", "184467440737095516162", R"("s")",
+                              " [1] ", "null", "[[[]]]"}) {
+    CAPTURE(ok);
+    CHECK(!check_json_text(ok, 8));
+  }
+  for (std::string_view bad : {R"({"a":})", "1,2", "1] [2", R"("\u0000")", "", "{\"a\":1} x",
+                               ";a\": [1, 2]}", "[[[[[[[[[[1]]]]]]]]]]"}) {
+    CAPTURE(bad);
+    CHECK(check_json_text(bad, 8));
+  }
+}
+
+}  // namespace sluice
