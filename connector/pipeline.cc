@@ -7,6 +7,7 @@
 
 #include "connector/config/redact.h"
 #include "connector/kafka/dead_letter_producer.h"
+#include "connector/registry/connector_schema_source.h"
 #include "connector/runtime/log.h"
 #include "connector/runtime/stage_factory.h"
 #include "schemas/goldengate/goldengate_metadata.h"
@@ -174,7 +175,8 @@ void pipeline::abandon_in_flight() {
 
 void pipeline::prepare_loop() {
   while (auto raw = _prepare_queue.pop()) {
-    if (raw->generation >= _generation.load() && _state.get() != connector_state::failed) {
+    if (raw->generation >= _generation.load() && _state.get() != connector_state::failed &&
+        !_registry_stopped) {
       _preparing = raw->generation;
       try {
         std::vector<lane_batch> batches = _preparer->prepare(std::move(*raw));
@@ -186,6 +188,15 @@ void pipeline::prepare_loop() {
           }
           if (!_lanes[i]->submit(std::move(batches[i]))) finished_one();
         }
+      } catch (const schema_source_stopped&) {
+        // Stopped while the registry was away: this batch and every later one are dropped
+        // unapplied (a later one would commit offsets past this one's), to be consumed
+        // again after the restart.
+        _registry_stopped = true;
+        SLUICE_LOG(info, "pipeline", "stopped while waiting for the schema registry");
+      } catch (const schema_source_refused& e) {
+        SLUICE_LOG(error, "pipeline", "schema registry: " << e.what());
+        fail(std::string("schema registry: ") + e.what());
       } catch (const std::exception& e) {
         SLUICE_LOG(error, "pipeline", "prepare failed: " << e.what());
         fail(e.what());
@@ -349,6 +360,9 @@ bool pipeline::start(const std::atomic<bool>& stop_requested) {
     lane->start();
   _janitor->start();  // the state schema exists now
   _owner->start();
+  // Confluent-framed messages wait out the registry on the prepare thread, never on the
+  // poll loop: the group's heartbeats and the HTTP endpoints keep going meanwhile.
+  _preparer->set_schema_source(make_connector_schema_source(_config, _state, stop_requested));
   _prepare_thread = std::thread([this] { prepare_loop(); });
 
   kafka_settings settings;

@@ -140,6 +140,8 @@ class pipeline : public assignment_listener, public status_source {
   const config& _config;
   state_probe _state_probe;
   state_holder _state;  // publishes to _state_probe
+  // The prepare thread was stopped waiting for the schema registry: it prepares nothing more.
+  bool _registry_stopped = false;
   consumer_probe _consumer_probe;
   apply_probe _apply_probe;
   chunk_probe _chunk_probe;

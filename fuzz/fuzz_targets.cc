@@ -5,9 +5,10 @@
 namespace sluice::fuzz {
 
 std::span<const fuzz_target> all_fuzz_targets() {
-  static constexpr std::array<fuzz_target, 9> targets{{
+  static constexpr std::array<fuzz_target, 10> targets{{
       {"datastream", fuzz_datastream},
       {"datastream_avro", fuzz_datastream_avro},
+      {"confluent_avro", fuzz_confluent_avro},
       {"goldengate", fuzz_goldengate},
       {"debezium", fuzz_debezium},
       {"dsql", fuzz_dsql},

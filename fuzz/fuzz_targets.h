@@ -25,6 +25,7 @@ struct fuzz_target {
 
 void fuzz_datastream(std::string_view input);
 void fuzz_datastream_avro(std::string_view input);
+void fuzz_confluent_avro(std::string_view input);
 void fuzz_goldengate(std::string_view input);
 void fuzz_debezium(std::string_view input);
 void fuzz_dsql(std::string_view input);

@@ -84,7 +84,7 @@ batch_preparer::batch_preparer(const config& cfg, table_catalog& catalog,
 decoder& batch_preparer::decoder_for(const std::string& topic) {
   auto it = _decoders.find(topic);
   if (it == _decoders.end()) {
-    it = _decoders.emplace(topic, make_decoder(_config, topic, _catalog)).first;
+    it = _decoders.emplace(topic, make_decoder(_config, topic, _catalog, _registry)).first;
   }
   return *it->second;
 }

@@ -16,6 +16,7 @@
 #include "core/catalog/table_filter.h"
 #include "core/merge/merge_engine.h"
 #include "schemas/common/decoder.h"
+#include "schemas/registry/schema_source.h"
 
 namespace sluice {
 
@@ -42,6 +43,11 @@ class batch_preparer {
   // One lane_batch per lane that has anything to commit (index = lane; empty progress means
   // nothing for that lane).
   std::vector<lane_batch> prepare(raw_batch&& raw);
+  // Where the decoders made from now on find Confluent-framed messages' schemas (before the
+  // first message: the pipeline sets it at start-up).
+  void set_schema_source(std::shared_ptr<schema_source> registry) {
+    _registry = std::move(registry);
+  }
 
  private:
   decoder& decoder_for(const std::string& topic);
@@ -54,6 +60,7 @@ class batch_preparer {
   partition_table& _partitions;
   size_t _lanes;
   std::map<std::string, std::unique_ptr<decoder>, std::less<>> _decoders;
+  std::shared_ptr<schema_source> _registry;
   // Under errors.tolerance none, partitions whose poison message was met: nothing of theirs
   // is prepared again. Later batches may be prepared before the lane applying the poison's
   // batch turns the connector FAILED; their offsets would commit past the poison.

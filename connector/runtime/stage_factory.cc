@@ -11,6 +11,7 @@
 #include "schemas/debezium/debezium_decoder.h"
 #include "schemas/dsql/dsql_decoder.h"
 #include "schemas/goldengate/goldengate_decoder.h"
+#include "schemas/registry/confluent_family.h"
 
 namespace sluice {
 namespace {
@@ -26,12 +27,14 @@ decode_limits limits_of(const config& cfg) {
 // format: auto — each family's decoder is made by make_decoder() itself, as if the topic
 // were configured with that family, when the family's first message arrives.
 std::unique_ptr<decoder> make_auto_decoder(const config& cfg, std::string_view topic,
-                                           table_catalog& catalog) {
-  const auto factory = [&cfg, &catalog, topic = std::string(topic)](message_format family) {
-    return [&cfg, &catalog, topic, family]() {
+                                           table_catalog& catalog,
+                                           std::shared_ptr<schema_source> registry) {
+  const auto factory = [&cfg, &catalog, topic = std::string(topic),
+                        registry](message_format family) {
+    return [&cfg, &catalog, topic, family, registry]() {
       config as_family = cfg;
       as_family.topic_overrides[topic].format = family;
-      return make_decoder(as_family, topic, catalog);
+      return make_decoder(as_family, topic, catalog, registry);
     };
   };
   decoder_factories factories;
@@ -39,13 +42,18 @@ std::unique_ptr<decoder> make_auto_decoder(const config& cfg, std::string_view t
   factories.goldengate = factory(message_format::goldengate);
   factories.dsql = factory(message_format::dsql);
   factories.debezium = factory(message_format::debezium);
+  if (registry) {
+    auto finder = std::make_shared<confluent_family_finder>(registry, cfg.limits.max_depth);
+    factories.confluent_family = [finder](const raw_message& m) { return finder->family(m); };
+  }
   return std::make_unique<auto_decoder>(std::move(factories), limits_of(cfg));
 }
 
 }  // namespace
 
 std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
-                                      table_catalog& catalog) {
+                                      table_catalog& catalog,
+                                      std::shared_ptr<schema_source> registry) {
   const message_format format = cfg.format_for(topic);
   std::string timezone = "UTC";
   if (auto it = cfg.topic_overrides.find(std::string(topic)); it != cfg.topic_overrides.end()) {
@@ -53,8 +61,8 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
   }
   switch (format) {
     case message_format::datastream:
-      return std::make_unique<datastream_decoder>(catalog,
-                                                  datastream_options{limits_of(cfg), timezone});
+      return std::make_unique<datastream_decoder>(
+          catalog, datastream_options{limits_of(cfg), timezone, std::move(registry)});
     case message_format::goldengate: {
       goldengate_options options;
       options.limits = limits_of(cfg);
@@ -77,14 +85,16 @@ std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
     case message_format::debezium: {
       debezium_options options;
       options.limits = limits_of(cfg);
+      options.registry = std::move(registry);
       return std::make_unique<debezium_decoder>(catalog, std::move(options));
     }
     case message_format::auto_detect:
       // Options are checked here, at start-up; the family decoders are made lazily.
-      if (auto err = datastream_decoder::check(datastream_options{limits_of(cfg), timezone})) {
+      if (auto err =
+              datastream_decoder::check(datastream_options{limits_of(cfg), timezone, nullptr})) {
         throw std::invalid_argument("topic " + std::string(topic) + ": " + err->message);
       }
-      return make_auto_decoder(cfg, topic, catalog);
+      return make_auto_decoder(cfg, topic, catalog, std::move(registry));
     default:
       throw std::invalid_argument("format " + std::string(to_string(format)) + " for topic " +
                                   std::string(topic) + " is not supported yet");

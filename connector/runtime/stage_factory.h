@@ -7,6 +7,7 @@
 #include "connector/config/config.h"
 #include "core/catalog/table_catalog.h"
 #include "schemas/common/decoder.h"
+#include "schemas/registry/schema_source.h"
 #include "sinks/postgres/apply_options.h"
 #include "sinks/postgres/session/retry_policy.h"
 #include "sinks/postgres/session/session_observer.h"
@@ -19,9 +20,12 @@ namespace sluice {
 // the configuration).
 
 // The decoder for one topic's messages (its format override, else the global format).
-// Throws std::invalid_argument for a format not supported yet or invalid options.
+// registry: where Confluent-framed messages find their schemas (make_connector_schema_source;
+// null without schema.registry.url). Throws std::invalid_argument for a format not supported
+// yet or invalid options.
 std::unique_ptr<decoder> make_decoder(const config& cfg, std::string_view topic,
-                                      table_catalog& catalog);
+                                      table_catalog& catalog,
+                                      std::shared_ptr<schema_source> registry = nullptr);
 
 apply_options make_applier_options(const config& cfg);
 

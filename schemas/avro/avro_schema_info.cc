@@ -87,6 +87,13 @@ const avro_node* avro_node::nullable_of() const {
   return nullptr;
 }
 
+const std::string* avro_node::connect_parameter(std::string_view key) const {
+  for (const auto& [k, v] : connect_parameters) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
 class avro_schema_parser {
  public:
   avro_schema_parser(avro_schema_info& info, size_t max_depth) : _info(info), _max(max_depth) {}
@@ -271,6 +278,7 @@ class avro_schema_parser {
       // {"type": "some.Named"} or {"type": {...}}: the type it names, with no attributes.
       return parse(type, space, depth + 1);
     }
+    if (auto err = connect_attributes(o, *n)) return std::move(*err);
     const avro_logical logical = logical_named(text_of(o, "logicalType"));
     if (logical != avro_logical::none && fits(logical, *n)) {
       n->logical = logical;
@@ -278,6 +286,21 @@ class avro_schema_parser {
       n->scale = int_of(o, "scale");
     }
     return n;
+  }
+
+  // Kafka Connect's attributes (AvroConverter): kept as text for the Debezium decoder.
+  static std::optional<error> connect_attributes(simdjson::dom::object o, avro_node& n) {
+    n.connect_name = text_of(o, "connect.name");
+    n.connect_type = text_of(o, "connect.type");
+    simdjson::dom::object parameters;
+    if (o["connect.parameters"].get_object().get(parameters)) return std::nullopt;
+    if (auto err = repeated_key(parameters)) return err;
+    for (const auto member : parameters) {
+      std::string_view v;
+      if (member.value.get_string().get(v)) continue;  // Connect writes strings only
+      n.connect_parameters.emplace_back(member.key, v);
+    }
+    return std::nullopt;
   }
 
   avro_schema_info& _info;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/model/result.h"
@@ -67,6 +68,13 @@ struct avro_node {
   std::vector<const avro_node*> branches;  // union
   const avro_node* items = nullptr;        // array items, map values
   std::vector<std::string> symbols;        // enum
+  // Kafka Connect's attributes, as its AvroConverter writes them (Debezium's logical types):
+  // "connect.name" (io.debezium.time.Date…), "connect.type" (int8, int16 on an int) and the
+  // string members of "connect.parameters" (scale, connect.decimal.precision, length,
+  // __debezium.source.column.type…). Empty when the schema has none.
+  std::string connect_name;
+  std::string connect_type;
+  std::vector<std::pair<std::string, std::string>> connect_parameters;
   // Named types may be referred to many times: what Avro C builds for a node is the tree
   // with every reference expanded. Its node count (saturating) and depth bound that.
   uint64_t expanded = 1;
@@ -74,6 +82,8 @@ struct avro_node {
 
   // For ["null", T] (either order): T; else nullptr.
   const avro_node* nullable_of() const;
+  // The connect.parameters member of that name, else nothing.
+  const std::string* connect_parameter(std::string_view key) const;
 };
 
 // A writer schema's JSON read with simdjson, because Avro C's schema API drops

@@ -260,8 +260,13 @@ std::optional<error> avro_value_reader::json(const avro_value_t& v, const avro_n
     if (avro_value_get_by_index(mut(v), i, &child, &name)) return mismatch(n);
     if (i > 0) out.push_back(',');
     if (object) {
-      append_json_string(out, n.kind == avro_kind::record ? std::string_view(n.fields[i].name)
-                                                          : std::string_view(name ? name : ""));
+      const std::string_view key = n.kind == avro_kind::record ? std::string_view(n.fields[i].name)
+                                                               : std::string_view(name ? name : "");
+      // A map key is message data: JSON text (and PostgreSQL's json) needs it valid UTF-8.
+      if (!simdjson::validate_utf8(key.data(), key.size())) {
+        return make_error(error_code::wrong_type, "map key is not valid UTF-8");
+      }
+      append_json_string(out, key);
       out.push_back(':');
     }
     const avro_node& type = n.kind == avro_kind::record ? *n.fields[i].type : *n.items;

@@ -14,6 +14,7 @@ size_t index_of(detected_format format) {
     case detected_format::dsql:
       return 2;
     case detected_format::debezium:
+    case detected_format::confluent:
     case detected_format::unknown:
       break;
   }
@@ -28,12 +29,28 @@ auto_decoder::auto_decoder(decoder_factories factories, decode_limits limits)
   _families[1].make = std::move(factories.goldengate);
   _families[2].make = std::move(factories.dsql);
   _families[3].make = std::move(factories.debezium);
+  _confluent_family = std::move(factories.confluent_family);
 }
 
 std::optional<error> auto_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   auto format = _detector.detect(*msg.value);
   if (!format) return format.err();
+  _last = *format;
+  if (*format == detected_format::confluent) {
+    if (!_confluent_family) {
+      return make_error(error_code::unsupported,
+                        "a Confluent-framed message (magic byte 0) but no schema.registry.url "
+                        "is configured");
+    }
+    format = _confluent_family(msg);
+    if (!format) return format.err();
+    if (*format == detected_format::unknown) {
+      return make_error(error_code::unsupported,
+                        "format: auto: the registered schema of this Confluent-framed message "
+                        "describes neither a Debezium envelope nor a Datastream event");
+    }
+  }
   _last = *format;
   if (*format == detected_format::unknown) return unknown_format();
   auto d = decoder_for(*format);

@@ -20,6 +20,9 @@ struct decoder_factories {
   decoder_factory goldengate;
   decoder_factory dsql;
   decoder_factory debezium;
+  // The family of a Confluent-framed message, from its registered schema
+  // (confluent_family_finder); empty without a registry.
+  std::function<result<detected_format>(const raw_message&)> confluent_family;
 };
 
 // `format: auto` (SPEC §3): detects each message's envelope family (format_detector, whose
@@ -30,6 +33,9 @@ struct decoder_factories {
 //   decode(msg):
 //     null value (tombstone)        -> nothing (every family skips tombstones)
 //     detect the family             -> unknown: unsupported, naming the top-level keys seen
+//                                      a Confluent frame: the family its schema tells
+//                                      (no registry, or a schema of neither family:
+//                                      unsupported)
 //     make the family's decoder if this is its first message (a factory that throws or is
 //     empty: unsupported, remembered)
 //     decoder.decode(msg, out)
@@ -45,7 +51,8 @@ class auto_decoder final : public decoder {
 
   std::optional<error> decode(const raw_message& msg, decode_output& out) override;
 
-  // The family of the last message decode() looked at (unknown before the first).
+  // The family of the last message decode() looked at (unknown before the first; confluent
+  // for a Confluent frame whose family could not be told).
   detected_format last_format() const { return _last; }
 
  private:
@@ -60,6 +67,7 @@ class auto_decoder final : public decoder {
 
   format_detector _detector;
   std::array<family, 4> _families;  // datastream, goldengate, dsql, debezium
+  std::function<result<detected_format>(const raw_message&)> _confluent_family;
   detected_format _last = detected_format::unknown;
 };
 

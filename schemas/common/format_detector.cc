@@ -79,6 +79,8 @@ const char* to_string(detected_format format) {
       return "dsql";
     case detected_format::debezium:
       return "debezium";
+    case detected_format::confluent:
+      return "confluent";
     case detected_format::unknown:
       break;
   }
@@ -95,6 +97,7 @@ result<detected_format> format_detector::detect(std::string_view message) {
   // Only Datastream sends Avro object containers (Debezium's Avro comes in Confluent's wire
   // format): its decoder reads the container.
   if (is_avro_container(message)) return detected_format::datastream;
+  if (message.size() >= 5 && message.front() == '\0') return detected_format::confluent;
   const simdjson::padded_string_view padded = _buffer.assign(message);
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);

@@ -13,7 +13,9 @@
 namespace sluice {
 
 // The envelope families `format: auto` tells apart (SPEC §3).
-enum class detected_format : uint8_t { unknown, datastream, goldengate, dsql, debezium };
+// confluent: a Confluent frame, whose family its registered schema tells
+// (confluent_family_finder).
+enum class detected_format : uint8_t { unknown, datastream, goldengate, dsql, debezium, confluent };
 
 const char* to_string(detected_format format);
 
@@ -22,6 +24,8 @@ const char* to_string(detected_format format);
 //
 //   0. datastream  an Avro object container (the bytes start with "Obj" 0x01): Datastream's
 //                  Avro events (its decoder tells Avro from JSON the same way)
+//      confluent   the Confluent wire format: magic byte 0 (no JSON text starts with it) and
+//                  at least the 5-byte header; the schema it names tells the family
 //   1. goldengate  `op_type` or `qual_table` (DML, DDL, STREAM_METADATA, OBJECT_METADATA
 //                  records), `$schema` (a JSON Schema record), or `specversion` (a
 //                  CloudEvents envelope, whose `data` holds a GoldenGate record)

@@ -116,8 +116,21 @@ result<std::unique_ptr<datastream_avro_reader::layout>> datastream_avro_reader::
 
 std::optional<error> datastream_avro_reader::open(std::string_view bytes) {
   _layout = nullptr;
+  _single = false;
   if (auto err = _container.open(bytes)) return err;
-  const std::string_view schema = _container.schema_json();
+  return use_schema(_container.schema_json());
+}
+
+std::optional<error> datastream_avro_reader::open_record(std::string_view schema_json,
+                                                         std::string_view body) {
+  _layout = nullptr;
+  _single = true;
+  _single_pending = true;
+  _body = body;
+  return use_schema(schema_json);
+}
+
+std::optional<error> datastream_avro_reader::use_schema(std::string_view schema) {
   // Most messages repeat the previous one's schema: one compare, no hash.
   if (_last && _last->first == schema) {
     _layout = _last->second.get();
@@ -148,8 +161,16 @@ std::string_view datastream_avro_reader::keep(std::string_view text) {
 result<bool> datastream_avro_reader::next(datastream_event& out) {
   if (!_layout) return bad("no open container");
   avro_value_t& record = _layout->avro->value();
-  auto more = _container.next(record, _layout->info->root(), _limits.max_depth);
-  if (!more || !*more) return more;
+  if (_single) {
+    if (!_single_pending) return false;
+    _single_pending = false;
+    if (auto err = _binary.read(_body, _layout->info->root(), _limits.max_depth, record)) {
+      return std::move(*err);
+    }
+  } else {
+    auto more = _container.next(record, _layout->info->root(), _limits.max_depth);
+    if (!more || !*more) return more;
+  }
   out.clear();
   _texts_used = 0;
   const auto where = [this] { return "record " + std::to_string(_container.record_index()); };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/model/column_type.h"
+#include "schemas/avro/avro_binary_reader.h"
 #include "schemas/avro/avro_container.h"
 #include "schemas/avro/avro_schema_info.h"
 #include "schemas/avro/avro_values.h"
@@ -23,6 +24,7 @@ namespace sluice {
 // op, key and order rules to both. The container's schema names the columns and gives
 // their types (change::types).
 //
+//   open_record(schema, body): the same for one record in Avro binary (Confluent frames)
 //   open(bytes):  header; the schema's layout from the cache (by schema text), else parsed
 //                 once: Avro C's schema + generic value, avro_schema_info (logical types),
 //                 which top-level fields are envelope members, source_metadata, payload;
@@ -43,11 +45,14 @@ class datastream_avro_reader {
   explicit datastream_avro_reader(const decode_limits& limits);
 
   std::optional<error> open(std::string_view bytes);
+  // One record in Avro binary (a Confluent frame's body) of this writer schema: next()
+  // returns it, then false.
+  std::optional<error> open_record(std::string_view schema_json, std::string_view body);
   // False after the last record. Errors name the record.
   result<bool> next(datastream_event& out);
   // The payload columns' types of the open container's schema (shared by its changes).
   const shared_column_types& types() const { return _layout->types; }
-  uint64_t record_index() const { return _container.record_index(); }
+  uint64_t record_index() const { return _single ? 0 : _container.record_index(); }
   // Layouts built so far (each parses a schema): the steady state adds none.
   size_t builds() const { return _builds; }
 
@@ -67,6 +72,7 @@ class datastream_avro_reader {
   };
 
   result<std::unique_ptr<layout>> build(std::string_view schema_json) const;
+  std::optional<error> use_schema(std::string_view schema_json);
   std::optional<error> read_metadata(const avro_value_t& v, datastream_event& out);
   std::optional<error> read_payload(const avro_value_t& v, datastream_event& out);
   std::optional<error> read_member(const avro_value_t& v, const avro_node& node,
@@ -80,6 +86,10 @@ class datastream_avro_reader {
   const std::pair<const std::string, std::unique_ptr<layout>>* _last = nullptr;  // last used
   layout* _layout = nullptr;
   avro_container_reader _container;
+  avro_binary_reader _binary;
+  bool _single = false;          // open_record(): one record, _body
+  bool _single_pending = false;  // not yet returned by next()
+  std::string_view _body;
   avro_value_reader _values;
   value _scratch;
   std::deque<std::string> _texts;  // numbers and JSON texts of the current record

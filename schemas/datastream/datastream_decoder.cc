@@ -74,6 +74,7 @@ std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_o
   const std::string_view bytes = *msg.value;
   if (auto err = _options.limits.check_size(bytes)) return err;
   if (is_avro_container(bytes)) return decode_avro(msg, bytes, out);
+  if (!bytes.empty() && bytes.front() == '\0') return decode_confluent(msg, bytes, out);
   const simdjson::padded_string_view padded = _buffer.assign(bytes);
   simdjson::ondemand::document doc;
   if (auto code = _parser.iterate(padded).get(doc)) return json_error(code);
@@ -93,6 +94,33 @@ std::optional<error> datastream_decoder::decode(const raw_message& msg, decode_o
 std::optional<error> datastream_decoder::decode_avro(const raw_message& msg, std::string_view bytes,
                                                      decode_output& out) {
   if (auto err = _avro.open(bytes)) return err;
+  return decode_records(msg, out);
+}
+
+std::optional<error> datastream_decoder::decode_confluent(const raw_message& msg,
+                                                          std::string_view bytes,
+                                                          decode_output& out) {
+  auto frame = parse_confluent_frame(bytes);
+  if (!frame) return frame.err();
+  const std::string where = "schema id " + std::to_string(frame->id.value());
+  if (!_options.registry) {
+    return make_error(error_code::unsupported, "a Confluent-framed message (" + where +
+                                                   ") but no schema.registry.url is configured");
+  }
+  auto schema = _options.registry->schema(frame->id);  // waits out an unreachable registry
+  if (!schema) return schema.err();
+  if ((*schema)->type != "AVRO") {
+    return make_error(error_code::unsupported, where + " is a " + (*schema)->type.substr(0, 16) +
+                                                   " schema; sluice reads Avro only");
+  }
+  if (auto err = _avro.open_record((*schema)->text, frame->payload)) {
+    return in_context(where, std::move(*err));
+  }
+  return decode_records(msg, out);
+}
+
+std::optional<error> datastream_decoder::decode_records(const raw_message& msg,
+                                                        decode_output& out) {
   const size_t before = out.changes.size();
   for (;;) {
     auto more = _avro.next(_event);

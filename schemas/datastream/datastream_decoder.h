@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "schemas/datastream/datastream_avro_reader.h"
 #include "schemas/datastream/datastream_event.h"
 #include "schemas/datastream/datastream_ordering.h"
+#include "schemas/registry/schema_source.h"
 
 namespace sluice {
 
@@ -21,6 +23,9 @@ struct datastream_options {
   // The zone of timestamps written without one (the topic's `source.timezone`): "UTC", a
   // fixed offset "+HH:MM" / "-HH:MM" or an IANA name (see parse_source_zone).
   std::string source_timezone = "UTC";
+  // Where Confluent-framed events find their writer schemas (schema.registry.url); null:
+  // such a message is a dead letter saying no registry is configured.
+  std::shared_ptr<schema_source> registry = nullptr;
 };
 
 // Decodes Google Datastream events (SPEC §3; seeds 000, 002), JSON or Avro: one event, one
@@ -32,6 +37,10 @@ struct datastream_options {
 //     an Avro object container ("Obj\x01"): each record is read into the same event (through
 //       datastream_avro_reader) and becomes one change by the rules below, typed by the
 //       schema (change::types); any bad record fails the whole message
+//     a Confluent frame (magic byte 0, schema id, one Avro record): the same, with the
+//       writer schema of its id from the registry (unknown id: unsupported; an unreachable
+//       registry is waited out inside schema(), which may throw schema_source_stopped /
+//       schema_source_refused)
 //     copy into the padded buffer, On-Demand parse, read and validate every byte
 //     table   <- source_metadata database/schema/table (collection, object_name), interned
 //     op      <- change_type (mod_type), else is_deleted
@@ -61,6 +70,10 @@ class datastream_decoder final : public decoder {
  private:
   std::optional<error> decode_avro(const raw_message& msg, std::string_view bytes,
                                    decode_output& out);
+  std::optional<error> decode_confluent(const raw_message& msg, std::string_view bytes,
+                                        decode_output& out);
+  // The records of the open container or frame, each one change.
+  std::optional<error> decode_records(const raw_message& msg, decode_output& out);
   std::optional<error> to_change(const raw_message& msg, change& c);
   result<table_entry*> table();
   result<op_kind> op() const;

@@ -35,6 +35,11 @@ const value* find_column(const image& row, std::string_view name) {
   return nullptr;
 }
 
+// The Confluent wire format's magic byte: no JSON text starts with it.
+bool framed(std::string_view bytes) {
+  return !bytes.empty() && bytes.front() == '\0';
+}
+
 bool blank(std::string_view text) {
   for (char c : text) {
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
@@ -61,14 +66,40 @@ std::optional<error> debezium_decoder::parse(std::string_view bytes, std::string
   return std::nullopt;
 }
 
+std::optional<error> debezium_decoder::read_avro(std::string_view bytes, bool key) {
+  const std::string_view what = key ? "message key" : "message";
+  if (auto err = _options.limits.check_size(bytes, what)) return err;
+  auto frame = parse_confluent_frame(bytes);
+  if (!frame) return in_context(what, frame.err());
+  if (!_options.registry) {
+    return make_error(error_code::unsupported, std::string(what) +
+                                                   " is Confluent-framed Avro (schema id " +
+                                                   std::to_string(frame->id.value()) +
+                                                   ") but no schema.registry.url is configured");
+  }
+  auto schema = _options.registry->schema(frame->id);  // waits out an unreachable registry
+  if (!schema) return in_context(what, schema.err());
+  if (!_avro) _avro = std::make_unique<debezium_avro_reader>(_options.limits);
+  auto err = key ? _avro->read_key(*schema, frame->payload, _key)
+                 : _avro->read(*schema, frame->payload, _event);
+  if (err)
+    return in_context(std::string(what) + " (schema id " + std::to_string(frame->id.value()) + ")",
+                      std::move(*err));
+  return std::nullopt;
+}
+
 std::optional<error> debezium_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   _key_read = false;
-  simdjson::ondemand::document doc;
-  simdjson::padded_string_view padded;
-  if (auto err = parse(*msg.value, "message", doc, padded)) return err;
-  if (auto err = _reader.read(doc, padded, _event)) return err;
-  if (_event.null_payload) return std::nullopt;  // a tombstone written with schemas
+  if (framed(*msg.value)) {
+    if (auto err = read_avro(*msg.value, /*key=*/false)) return err;
+  } else {
+    simdjson::ondemand::document doc;
+    simdjson::padded_string_view padded;
+    if (auto err = parse(*msg.value, "message", doc, padded)) return err;
+    if (auto err = _reader.read(doc, padded, _event)) return err;
+    if (_event.null_payload) return std::nullopt;  // a tombstone written with schemas
+  }
   const size_t before = out.changes.size();
   change& c = out.add_change();
   c.after = out.recycled_image();  // written over in place by decode_row
@@ -178,11 +209,15 @@ std::optional<error> debezium_decoder::read_message_key(const raw_message& msg) 
   _key.clear();
   _key_image.clear();
   if (!msg.key || blank(*msg.key)) return std::nullopt;
-  simdjson::ondemand::document doc;
-  simdjson::padded_string_view padded;
-  if (auto err = parse(*msg.key, "message key", doc, padded)) return err;
-  if (auto err = _reader.read_key(doc, padded, _key)) {
-    return in_context("message key", std::move(*err));
+  if (framed(*msg.key)) {
+    if (auto err = read_avro(*msg.key, /*key=*/true)) return err;
+  } else {
+    simdjson::ondemand::document doc;
+    simdjson::padded_string_view padded;
+    if (auto err = parse(*msg.key, "message key", doc, padded)) return err;
+    if (auto err = _reader.read_key(doc, padded, _key)) {
+      return in_context("message key", std::move(*err));
+    }
   }
   auto partial = _values.decode_row(_key, _key.after, "message key", _key_image);
   if (!partial) return partial.err();

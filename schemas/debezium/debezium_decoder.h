@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/catalog/table_catalog.h"
 #include "schemas/common/decoder.h"
 #include "schemas/common/padded_buffer.h"
+#include "schemas/debezium/debezium_avro_reader.h"
 #include "schemas/debezium/debezium_envelope.h"
 #include "schemas/debezium/debezium_ordering.h"
 #include "schemas/debezium/debezium_type_cache.h"
@@ -21,16 +23,27 @@ struct debezium_options {
   // The connector's unavailable.value.placeholder: a column holding it (as text, as base64
   // for binary columns, or inside an array) was not captured and keeps its stored value.
   std::string unavailable_value = "__debezium_unavailable_value";
+  // Where Confluent-framed messages find their writer schemas (schema.registry.url); null:
+  // such a message is a dead letter saying no registry is configured.
+  std::shared_ptr<schema_source> registry = nullptr;
 };
 
-// Decodes Debezium JSON change events (SPEC §3), with or without the JsonConverter's
-// {schema, payload} wrapper: one event, at most one change.
+// Decodes Debezium change events (SPEC §3): JSON, with or without the JsonConverter's
+// {schema, payload} wrapper, and Avro in the Confluent wire format (AvroConverter: magic byte
+// 0, schema id, Avro binary; the writer schema from the registry, debezium_avro_reader), for
+// values and keys alike. One event, at most one change.
 //
 //   decode(msg):
 //     null value (tombstone), {schema, payload: null}, op "m" (a logical-decoding message)
 //                                        -> nothing, no error
 //     too big                            -> too_large
-//     copy into the padded buffer, On-Demand parse, read and validate every byte
+//     first byte 0 (a Confluent frame)  -> the writer schema of its id from the registry
+//                                          (an unknown id: unsupported; an unreachable
+//                                          registry is waited out inside schema(), which may
+//                                          throw schema_source_stopped / _refused), the body
+//                                          read into the envelope as JsonConverter would
+//                                          have written it
+//     else copy into the padded buffer, On-Demand parse, read and validate every byte
 //     op      <- c, u, r -> upsert; d -> delete; t -> truncate
 //     table   <- source.db / source.schema / source.table (MySQL: db, no schema), interned
 //     read    <- r -> backfill (snapshot); else cdc
@@ -72,6 +85,8 @@ class debezium_decoder final : public decoder {
   std::optional<error> parse(std::string_view bytes, std::string_view what,
                              simdjson::ondemand::document& doc,
                              simdjson::padded_string_view& padded);
+  // A Confluent-framed value (into _event) or key (into _key).
+  std::optional<error> read_avro(std::string_view bytes, bool key);
 
   table_catalog& _catalog;
   debezium_options _options;
@@ -80,6 +95,7 @@ class debezium_decoder final : public decoder {
   debezium_envelope _event;
   debezium_envelope _key;  // the message key: its fields in `after`, its schema
   debezium_envelope_reader _reader;
+  std::unique_ptr<debezium_avro_reader> _avro;  // made at the first Avro message
   debezium_ordering _ordering;
   debezium_value_decoder _values;
   debezium_type_cache _types;

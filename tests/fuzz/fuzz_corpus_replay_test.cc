@@ -60,6 +60,10 @@ TEST_CASE("the datastream_avro fuzz corpus decodes without breaking an invariant
   replay("datastream_avro");
 }
 
+TEST_CASE("the confluent_avro fuzz corpus decodes without breaking an invariant") {
+  replay("confluent_avro");
+}
+
 TEST_CASE("the goldengate fuzz corpus decodes without breaking an invariant") {
   replay("goldengate");
 }

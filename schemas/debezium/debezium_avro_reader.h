@@ -1,0 +1,108 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <avro.h>
+
+#include "schemas/avro/avro_binary_reader.h"
+#include "schemas/avro/avro_container.h"
+#include "schemas/avro/avro_schema_info.h"
+#include "schemas/common/decoder.h"
+#include "schemas/debezium/debezium_envelope.h"
+#include "schemas/registry/schema_source.h"
+
+namespace sluice {
+
+// Reads Debezium change events and message keys written by Confluent's AvroConverter (the
+// body of a Confluent frame: Avro binary of the registered writer schema) into the same
+// debezium_envelope the JSON reader fills, as the JsonConverter would have written them, so
+// that one decoder applies the same op, table, order, key and value rules to both (SPEC §3):
+//
+//   int, long            -> number          float, double -> number ("NaN"… as strings)
+//   string, enum         -> string          bytes, fixed  -> string of base64 (Connect bytes)
+//   boolean, null        -> themselves      union         -> its branch
+//   record, map, array   -> JSON text, their scalars as leaves (depth first)
+//
+// Column schemas come from the writer schema (the record of `after`, else of `before`; for a
+// key its fields): the Connect type from the Avro type (connect.type int8/int16 on an int),
+// the logical name from connect.name, scale/precision/length and the propagated source
+// column type from connect.parameters. Logical types are left to debezium_value_decoder,
+// which reads the tokens exactly as it reads JSON.
+//
+//   read(schema, body, out)      a value: a record with op, source, before, after…
+//   read_key(schema, body, out)  a key: a record of key columns (into out.after)
+//
+// Each body must be exactly one record of its schema (checked with check_avro_record before
+// Avro C reads it); bytes left over are an error. Views in out point into this reader's
+// texts and the schemas' nodes: valid until the next read of the same kind (a value's
+// views survive a key's read).
+//
+// Lifecycle: one per Debezium decoder; parsed schemas are cached by id (max_cached_schemas,
+// cleared when full). Threading: as its decoder.
+class debezium_avro_reader {
+ public:
+  static constexpr size_t max_cached_schemas = 64;
+
+  explicit debezium_avro_reader(const decode_limits& limits);
+  ~debezium_avro_reader();
+  debezium_avro_reader(const debezium_avro_reader&) = delete;
+  debezium_avro_reader& operator=(const debezium_avro_reader&) = delete;
+
+  std::optional<error> read(const std::shared_ptr<const registered_schema>& schema,
+                            std::string_view body, debezium_envelope& out);
+  std::optional<error> read_key(const std::shared_ptr<const registered_schema>& schema,
+                                std::string_view body, debezium_envelope& out);
+  // Schemas parsed so far: the steady state adds none.
+  size_t builds() const { return _builds; }
+
+ private:
+  enum class role : uint8_t { top, source, before, after };
+  struct layout {
+    std::shared_ptr<const registered_schema> schema;
+    std::unique_ptr<avro_record_schema> avro;
+    std::unique_ptr<avro_schema_info> info;
+    std::vector<role> roles;  // by top-level field (values only)
+    std::vector<connect_field_schema> columns;
+  };
+  struct texts {
+    std::deque<std::string> kept;
+    size_t used = 0;
+  };
+
+  result<layout*> layout_for(const std::shared_ptr<const registered_schema>& schema, bool key);
+  result<std::unique_ptr<layout>> build(const std::shared_ptr<const registered_schema>& schema,
+                                        bool key) const;
+  std::optional<error> decode_body(layout& l, std::string_view body);
+  std::optional<error> read_fields(const avro_value_t& record, const avro_node& node,
+                                   std::vector<debezium_envelope::field>& into,
+                                   debezium_envelope& out);
+  std::optional<error> read_row(const avro_value_t& v, const avro_node& type,
+                                debezium_envelope::row& row, debezium_envelope& out);
+  // One value as a token; records, maps and arrays also as leaves.
+  std::optional<error> token(const avro_value_t& v, const avro_node& node, json_token& out,
+                             debezium_envelope& e);
+  std::optional<error> scalar(const avro_value_t& v, const avro_node& node, json_token& out);
+  std::optional<error> json(const avro_value_t& v, const avro_node& node, size_t depth,
+                            std::string& out, std::string_view name, debezium_envelope& e);
+  std::string& fresh();
+  std::string_view keep(std::string_view text);
+
+  decode_limits _limits;
+  std::unordered_map<int32_t, std::unique_ptr<layout>> _values;  // by schema id
+  std::unordered_map<int32_t, std::unique_ptr<layout>> _keys;
+  avro_binary_reader _binary;
+  texts _value_texts;
+  texts _key_texts;
+  texts* _texts = &_value_texts;  // those of the read under way
+  std::string _scratch;
+  size_t _builds = 0;
+};
+
+}  // namespace sluice
