@@ -66,20 +66,6 @@ std::string config(const std::string& connector, const std::string& topic,
          ".${table}\"\nbatch.size: 4\nmetrics:\n  listen: \"\"\n";
 }
 
-// format_type() of every column of a table, sluice's own aside.
-std::map<std::string, std::string> column_types(const std::string& schema,
-                                                const std::string& table) {
-  std::map<std::string, std::string> out;
-  for (const row& r : query("SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
-                            "FROM pg_attribute a WHERE a.attrelid = '\"" +
-                            schema + "\".\"" + table +
-                            "\"'::regclass AND a.attnum > 0 AND NOT a.attisdropped "
-                            "AND a.attname NOT LIKE '\\_sluice\\_%'")) {
-    out[str(r[0])] = str(r[1]);
-  }
-  return out;
-}
-
 // Rebuilds the Debezium source in a schema of its own: its final state is what the replica
 // must hold.
 std::string make_source() {

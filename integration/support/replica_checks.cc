@@ -44,6 +44,19 @@ std::string dead_letter_reasons(const std::string& topic) {
   return out;
 }
 
+std::map<std::string, std::string> column_types(const std::string& schema,
+                                                const std::string& table) {
+  std::map<std::string, std::string> out;
+  for (const auto& r : query("SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
+                             "FROM pg_attribute a WHERE a.attrelid = '\"" +
+                             schema + "\".\"" + table +
+                             "\"'::regclass AND a.attnum > 0 AND NOT a.attisdropped "
+                             "AND a.attname NOT LIKE '\\_sluice\\_%'")) {
+    out[str(r[0])] = str(r[1]);
+  }
+  return out;
+}
+
 uint16_t free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,10 @@ bool caught_up(const std::string& connector, int64_t total,
 // Rows in sluice.dead_letters for a topic, and their reasons one per line.
 int64_t dead_letter_count(const std::string& topic);
 std::string dead_letter_reasons(const std::string& topic);
+
+// format_type() of every column of schema.table, sluice's own (_sluice_*) aside: column → type.
+std::map<std::string, std::string> column_types(const std::string& schema,
+                                                const std::string& table);
 
 // A loopback TCP port nothing listens on right now (for metrics.listen).
 uint16_t free_port();

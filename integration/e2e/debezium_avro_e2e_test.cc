@@ -1,0 +1,257 @@
+// Debezium Avro in the Confluent wire format (issue 14) through the real broker and a real
+// Schema Registry (Apicurio, services/registry.sh): the fixtures of tests/fixtures/debezium_avro
+// hold one change history of `public.orders` twice, as Confluent's AvroConverter and as Kafka's
+// JsonConverter write it. The writer schemas are registered here, the Avro bodies framed with
+// the ids the registry assigned (magic 0 + 4-byte big-endian id), and each rendering produced to
+// a topic of its own, consumed by a `sluice run` of its own (each connector has its own catalog,
+// so neither replica can borrow the other's column types) into a schema of its own. The Avro
+// replica must converge to exactly the JSON one, with the same typed columns; a message naming a
+// schema id the registry never issued is a dead letter that says so, and the rest goes on.
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/model/base64.h"
+#include "integration/support/kcat_lines.h"
+#include "integration/support/replica_checks.h"
+#include "integration/support/services.h"
+#include "integration/support/sluice_process.h"
+
+namespace sluice::testing {
+namespace {
+
+constexpr int32_t never_issued_id = 999999;  // 0x0f423f
+
+std::string read_fixture(const std::string& name) {
+  const char* dir = std::getenv("SLUICE_SOURCE_DIR");
+  REQUIRE(dir);
+  const std::string path = std::string(dir) + "/tests/fixtures/debezium_avro/" + name;
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+std::string registry_url() {
+  std::ifstream in(run_dir() + "/registry.url");
+  std::string url;
+  std::getline(in, url);
+  REQUIRE_MESSAGE(!url.empty(), "no registry.url in the run dir (services/registry.sh start)");
+  return url;
+}
+
+// Runs a shell command, returning its standard output; throws when it fails.
+std::string shell(const std::string& command) {
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed: " + command);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (const size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+    out.append(buffer.data(), n);
+  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
+  return out;
+}
+
+// Registers an Avro schema (its JSON text) under `subject` through the Confluent API, as
+// AvroConverter's serializer does; returns the id the registry assigned.
+int32_t register_schema(const std::string& subject, const std::string& schema_text) {
+  const std::string body =
+      write_run_file(subject + ".json", "{\"schema\":" + json_string(schema_text) + "}");
+  const std::string out = shell(
+      "curl -sS -f -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' "
+      "--data-binary @'" +
+      body + "' '" + registry_url() + "/subjects/" + subject + "/versions' 2>&1");
+  const auto at = out.find("\"id\":");
+  REQUIRE_MESSAGE(at != std::string::npos, out);
+  return std::stoi(out.substr(at + 5));
+}
+
+// The Confluent wire format: magic byte 0, the schema id big-endian, the Avro binary body.
+std::string framed(int32_t id, const std::string& body) {
+  const auto u = static_cast<uint32_t>(id);
+  std::string out{'\0', static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                  static_cast<char>(u >> 8), static_cast<char>(u)};
+  return out + body;
+}
+
+std::string unbase64(const std::string& text) {
+  std::string out;
+  REQUIRE_MESSAGE(decode_base64(text, out), text);
+  return out;
+}
+
+// avro.tsv: per message, base64 key <tab> base64 value (empty: a tombstone).
+std::vector<kafka_record> avro_records(int32_t key_id, int32_t value_id) {
+  std::vector<kafka_record> out;
+  for (const std::string& line : lines_of(read_fixture("avro.tsv"))) {
+    const size_t tab = line.find('\t');
+    REQUIRE(tab != std::string::npos);
+    kafka_record r;
+    r.key = framed(key_id, unbase64(line.substr(0, tab)));
+    if (tab + 1 < line.size()) r.value = framed(value_id, unbase64(line.substr(tab + 1)));
+    r.partition = 0;
+    out.push_back(r);
+  }
+  return out;
+}
+
+// json.jsonl: {"key": K, "value": V} per message. The key has no field named "value", so the
+// first ,"value": ends it.
+std::vector<kafka_record> json_records() {
+  std::vector<kafka_record> out;
+  for (const std::string& line : lines_of(read_fixture("json.jsonl"))) {
+    const std::string head = "{\"key\":";
+    const size_t split = line.find(",\"value\":");
+    REQUIRE((line.starts_with(head) && split != std::string::npos && line.ends_with("}")));
+    kafka_record r;
+    r.key = line.substr(head.size(), split - head.size());
+    const std::string value = line.substr(split + 9, line.size() - 1 - (split + 9));
+    if (value != "null") r.value = value;
+    r.partition = 0;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::string connector_config(const std::string& connector, const std::string& topic,
+                             const std::string& target_schema) {
+  return basic_config(connector, topic, "debezium",
+                      "table.name.format: \"" + target_schema +
+                          ".${table}\"\nschema.registry.url: \"" + registry_url() + "\"\n",
+                      4);
+}
+
+// Every row of schema.orders, ordered by id, as one text per row over `columns`.
+std::vector<std::string> rows_of(const std::string& schema,
+                                 const std::map<std::string, std::string>& columns) {
+  std::string list;
+  for (const auto& [column, _] : columns)
+    list += (list.empty() ? "" : ", ") + column;
+  std::vector<std::string> out;
+  for (const row& r :
+       query("SELECT id, row(" + list + ")::text FROM \"" + schema + "\".orders ORDER BY id"))
+    out.push_back(str(r[0]) + ": " + str(r[1]));
+  return out;
+}
+
+// One line per column (name type) or row, so that a failed comparison shows both sides.
+std::string text(const std::map<std::string, std::string>& types) {
+  std::string out;
+  for (const auto& [column, type] : types)
+    out += column + " " + type + "\n";
+  return out;
+}
+std::string text(const std::vector<std::string>& rows) {
+  std::string out;
+  for (const std::string& r : rows)
+    out += r + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Confluent-framed Debezium Avro through a real registry converges exactly like its JSON "
+    "twin, with typed columns; an id the registry never issued is a dead letter") {
+  const std::string avro_topic = unique_name("dbz_avro");
+  const std::string json_topic = unique_name("dbz_json");
+  create_topic(avro_topic, 1);
+  create_topic(json_topic, 1);
+
+  const int32_t key_id = register_schema(avro_topic + "-key", read_fixture("key.avsc"));
+  const int32_t value_id = register_schema(avro_topic + "-value", read_fixture("value.avsc"));
+  REQUIRE(key_id != never_issued_id);
+  REQUIRE(value_id != never_issued_id);
+
+  std::vector<kafka_record> avro = avro_records(key_id, value_id);
+  const std::vector<kafka_record> json = json_records();
+  REQUIRE(avro.size() == json.size());
+  // After the snapshot: a value naming a schema id the registry never issued (the body of the
+  // next message, which is valid Avro for the real id).
+  kafka_record unknown = avro.at(3);
+  unknown.value = framed(never_issued_id, unknown.value->substr(5));
+  avro.insert(avro.begin() + 3, unknown);
+  produce(avro_topic, avro);
+  produce(json_topic, json);
+
+  const std::string avro_schema = unique_name("dbz_avro_replica");
+  const std::string json_schema = unique_name("dbz_json_replica");
+  const std::string avro_connector = unique_name("dbz_avro");
+  const std::string json_connector = unique_name("dbz_json");
+  sluice_process avro_sluice(connector_config(avro_connector, avro_topic, avro_schema), "dbz_avro");
+  sluice_process json_sluice(connector_config(json_connector, json_topic, json_schema), "dbz_json");
+  REQUIRE_MESSAGE(
+      caught_up(json_connector, static_cast<int64_t>(json.size()), std::chrono::seconds(120)),
+      json_sluice.log());
+  REQUIRE_MESSAGE(
+      caught_up(avro_connector, static_cast<int64_t>(avro.size()), std::chrono::seconds(120)),
+      avro_sluice.log());
+  INFO("avro sluice:\n" << avro_sluice.log());
+
+  // The JSON twin is the reference: its replica is what Debezium JSON already gives.
+  CHECK(dead_letter_count(json_topic) == 0);
+  const auto json_types = column_types(json_schema, "orders");
+  CHECK(text(json_types) == text(std::map<std::string, std::string>{
+                                {"id", "bigint"},
+                                {"qty", "smallint"},
+                                {"customer_id", "integer"},
+                                {"note", "text"},
+                                {"amount", "numeric(12,2)"},
+                                {"ratio", "numeric"},
+                                {"weight", "real"},
+                                {"price", "double precision"},
+                                {"paid", "boolean"},
+                                {"payload", "bytea"},
+                                {"order_date", "date"},
+                                {"created_at", "timestamp(6) without time zone"},
+                                {"updated_at", "timestamp with time zone"},
+                                {"pickup", "time(6) without time zone"},
+                                {"attrs", "jsonb"},
+                                {"ref", "uuid"},
+                                {"tags", "text[]"},
+                            }));
+  const std::vector<std::string> want = rows_of(json_schema, json_types);
+  REQUIRE(want.size() == 4);  // rows 1, 3, 4, 5: 2 deleted, 5 deleted and created again
+  CHECK(want[0].starts_with("1: "));
+  CHECK(want[3].starts_with("5: "));
+  CHECK(want[3].find("\"back again\"") != std::string::npos);
+
+  // The Avro replica: the same typed columns and the same rows.
+  const auto avro_types = column_types(avro_schema, "orders");
+  CHECK(text(avro_types) == text(json_types));
+  REQUIRE(avro_types.size() == json_types.size());
+  CHECK(text(rows_of(avro_schema, json_types)) == text(want));
+
+  // The one message whose schema id the registry never issued: a dead letter naming the id,
+  // holding the message as it came.
+  CHECK(dead_letter_count(avro_topic) == 1);
+  const std::string reasons = dead_letter_reasons(avro_topic);
+  CHECK_MESSAGE(reasons.find(std::to_string(never_issued_id)) != std::string::npos, reasons);
+  CHECK(query("SELECT encode(substr(value, 1, 5), 'hex') FROM sluice.dead_letters WHERE topic = '" +
+              avro_topic + "'") == std::vector<row>{{"00000f423f"}});
+
+  CHECK(avro_sluice.stop() == 0);
+  CHECK(json_sluice.stop() == 0);
+}
+
+}  // namespace sluice::testing
