@@ -19,6 +19,18 @@ error too_large(std::string_view codec, size_t max_bytes) {
                                                std::to_string(max_bytes) + " bytes");
 }
 
+// out.size() <- n, keeping its first `keep` bytes. A new buffer is made exactly n long:
+// std::string's own growth may double its capacity, past the bound n respects.
+void resize_exactly(std::string& out, size_t n, size_t keep) {
+  if (n <= out.capacity()) {
+    out.resize(n);
+    return;
+  }
+  std::string bigger(n, '\0');
+  bigger.replace(0, keep, out, 0, keep);
+  out.swap(bigger);
+}
+
 std::string hex32(uint32_t v) {
   char text[11];
   std::snprintf(text, sizeof text, "0x%08x", v);
@@ -46,17 +58,24 @@ void avro_decompressor::inflate_end::operator()(z_stream_s* z) const {
 
 std::optional<error> avro_decompressor::decompress(avro_codec codec, std::string_view block,
                                                    size_t max_bytes, std::string& out) {
+  std::optional<error> err;
   switch (codec) {
     case avro_codec::deflate:
-      return inflate(block, max_bytes, out);
+      err = inflate(block, max_bytes, out);
+      break;
     case avro_codec::snappy:
-      return unsnappy(block, max_bytes, out);
+      err = unsnappy(block, max_bytes, out);
+      break;
     case avro_codec::null:
+      if (block.size() > max_bytes) {
+        err = too_large("null", max_bytes);
+      } else {
+        out.assign(block);
+      }
       break;
   }
-  if (block.size() > max_bytes) return too_large("null", max_bytes);
-  out.assign(block);
-  return std::nullopt;
+  if (err) out.clear();  // no partial records; the capacity stays for the next block
+  return err;
 }
 
 std::optional<error> avro_decompressor::inflate(std::string_view block, size_t max_bytes,
@@ -76,11 +95,12 @@ std::optional<error> avro_decompressor::inflate(std::string_view block, size_t m
   // One byte of room more than allowed: filling it tells a block that inflates past the bound
   // without ever holding more than the bound.
   const size_t room = max_bytes + (max_bytes < std::numeric_limits<size_t>::max() ? 1 : 0);
-  out.resize(std::min(room, std::max({out.capacity(), 4 * block.size(), size_t{64} << 10})));
+  resize_exactly(out,
+                 std::min(room, std::max({out.capacity(), 4 * block.size(), size_t{64} << 10})), 0);
   size_t produced = 0;
   for (;;) {
     if (produced > max_bytes) return too_large("deflate", max_bytes);
-    if (produced == out.size()) out.resize(std::min(room, 2 * out.size()));
+    if (produced == out.size()) resize_exactly(out, std::min(room, 2 * out.size()), produced);
     const size_t avail = std::min(out.size() - produced, max_chunk);
     z.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     z.avail_out = static_cast<uInt>(avail);
@@ -108,7 +128,7 @@ std::optional<error> avro_decompressor::unsnappy(std::string_view block, size_t 
     return bad("snappy: corrupt length");
   }
   if (size > max_bytes) return too_large("snappy", max_bytes);  // before allocating it
-  out.resize(size);
+  resize_exactly(out, size, 0);
   if (!snappy::RawUncompress(data.data(), data.size(), out.data())) {
     return bad("snappy: corrupt data");
   }

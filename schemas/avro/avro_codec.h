@@ -41,7 +41,7 @@ class avro_decompressor {
   avro_decompressor(const avro_decompressor&) = delete;
   avro_decompressor& operator=(const avro_decompressor&) = delete;
 
-  // codec is deflate or snappy (null is copied as it is).
+  // codec is deflate or snappy (null is copied as it is). On an error out is empty.
   std::optional<error> decompress(avro_codec codec, std::string_view block, size_t max_bytes,
                                   std::string& out);
 

@@ -293,6 +293,22 @@ TEST_CASE("Avro codecs: a block that decompresses past the message limit is too_
   CHECK(f.out.changes.empty());
 }
 
+TEST_CASE("Avro codecs: a decompression bomb never grows the buffer past the bound") {
+  const std::string zeros(2 << 20, '\0');
+  constexpr size_t bound = 1 << 20;
+  for (auto codec : {avro_codec::deflate, avro_codec::snappy}) {
+    CAPTURE(static_cast<int>(codec));
+    avro_decompressor d;
+    std::string out;
+    const std::string block =
+        codec == avro_codec::deflate ? raw_deflate(zeros) : snappy_block(zeros);
+    auto err = d.decompress(codec, block, bound, out);
+    REQUIRE(err);
+    CHECK(err->code == error_code::too_large);
+    CHECK(out.capacity() <= bound + 1);  // deflate: one byte past it tells the bomb
+  }
+}
+
 TEST_CASE("Avro codecs: the bound is exact and the buffer is reused across blocks") {
   const std::string data(100'000, 'x');
   avro_decompressor d;
@@ -305,6 +321,7 @@ TEST_CASE("Avro codecs: the bound is exact and the buffer is reused across block
     auto err = d.decompress(codec, block, data.size() - 1, out);
     REQUIRE(err);
     CHECK(err->code == error_code::too_large);
+    CHECK(out.empty());  // no partial records after an error
     // Steady state: a block no larger than one before it fills the same buffer.
     REQUIRE_FALSE(d.decompress(codec, block, data.size(), out));
     const char* at = out.data();
