@@ -17,8 +17,8 @@ packages=(
   prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
   # the Schema Registry client (connector/registry/registry_http.cc)
   libcurl4-openssl-dev
-  # Datastream Avro object containers (schemas/avro/)
-  libavro-dev
+  # Datastream Avro object containers (schemas/avro/) and their deflate and snappy codecs
+  libavro-dev zlib1g-dev libsnappy-dev
   # source.timezone IANA names: date/tz (libdate-tz3 comes with the -dev package; named for
   # the runtime) over the system time zone database, which the unit tests read
   libhowardhinnant-date-dev libdate-tz3 tzdata

@@ -67,7 +67,8 @@ avro_record_schema::~avro_record_schema() {
   if (_schema) avro_schema_decref(_schema);
 }
 
-avro_container_reader::avro_container_reader() : _reader(avro_reader_memory("", 0)) {}
+avro_container_reader::avro_container_reader(size_t max_block_bytes)
+    : _max_block_bytes(max_block_bytes), _reader(avro_reader_memory("", 0)) {}
 
 avro_container_reader::~avro_container_reader() {
   if (_reader) avro_reader_free(_reader);
@@ -75,6 +76,9 @@ avro_container_reader::~avro_container_reader() {
 
 std::optional<error> avro_container_reader::open(std::string_view bytes) {
   _schema_json = {};
+  _codec = avro_codec::null;
+  _data = {};
+  _pos = 0;
   _left_in_block = 0;
   _block = 0;
   _index = 0;
@@ -106,10 +110,9 @@ std::optional<error> avro_container_reader::open(std::string_view bytes) {
     }
   }
   if (!has_schema) return bad("header: no avro.schema");
-  if (codec != "null" && !codec.empty()) {
-    return make_error(error_code::unsupported, "Avro codec \"" + std::string(codec.substr(0, 32)) +
-                                                   "\" is not supported (only \"null\")");
-  }
+  auto parsed = parse_avro_codec(codec);
+  if (!parsed) return parsed.err();
+  _codec = *parsed;
   if (in.size() < _sync.size()) return bad("header: no sync marker");
   std::memcpy(_sync.data(), in.data(), _sync.size());
   _rest = in.substr(_sync.size());
@@ -124,14 +127,20 @@ std::optional<error> avro_container_reader::next_block() {
   if (count < 0 || size < 0 || static_cast<uint64_t>(size) + _sync.size() > _rest.size()) {
     return bad(where + ": count or size does not fit the container");
   }
-  // Every record of an event is at least one byte: more records than bytes is corrupt (and
-  // would make a loop of empty reads).
-  if (count > size) return bad(where + ": more records than bytes");
-  const std::string_view data = _rest.substr(0, static_cast<size_t>(size));
+  std::string_view data = _rest.substr(0, static_cast<size_t>(size));
   if (std::memcmp(_rest.data() + size, _sync.data(), _sync.size()) != 0) {
     return bad(where + ": wrong sync marker");
   }
   _rest.remove_prefix(static_cast<size_t>(size) + _sync.size());
+  if (_codec != avro_codec::null) {
+    if (auto err = _decompressor.decompress(_codec, data, _max_block_bytes, _buffer)) {
+      return in_context(where, std::move(*err));
+    }
+    data = _buffer;
+  }
+  // Every record of an event is at least one byte: more records than bytes is corrupt (and
+  // would make a loop of empty reads).
+  if (static_cast<uint64_t>(count) > data.size()) return bad(where + ": more records than bytes");
   avro_reader_memory_set_source(_reader, data.data(), static_cast<int64_t>(data.size()));
   _data = data;
   _pos = 0;

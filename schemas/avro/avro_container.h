@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <avro.h>
 
 #include "core/model/result.h"
+#include "schemas/avro/avro_codec.h"
 #include "schemas/avro/avro_schema_info.h"
 
 namespace sluice {
@@ -39,22 +41,25 @@ class avro_record_schema {
 
 // Reads one Avro object container held in memory (Avro 1.11 spec, "Object Container Files"):
 // the header (magic, metadata map with avro.schema and avro.codec, sync marker), then
-// blocks of records, each block ended by the sync marker. Only the "null" codec is read.
-// The records are checked (avro_record_check.h), then decoded by Avro C (avro_value_read
-// over a memory reader).
+// blocks of records, each block ended by the sync marker. The "null", "deflate" and "snappy"
+// codecs are read (avro_codec.h): a compressed block is decompressed into a buffer this
+// reader owns and reuses. The records are checked (avro_record_check.h), then decoded by
+// Avro C (avro_value_read over a memory reader).
 //
-//   open(bytes)            header -> schema_json(), codec checked
+//   open(bytes)            header -> schema_json(), codec parsed
 //   next(schema's value)   the next record, read into it; false after the last one
 //
 // A block must hold exactly its count of records: bytes left over, a record running past
-// its block, a wrong sync marker, a count or size that does not fit the bytes are errors
-// (invalid_avro) naming the block. Views point into the bytes given to open().
+// its block, a wrong sync marker, a count or size that does not fit the bytes, corrupt
+// compressed data are errors (invalid_avro) naming the block; a block whose records exceed
+// max_block_bytes once decompressed is too_large. Views point into the bytes given to
+// open() or, for a compressed block, into this reader's buffer (until the next block).
 //
 // Lifecycle: one per decoder, reopened for each message (it keeps one Avro C memory
-// reader). Threading: as its decoder.
+// reader, the decompression state and its buffer). Threading: as its decoder.
 class avro_container_reader {
  public:
-  avro_container_reader();
+  explicit avro_container_reader(size_t max_block_bytes);
   ~avro_container_reader();
   avro_container_reader(const avro_container_reader&) = delete;
   avro_container_reader& operator=(const avro_container_reader&) = delete;
@@ -73,8 +78,12 @@ class avro_container_reader {
  private:
   std::optional<error> next_block();
 
+  size_t _max_block_bytes;  // decompressed
+  avro_codec _codec = avro_codec::null;
+  avro_decompressor _decompressor;
+  std::string _buffer;     // a compressed block's records, reused across blocks and messages
   std::string_view _rest;  // the bytes after the current block
-  std::string_view _data;  // the current block's records
+  std::string_view _data;  // the current block's records (in the message or in _buffer)
   size_t _pos = 0;         // the next record's offset in _data
   std::string_view _schema_json;
   std::array<char, 16> _sync{};

@@ -57,8 +57,9 @@ json_kind kind_of(const value& v) {
 }  // namespace
 
 datastream_avro_reader::datastream_avro_reader(const decode_limits& limits)
-    : _limits(limits), _values(limits.max_depth) {
-  // No single allocation of a record can exceed the message it is read from.
+    : _limits(limits), _container(limits.max_message_bytes), _values(limits.max_depth) {
+  // No single allocation of a record can exceed the message it is read from, nor the block it
+  // is read from once decompressed (bounded by the same limit: _container).
   install_avro_allocator(limits.max_message_bytes + 4096);
 }
 
