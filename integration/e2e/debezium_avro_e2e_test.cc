@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/model/base64.h"
@@ -26,6 +28,7 @@
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
+#include "tests/connector/http/http_test_client.h"
 
 namespace sluice::testing {
 namespace {
@@ -154,6 +157,27 @@ std::vector<std::string> rows_of(const std::string& schema,
   return out;
 }
 
+// An outage that keeps the registry's schemas (its storage is in memory: registry.sh halt
+// would lose them): the JVM stopped (SIGSTOP), requests time out; SIGCONT ends it.
+void freeze_registry(bool frozen) {
+  shell(std::string("kill -") + (frozen ? "STOP" : "CONT") + " \"$(cat '" + run_dir() +
+        "/registry.pid')\" 2>&1");
+}
+
+// The connector's state in /status ("RUNNING", "DEGRADED", ...), empty when it does not answer.
+std::string state_of(uint16_t port) {
+  try {
+    const std::string body = http_request(port, "GET", "/status").body;
+    const std::string key = "\"state\":\"";
+    const size_t at = body.find(key);
+    if (at == std::string::npos) return "";
+    const size_t begin = at + key.size();
+    return body.substr(begin, body.find('"', begin) - begin);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 // One line per column (name type) or row, so that a failed comparison shows both sides.
 std::string text(const std::map<std::string, std::string>& types) {
   std::string out;
@@ -252,6 +276,67 @@ TEST_CASE(
 
   CHECK(avro_sluice.stop() == 0);
   CHECK(json_sluice.stop() == 0);
+}
+
+TEST_CASE(
+    "an unreachable registry is waited out in DEGRADED, nothing dead-lettered or passed; after "
+    "a restart, the schemas come from the state table while the registry is still away") {
+  const std::string topic = unique_name("dbz_avro_outage");
+  create_topic(topic, 1);
+  // Schemas no connector has fetched yet (the registry numbers equal texts alike, and the
+  // other test's connector stored its ids in the state table): a doc of their own.
+  const auto own = [&](std::string schema) {
+    return schema.insert(1, "\"doc\":\"" + topic + "\","), schema;
+  };
+  const int32_t key_id = register_schema(topic + "-key", own(read_fixture("key.avsc")));
+  const int32_t value_id = register_schema(topic + "-value", own(read_fixture("value.avsc")));
+  const std::vector<kafka_record> avro = avro_records(key_id, value_id);
+  produce(topic, avro);
+  const auto total = static_cast<int64_t>(avro.size());
+
+  const std::string connector = unique_name("dbz_outage");
+  const std::string target = unique_name("dbz_outage_replica");
+  const uint16_t port = free_port();
+  const std::string config = with_metrics_listen(
+      connector_config(connector, topic, target) + "schema.registry.timeout.ms: 1000\n", port);
+
+  // The registry stops answering before sluice has seen any schema: nothing can be decoded.
+  freeze_registry(true);
+  struct thaw {
+    ~thaw() { freeze_registry(false); }  // whatever happens, the registry answers again
+  } thaw_at_end;
+  {
+    sluice_process sluice(config, "dbz_outage");
+    REQUIRE_MESSAGE(
+        wait_until([&] { return state_of(port) == "DEGRADED"; }, std::chrono::seconds(90)),
+        sluice.log());
+    const std::string status = http_request(port, "GET", "/status").body;
+    CHECK_MESSAGE(status.find("schema registry") != std::string::npos, status);
+    CHECK(http_request(port, "GET", "/readyz").status == 503);
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    CHECK(dead_letter_count(topic) == 0);       // waited out, never dead letters
+    CHECK(committed_messages(connector) == 0);  // and never passed
+
+    freeze_registry(false);  // back, with its schemas
+    REQUIRE_MESSAGE(caught_up(connector, total, std::chrono::seconds(120)), sluice.log());
+    CHECK(wait_until([&] { return state_of(port) == "RUNNING"; }, std::chrono::seconds(30)));
+    CHECK(dead_letter_count(topic) == 0);
+    CHECK(query("SELECT count(*) FROM \"" + target + "\".orders") == std::vector<row>{{"4"}});
+    CHECK(sluice.stop() == 0);
+  }
+
+  // Restarted while the registry is away: the schemas fetched before come from the state
+  // table (registry_schemas), so the next messages are decoded without it.
+  freeze_registry(true);
+  produce(topic, avro);  // the same history again: the CSN guard keeps every row as it is
+  {
+    sluice_process sluice(config, "dbz_outage_restart");
+    REQUIRE_MESSAGE(caught_up(connector, 2 * total, std::chrono::seconds(120)), sluice.log());
+    CHECK(state_of(port) == "RUNNING");
+    CHECK(dead_letter_count(topic) == 0);
+    CHECK(query("SELECT count(*) FROM \"" + target + "\".orders") == std::vector<row>{{"4"}});
+    CHECK(sluice.stop() == 0);
+  }
 }
 
 }  // namespace sluice::testing

@@ -117,8 +117,14 @@ running_bootstrap() {
 
 # A Kafka cluster id is a base64url (no padding) encoding of 16 random bytes (22 characters),
 # generated here rather than by `StorageTool random-uuid` to save a JVM start.
+# One starting with '-' would read as an option to kafka-storage (its argument parser): drawn again.
 random_cluster_id() {
-  head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n'
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ "$id" != -* ]] && break
+  done
+  printf '%s' "$id"
 }
 
 write_config() {
