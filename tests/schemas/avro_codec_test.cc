@@ -19,6 +19,12 @@
 namespace sluice {
 namespace {
 
+// The codec variants of mysql_orders.avro (tests/fixtures/datastream_avro_codecs/, written by
+// tests/fixtures/datastream_avro/generate.py).
+std::string codec_fixture(const std::string& name) {
+  return avro_fixture("../datastream_avro_codecs/" + name);
+}
+
 struct fixture_decoder {
   table_catalog catalog;
   datastream_decoder decoder;
@@ -138,7 +144,7 @@ TEST_CASE("Avro codecs: deflate and snappy containers decode to exactly the null
   REQUIRE(plain.out.changes.size() == 5);
   for (const std::string codec : {"deflate", "snappy"}) {
     CAPTURE(codec);
-    const std::string bytes = avro_fixture("mysql_orders_" + codec + ".avro");
+    const std::string bytes = codec_fixture("mysql_orders_" + codec + ".avro");
     REQUIRE(bytes.find(codec) != std::string::npos);  // avro.codec in the header
     REQUIRE(framed(bytes).blocks.size() == 4);        // several blocks, each compressed
     fixture_decoder f;
@@ -171,7 +177,7 @@ TEST_CASE("Avro codecs: deflate and snappy containers decode to exactly the null
 
 TEST_CASE("Avro codecs: bytes after the end of the DEFLATE data are ignored, as fastavro writes") {
   // fastavro writes zlib.compress(records)[2:-1]: three bytes of the Adler-32 trailer follow.
-  framed c(avro_fixture("mysql_orders_deflate.avro"));
+  framed c(codec_fixture("mysql_orders_deflate.avro"));
   std::string out;
   avro_decompressor d;
   REQUIRE_FALSE(d.decompress(avro_codec::deflate, c.blocks[0].second, 1 << 20, out));
@@ -187,7 +193,7 @@ TEST_CASE("Avro codecs: bytes after the end of the DEFLATE data are ignored, as 
 TEST_CASE("Avro codecs: replay --file streams a compressed container block by block") {
   for (const std::string codec : {"deflate", "snappy"}) {
     CAPTURE(codec);
-    std::istringstream in(avro_fixture("mysql_orders_" + codec + ".avro"));
+    std::istringstream in(codec_fixture("mysql_orders_" + codec + ".avro"));
     avro_block_stream blocks(1 << 20);
     REQUIRE_FALSE(blocks.open(in));
     fixture_decoder f;
@@ -208,7 +214,7 @@ TEST_CASE("Avro codecs: replay --file streams a compressed container block by bl
 TEST_CASE("Avro codecs: a compressed container cut anywhere is an error or whole blocks") {
   for (const std::string codec : {"deflate", "snappy"}) {
     CAPTURE(codec);
-    const std::string whole = avro_fixture("mysql_orders_" + codec + ".avro");
+    const std::string whole = codec_fixture("mysql_orders_" + codec + ".avro");
     for (size_t n = 0; n < whole.size(); ++n) {
       fixture_decoder f;
       auto err = f.decode(std::string_view(whole).substr(0, n));
@@ -222,7 +228,7 @@ TEST_CASE("Avro codecs: a compressed container cut anywhere is an error or whole
 }
 
 TEST_CASE("Avro codecs: a snappy block whose CRC32 does not match is an error naming it") {
-  framed c(avro_fixture("mysql_orders_snappy.avro"));
+  framed c(codec_fixture("mysql_orders_snappy.avro"));
   c.blocks[2].second.back() ^= 0x01;  // the CRC's last byte
   fixture_decoder f;
   auto err = f.decode(c.bytes());
@@ -236,7 +242,7 @@ TEST_CASE("Avro codecs: a snappy block whose CRC32 does not match is an error na
 TEST_CASE("Avro codecs: corrupt compressed blocks are errors naming the block, never a crash") {
   fixture_decoder f;
   SUBCASE("deflate data cut short") {
-    framed c(avro_fixture("mysql_orders_deflate.avro"));
+    framed c(codec_fixture("mysql_orders_deflate.avro"));
     c.blocks[1].second.resize(c.blocks[1].second.size() / 2);
     auto err = f.decode(c.bytes());
     REQUIRE(err);
@@ -246,7 +252,7 @@ TEST_CASE("Avro codecs: corrupt compressed blocks are errors naming the block, n
   SUBCASE("every byte of a deflate or snappy block flipped in turn") {
     for (const std::string codec : {"deflate", "snappy"}) {
       CAPTURE(codec);
-      const framed whole(avro_fixture("mysql_orders_" + codec + ".avro"));
+      const framed whole(codec_fixture("mysql_orders_" + codec + ".avro"));
       for (size_t i = 0; i < whole.blocks[1].second.size(); ++i) {
         framed c = whole;
         c.blocks[1].second[i] ^= 0x55;
@@ -256,14 +262,14 @@ TEST_CASE("Avro codecs: corrupt compressed blocks are errors naming the block, n
     }
   }
   SUBCASE("a snappy block too short to hold its CRC32") {
-    framed c(avro_fixture("mysql_orders_snappy.avro"));
+    framed c(codec_fixture("mysql_orders_snappy.avro"));
     c.blocks[3].second.resize(3);
     auto err = f.decode(c.bytes());
     REQUIRE(err);
     CHECK(has(*err, "block 3: snappy: no CRC32"));
   }
   SUBCASE("a codec no writer of Datastream uses") {
-    std::string bytes = avro_fixture("mysql_orders_snappy.avro");
+    std::string bytes = codec_fixture("mysql_orders_snappy.avro");
     bytes.replace(bytes.find("snappy"), 6, "zstdxx");
     auto err = f.decode(bytes);
     REQUIRE(err);
@@ -275,11 +281,11 @@ TEST_CASE("Avro codecs: corrupt compressed blocks are errors naming the block, n
 
 TEST_CASE("Avro codecs: a block that decompresses past the message limit is too_large") {
   const std::string zeros(2 << 20, '\0');  // 2 MiB: a few KB compressed
-  framed c(avro_fixture("mysql_orders_deflate.avro"));
+  framed c(codec_fixture("mysql_orders_deflate.avro"));
   c.blocks = {{1, raw_deflate(zeros)}};
   SUBCASE("deflate") {}
   SUBCASE("snappy") {
-    c = framed(avro_fixture("mysql_orders_snappy.avro"));
+    c = framed(codec_fixture("mysql_orders_snappy.avro"));
     c.blocks = {{1, snappy_block(zeros)}};
   }
   const std::string bytes = c.bytes();
