@@ -6,30 +6,44 @@
 //   build/integration/decode_bench [--events N] [--passes N] [--only FORMAT] [--tables N]
 //                                  [--clear-every N] [--tsv]
 //
-// Per format (datastream, debezium, debezium+schema, dsql, goldengate) it generates N distinct
-// events in memory (default 200,000; 450-750 bytes, ~3.4 KB with Debezium's schema wrapper;
-// 10 columns: integers, decimals as JSON numbers, strings with escapes, a boolean, a timestamp,
-// a null; distinct keys; 60% inserts, 35% updates, 5% deletes), decodes them once untimed (each
-// must decode to one keyed change), then times `passes` passes of each, alternating: the decoder
-// (one reused decode_output, cleared every --clear-every messages, default 1, the clear() timed
-// too) and the bare pass. Time is the thread's CPU time (the machine is shared: time spent
-// descheduled is not the decoder's), so events/s are per busy core. It prints events/s and MB/s
-// (best and median pass), allocations per event (operator new calls in the timed decoder passes
-// only) and decoder / bare (best / best, median / median). Message keys (Debezium) are part of
-// the bytes and of the bare pass. integration/bench/run_decode_bench.sh runs it several times
-// and summarizes the runs.
+// Per format (datastream, debezium, debezium+schema, debezium+avro, dsql, goldengate) it
+// generates N distinct events in memory (default 200,000; 450-750 bytes, ~3.4 KB with
+// Debezium's schema wrapper; 10 columns: integers, decimals as JSON numbers, strings with
+// escapes, a boolean, a timestamp, a null; distinct keys; 60% inserts, 35% updates, 5% deletes),
+// decodes them once untimed (each must decode to one keyed change), then times `passes` passes of
+// each, alternating: the decoder (one reused decode_output, cleared every --clear-every messages,
+// default 1, the clear() timed too) and the bare pass. Time is the thread's CPU time (the machine
+// is shared: time spent descheduled is not the decoder's), so events/s are per busy core. It prints
+// events/s and MB/s (best and median pass), allocations per event (operator new calls in the timed
+// decoder passes only) and decoder / bare (best / best, median / median). Message keys (Debezium)
+// are part of the bytes and of the bare pass. integration/bench/run_decode_bench.sh runs it several
+// times and summarizes the runs.
+//
+// debezium+avro is the rows of debezium+schema as Confluent's AvroConverter writes them: the
+// same columns and logical types rendered as Avro schemas (value and key records, connect.name
+// etc.), each event written by Avro C's generic writer, framed (byte 0, big-endian schema id,
+// Avro binary; ids 1 and 2 for `orders`' key and value, 2t+1 / 2t+2 for table t) and decoded
+// with the writer schemas from an in-memory schema_source. Besides the usual check, the first
+// 400 events must decode to the same changes as their debezium+schema twins (op, key, after
+// image; double columns compared as numbers: "55662.50" in the JSON is "55662.5" from Avro). Its
+// reference cannot be simdjson: the bare pass of this format is a bare Avro C read of the same
+// bytes (header parsed, avro_value_read into a reused generic value of the writer schema, no
+// conversion). Avro C allocates with malloc, not operator new: its allocations are not in the
+// allocs column.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <memory>
 #include <new>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <avro.h>
 #include <simdjson.h>
 
 #include "core/catalog/table_catalog.h"
@@ -39,6 +53,7 @@
 #include "schemas/debezium/debezium_decoder.h"
 #include "schemas/dsql/dsql_decoder.h"
 #include "schemas/goldengate/goldengate_decoder.h"
+#include "schemas/registry/schema_source.h"
 
 // ---------------------------------------------------------------------------------------------
 // Allocation counting: every global operator new of the process goes through here; calls are
@@ -288,10 +303,13 @@ struct message_set {
   std::vector<std::string> values;
   std::vector<std::string> keys;    // empty: messages without a key
   std::vector<std::string> primer;  // decoded once before the timed passes (metadata records)
+  // Confluent-framed Avro (debezium+avro): the writer schemas by id, JSON text. Set: the bare
+  // pass is Avro C's reader, not simdjson.
+  std::map<int32_t, std::string> avro_schemas;
 };
 
 message_set datastream_messages(const options& o) {
-  message_set m{"datastream.shop.orders", {}, {}, {}};
+  message_set m{"datastream.shop.orders", {}, {}, {}, {}};
   row_generator gen(o.tables);
   m.values.reserve(o.events);
   for (size_t i = 0; i < o.events; ++i) {
@@ -371,7 +389,7 @@ std::string debezium_value_schema(const std::string& table) {
 }
 
 message_set debezium_messages(const options& o, bool wrapped) {
-  message_set m{"pg.public.orders", {}, {}, {}};
+  message_set m{"pg.public.orders", {}, {}, {}, {}};
   row_generator gen(o.tables);
   m.values.reserve(o.events);
   m.keys.reserve(o.events);
@@ -397,8 +415,260 @@ message_set debezium_messages(const options& o, bool wrapped) {
   return m;
 }
 
+// ---------------------------------------------------------------------------------------------
+// debezium+avro: the rows of debezium+schema as Confluent's AvroConverter writes them (the
+// JsonConverter schema above rendered in Avro: optional fields as ["null", T] unions,
+// connect.name / connect.parameters / connect.type on the types), each event written by Avro
+// C's generic writer and framed (0, 4-byte big-endian schema id, Avro binary).
+// ---------------------------------------------------------------------------------------------
+
+std::string debezium_avro_value_schema(const std::string& table) {
+  const std::string ns = "pg.public." + table;
+  return R"({"type":"record","name":"Envelope","namespace":")" + ns +
+         R"(","fields":[{"name":"before","type":["null",{"type":"record","name":"Value",)"
+         R"("fields":[{"name":"id","type":"long"},)"
+         R"({"name":"customer_id","type":["null","long"],"default":null},)"
+         R"({"name":"amount","type":["null","double"],"default":null},)"
+         R"({"name":"tax_rate","type":["null","double"],"default":null},)"
+         R"({"name":"quantity","type":["null","int"],"default":null},)"
+         R"({"name":"status","type":["null","string"],"default":null},)"
+         R"({"name":"note","type":["null","string"],"default":null},)"
+         R"({"name":"is_gift","type":["null","boolean"],"default":null},)"
+         R"({"name":"created_at","type":["null",{"type":"long","connect.version":1,)"
+         R"("connect.name":"io.debezium.time.MicroTimestamp"}],"default":null},)"
+         R"({"name":"discount_code","type":["null","string"],"default":null}],)"
+         R"("connect.name":")" +
+         ns + R"(.Value"}],"default":null},)" +
+         R"({"name":"after","type":["null","Value"],"default":null},)"
+         R"({"name":"source","type":{"type":"record","name":"Source",)"
+         R"("namespace":"io.debezium.connector.postgresql",)"
+         R"("fields":[{"name":"version","type":"string"},)"
+         R"({"name":"connector","type":"string"},{"name":"name","type":"string"},)"
+         R"({"name":"ts_ms","type":"long"},{"name":"snapshot","type":[{"type":"string",)"
+         R"("connect.version":1,"connect.parameters":{"allowed":"true,last,false,incremental"},)"
+         R"("connect.default":"false","connect.name":"io.debezium.data.Enum"},"null"],)"
+         R"("default":"false"},{"name":"db","type":"string"},)"
+         R"({"name":"sequence","type":["null","string"],"default":null},)"
+         R"({"name":"schema","type":"string"},{"name":"table","type":"string"},)"
+         R"({"name":"txId","type":["null","long"],"default":null},)"
+         R"({"name":"lsn","type":["null","long"],"default":null},)"
+         R"({"name":"xmin","type":["null","long"],"default":null}],)"
+         R"("connect.name":"io.debezium.connector.postgresql.Source"}},)"
+         R"({"name":"op","type":"string"},{"name":"ts_ms","type":["null","long"],"default":null},)"
+         R"({"name":"transaction","type":["null",{"type":"record","name":"block",)"
+         R"("namespace":"event","fields":[{"name":"id","type":"string"},)"
+         R"({"name":"total_order","type":"long"},{"name":"data_collection_order","type":"long"}],)"
+         R"("connect.version":1,"connect.name":"event.block"}],"default":null}],)"
+         R"("connect.version":1,"connect.name":")" +
+         ns + R"(.Envelope"})";
+}
+
+std::string debezium_avro_key_schema(const std::string& table) {
+  const std::string ns = "pg.public." + table;
+  return R"({"type":"record","name":"Key","namespace":")" + ns +
+         R"(","fields":[{"name":"id","type":"long"}],"connect.name":")" + ns + R"(.Key"})";
+}
+
+[[noreturn]] void avro_fail(const char* what) {
+  std::fprintf(stderr, "debezium+avro: %s: %s\n", what, avro_strerror());
+  std::exit(1);
+}
+
+// One Avro C generic value of a schema, written again for every event.
+class avro_record_writer {
+ public:
+  explicit avro_record_writer(const std::string& schema_json) {
+    if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &_schema)) {
+      avro_fail("schema");
+    }
+    _iface = avro_generic_class_from_schema(_schema);
+    if (!_iface || avro_generic_value_new(_iface, &_value)) avro_fail("generic value");
+  }
+  ~avro_record_writer() {
+    avro_value_decref(&_value);
+    avro_value_iface_decref(_iface);
+    avro_schema_decref(_schema);
+  }
+  avro_record_writer(const avro_record_writer&) = delete;
+  avro_record_writer& operator=(const avro_record_writer&) = delete;
+
+  avro_value_t& root() { return _value; }
+
+  // The Confluent frame of the value as it now stands.
+  std::string framed(int32_t id) {
+    size_t size = 0;
+    if (avro_value_sizeof(&_value, &size)) avro_fail("sizeof");
+    std::string out(5 + size, '\0');
+    out[0] = 0;
+    for (int b = 0; b < 4; ++b)
+      out[1 + b] = static_cast<char>((static_cast<uint32_t>(id) >> (24 - 8 * b)) & 0xff);
+    avro_writer_t writer = avro_writer_memory(out.data() + 5, static_cast<int64_t>(size));
+    if (avro_value_write(writer, &_value)) avro_fail("write");
+    avro_writer_free(writer);
+    return out;
+  }
+
+ private:
+  avro_schema_t _schema = nullptr;
+  avro_value_iface_t* _iface = nullptr;
+  avro_value_t _value{};
+};
+
+avro_value_t avro_field(avro_value_t& record, const char* name) {
+  avro_value_t field;
+  if (avro_value_get_by_name(&record, name, &field, nullptr)) avro_fail(name);
+  return field;
+}
+
+// Union branch `branch` of field `name` (0 is null for ["null", T], whose branch 1 is returned).
+avro_value_t avro_branch(avro_value_t& record, const char* name, int branch) {
+  avro_value_t field = avro_field(record, name);
+  avro_value_t chosen;
+  if (avro_value_set_branch(&field, branch, &chosen)) avro_fail(name);
+  if (branch == 0 && avro_value_set_null(&chosen)) avro_fail(name);
+  return chosen;
+}
+
+void avro_check(int rc, const char* what) {
+  if (rc) avro_fail(what);
+}
+
+// The JSON string body of the generator (escapes included) as the text it stands for.
+std::string unescape_json_string(simdjson::dom::parser& parser, const std::string& body) {
+  const std::string quoted = "\"" + body + "\"";
+  std::string_view text;
+  if (parser.parse(quoted).get(text)) {
+    std::fprintf(stderr, "debezium+avro: cannot unescape %s\n", quoted.c_str());
+    std::exit(1);
+  }
+  return std::string(text);
+}
+
+void write_avro_image(avro_value_t& image, const row& r, const std::string& note) {
+  avro_value_t v = avro_field(image, "id");
+  avro_check(avro_value_set_long(&v, r.id), "id");
+  v = avro_branch(image, "customer_id", 1);
+  avro_check(avro_value_set_long(&v, r.customer_id), "customer_id");
+  v = avro_branch(image, "amount", 1);
+  avro_check(avro_value_set_double(&v, std::strtod(r.amount.c_str(), nullptr)), "amount");
+  v = avro_branch(image, "tax_rate", 1);
+  avro_check(avro_value_set_double(&v, std::strtod(r.tax_rate.c_str(), nullptr)), "tax_rate");
+  v = avro_branch(image, "quantity", 1);
+  avro_check(avro_value_set_int(&v, static_cast<int32_t>(r.quantity)), "quantity");
+  v = avro_branch(image, "status", 1);
+  avro_check(avro_value_set_string(&v, r.status.c_str()), "status");
+  v = avro_branch(image, "note", 1);
+  avro_check(avro_value_set_string(&v, note.c_str()), "note");
+  v = avro_branch(image, "is_gift", 1);
+  avro_check(avro_value_set_boolean(&v, r.gift ? 1 : 0), "is_gift");
+  v = avro_branch(image, "created_at", 1);
+  avro_check(avro_value_set_long(&v, r.created_us), "created_at");
+  (void)avro_branch(image, "discount_code", 0);
+}
+
+// Schema ids: table t's key 2t+1, its value 2t+2 (orders: 1 and 2).
+int32_t avro_key_id(size_t table_index) {
+  return static_cast<int32_t>(2 * table_index + 1);
+}
+
+message_set debezium_avro_messages(const options& o) {
+  message_set m{"pg.public.orders", {}, {}, {}, {}};
+  std::vector<std::unique_ptr<avro_record_writer>> keys, values;
+  for (size_t t = 0; t < o.tables; ++t) {
+    const std::string table = t == 0 ? "orders" : "orders_" + std::to_string(t);
+    m.avro_schemas[avro_key_id(t)] = debezium_avro_key_schema(table);
+    m.avro_schemas[avro_key_id(t) + 1] = debezium_avro_value_schema(table);
+    keys.push_back(std::make_unique<avro_record_writer>(m.avro_schemas[avro_key_id(t)]));
+    values.push_back(std::make_unique<avro_record_writer>(m.avro_schemas[avro_key_id(t) + 1]));
+  }
+  simdjson::dom::parser parser;
+  row_generator gen(o.tables);
+  m.values.reserve(o.events);
+  m.keys.reserve(o.events);
+  for (size_t i = 0; i < o.events; ++i) {
+    const row r = gen.next(i);
+    const size_t t = i % o.tables;  // as row_generator names the table
+    const int64_t ts_ms = r.created_us / 1'000;
+    const std::string note = unescape_json_string(parser, r.note);
+    const char* op = r.op == row_op::insert ? "c" : r.op == row_op::update ? "u" : "d";
+
+    avro_value_t& e = values[t]->root();
+    if (r.op == row_op::remove) {
+      avro_value_t before = avro_branch(e, "before", 1);
+      write_avro_image(before, r, note);
+      (void)avro_branch(e, "after", 0);
+    } else {
+      (void)avro_branch(e, "before", 0);
+      avro_value_t after = avro_branch(e, "after", 1);
+      write_avro_image(after, r, note);
+    }
+    avro_value_t source = avro_field(e, "source");
+    const int64_t lsn = r.position * 8;
+    avro_value_t v = avro_field(source, "version");
+    avro_check(avro_value_set_string(&v, "2.5.0.Final"), "version");
+    v = avro_field(source, "connector");
+    avro_check(avro_value_set_string(&v, "postgresql"), "connector");
+    v = avro_field(source, "name");
+    avro_check(avro_value_set_string(&v, "pg"), "name");
+    v = avro_field(source, "ts_ms");
+    avro_check(avro_value_set_long(&v, ts_ms), "ts_ms");
+    avro_value_t snapshot = avro_field(source, "snapshot");
+    avro_check(avro_value_set_branch(&snapshot, 0, &v), "snapshot");
+    avro_check(avro_value_set_string(&v, "false"), "snapshot");
+    v = avro_field(source, "db");
+    avro_check(avro_value_set_string(&v, "shop"), "db");
+    const std::string sequence =
+        "[\"" + std::to_string(lsn - 40) + "\",\"" + std::to_string(lsn) + "\"]";
+    v = avro_branch(source, "sequence", 1);
+    avro_check(avro_value_set_string(&v, sequence.c_str()), "sequence");
+    v = avro_field(source, "schema");
+    avro_check(avro_value_set_string(&v, "public"), "schema");
+    v = avro_field(source, "table");
+    avro_check(avro_value_set_string(&v, r.table.c_str()), "table");
+    v = avro_branch(source, "txId", 1);
+    avro_check(avro_value_set_long(&v, r.position / 3), "txId");
+    v = avro_branch(source, "lsn", 1);
+    avro_check(avro_value_set_long(&v, lsn), "lsn");
+    (void)avro_branch(source, "xmin", 0);
+    v = avro_field(e, "op");
+    avro_check(avro_value_set_string(&v, op), "op");
+    v = avro_branch(e, "ts_ms", 1);
+    avro_check(avro_value_set_long(&v, ts_ms + 230), "ts_ms");
+    (void)avro_branch(e, "transaction", 0);
+    m.values.push_back(values[t]->framed(avro_key_id(t) + 1));
+
+    v = avro_field(keys[t]->root(), "id");
+    avro_check(avro_value_set_long(&v, r.id), "key id");
+    m.keys.push_back(keys[t]->framed(avro_key_id(t)));
+  }
+  return m;
+}
+
+// The registry of the bench: the writer schemas of a message set, in memory.
+class memory_registry : public sluice::schema_source {
+ public:
+  explicit memory_registry(const std::map<int32_t, std::string>& schemas) {
+    for (const auto& [id, text] : schemas) {
+      _schemas[id] = std::make_shared<const sluice::registered_schema>(
+          sluice::registered_schema{sluice::schema_id{id}, "AVRO", text});
+    }
+  }
+  sluice::result<std::shared_ptr<const sluice::registered_schema>> schema(
+      sluice::schema_id id) override {
+    auto it = _schemas.find(id.value());
+    if (it == _schemas.end()) {
+      return sluice::make_error(sluice::error_code::unsupported,
+                                "schema id " + std::to_string(id.value()) + " is not here");
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<int32_t, std::shared_ptr<const sluice::registered_schema>> _schemas;
+};
+
 message_set dsql_messages(const options& o) {
-  message_set m{"dsql.public.orders", {}, {}, {}};
+  message_set m{"dsql.public.orders", {}, {}, {}, {}};
   row_generator gen(o.tables);
   m.values.reserve(o.events);
   for (size_t i = 0; i < o.events; ++i) {
@@ -438,7 +708,7 @@ std::string goldengate_object_metadata(const std::string& table) {
 }
 
 message_set goldengate_messages(const options& o) {
-  message_set m{"goldengate.shop.orders", {}, {}, {}};
+  message_set m{"goldengate.shop.orders", {}, {}, {}, {}};
   for (size_t t = 0; t < o.tables; ++t) {
     m.primer.push_back(
         goldengate_object_metadata(t == 0 ? "orders" : "orders_" + std::to_string(t)));
@@ -552,6 +822,57 @@ class bare_pass {
   sluice::padded_buffer _buffer;
 };
 
+// The Avro reference (debezium+avro): a bare Avro C read of the same bytes, the Confluent
+// header's schema id looked up, the body read with avro_value_read into one reused generic
+// value of that writer schema; no conversion, nothing looked at.
+class avro_bare_pass {
+ public:
+  explicit avro_bare_pass(const std::map<int32_t, std::string>& schemas) {
+    for (const auto& [id, text] : schemas) {
+      slot s;
+      if (avro_schema_from_json_length(text.data(), text.size(), &s.schema)) avro_fail("schema");
+      s.iface = avro_generic_class_from_schema(s.schema);
+      if (!s.iface || avro_generic_value_new(s.iface, &s.value)) avro_fail("generic value");
+      _slots.emplace(id, s);
+    }
+    _reader = avro_reader_memory(nullptr, 0);
+  }
+  ~avro_bare_pass() {
+    avro_reader_free(_reader);
+    for (auto& [id, s] : _slots) {
+      avro_value_decref(&s.value);
+      avro_value_iface_decref(s.iface);
+      avro_schema_decref(s.schema);
+    }
+  }
+  avro_bare_pass(const avro_bare_pass&) = delete;
+  avro_bare_pass& operator=(const avro_bare_pass&) = delete;
+
+  // 0 when read.
+  int document(std::string_view bytes, uint64_t& sink) {
+    if (bytes.size() < 5 || bytes[0] != 0) return 1;
+    uint32_t id = 0;
+    for (int b = 1; b < 5; ++b)
+      id = id << 8 | static_cast<uint8_t>(bytes[static_cast<size_t>(b)]);
+    auto it = _slots.find(static_cast<int32_t>(id));
+    if (it == _slots.end()) return 1;
+    avro_reader_memory_set_source(_reader, bytes.data() + 5,
+                                  static_cast<int64_t>(bytes.size() - 5));
+    if (avro_value_read(_reader, &it->second.value)) return 1;
+    sink += bytes.size();
+    return 0;
+  }
+
+ private:
+  struct slot {
+    avro_schema_t schema = nullptr;
+    avro_value_iface_t* iface = nullptr;
+    avro_value_t value{};
+  };
+  std::map<int32_t, slot> _slots;
+  avro_reader_t _reader = nullptr;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Timed passes
 // ---------------------------------------------------------------------------------------------
@@ -573,7 +894,8 @@ class bare_pass {
   return changes;
 }
 
-[[gnu::noinline]] uint64_t bare_pass_over(bare_pass& bare, const std::vector<raw_message>& msgs) {
+template <class bare_reader>
+[[gnu::noinline]] uint64_t bare_pass_over(bare_reader& bare, const std::vector<raw_message>& msgs) {
   uint64_t sink = 0;
   for (const raw_message& m : msgs) {
     if (m.key && bare.document(*m.key, sink)) std::abort();
@@ -597,6 +919,11 @@ struct figures {
 };
 
 using decoder_factory = std::function<std::unique_ptr<sluice::decoder>(sluice::table_catalog&)>;
+
+template <class bare_reader>
+figures timed(const options& o, const std::string& format, const std::vector<raw_message>& msgs,
+              size_t bytes, sluice::decoder& decoder, sluice::decode_output& out,
+              bare_reader& bare);
 
 figures run(const options& o, const std::string& format, const message_set& set,
             const decoder_factory& make, const std::vector<std::string>& configured_keys = {}) {
@@ -647,7 +974,18 @@ figures run(const options& o, const std::string& format, const message_set& set,
     }
   }
   out.clear();
+  if (!set.avro_schemas.empty()) {
+    avro_bare_pass bare(set.avro_schemas);
+    return timed(o, format, msgs, bytes, *decoder, out, bare);
+  }
   bare_pass bare;
+  return timed(o, format, msgs, bytes, *decoder, out, bare);
+}
+
+template <class bare_reader>
+figures timed(const options& o, const std::string& format, const std::vector<raw_message>& msgs,
+              size_t bytes, sluice::decoder& decoder, sluice::decode_output& out,
+              bare_reader& bare) {
   (void)bare_pass_over(bare, msgs);  // warm
 
   std::vector<double> decode_s, bare_s;
@@ -656,7 +994,7 @@ figures run(const options& o, const std::string& format, const message_set& set,
     g_allocations = g_allocated_bytes = 0;
     g_counting = true;
     double t0 = thread_seconds();
-    const size_t changes = decode_pass(*decoder, msgs, out, o.clear_every);
+    const size_t changes = decode_pass(decoder, msgs, out, o.clear_every);
     double t1 = thread_seconds();
     g_counting = false;
     allocations += g_allocations;
@@ -714,6 +1052,73 @@ void print(const options& o, const std::vector<figures>& all) {
       "passes; ratio: decoder events/s / bare events/s)\n");
 }
 
+// debezium+avro is the debezium+schema rows in Avro: for the first events, each Avro message
+// must decode to the change its JSON twin decodes to (op, key, after image: names, kinds and
+// texts, numbers of the double columns compared as doubles; source transaction and timestamp).
+void check_avro_matches_json(const options& o, const message_set& avro,
+                             const std::shared_ptr<sluice::schema_source>& registry) {
+  options few = o;
+  few.events = std::min<size_t>(o.events, 400);
+  const message_set json = debezium_messages(few, true);
+  sluice::table_catalog json_catalog, avro_catalog;
+  sluice::debezium_decoder json_decoder(json_catalog, sluice::debezium_options{});
+  sluice::debezium_options avro_options;
+  avro_options.registry = registry;
+  sluice::debezium_decoder avro_decoder(avro_catalog, avro_options);
+  const auto decode = [](sluice::decoder& d, const message_set& set, size_t i,
+                         sluice::decode_output& out) {
+    raw_message m;
+    m.topic = set.topic;
+    m.offset = sluice::kafka_offset(static_cast<int64_t>(i));
+    m.key = set.keys[i];
+    m.value = set.values[i];
+    if (auto err = d.decode(m, out)) {
+      std::fprintf(stderr, "debezium+avro check: event %zu does not decode: %s\n", i,
+                   err->message.c_str());
+      std::exit(1);
+    }
+    if (out.changes.size() != 1) {
+      std::fprintf(stderr, "debezium+avro check: event %zu gave %zu changes\n", i,
+                   out.changes.size());
+      std::exit(1);
+    }
+    return &out.changes[0];
+  };
+  for (size_t i = 0; i < few.events; ++i) {
+    sluice::decode_output json_out, avro_out;
+    const sluice::change& j = *decode(json_decoder, json, i, json_out);
+    const sluice::change& a = *decode(avro_decoder, avro, i, avro_out);
+    bool same = j.op == a.op && j.key.canonical == a.key.canonical &&
+                j.key.columns == a.key.columns && j.after.size() == a.after.size() &&
+                j.source.tx == a.source.tx && j.source.source_ts == a.source.source_ts;
+    for (size_t c = 0; same && c < j.after.size(); ++c) {
+      const sluice::column_value& x = j.after[c];
+      const sluice::column_value& y = a.after[c];
+      // A double column: the JSON keeps the generator's text ("55662.50"), Avro's double is
+      // printed shortest ("55662.5"); the same number to PostgreSQL.
+      const bool same_text = x.v.text == y.v.text || (x.v.kind == sluice::value_kind::number &&
+                                                      std::strtod(x.v.text.c_str(), nullptr) ==
+                                                          std::strtod(y.v.text.c_str(), nullptr));
+      same = x.name == y.name && x.v.kind == y.v.kind && same_text;
+      if (!same) {
+        std::fprintf(stderr,
+                     "debezium+avro check: event %zu column %s: json %d '%s', avro %d '%s'\n", i,
+                     x.name.c_str(), static_cast<int>(x.v.kind), x.v.text.c_str(),
+                     static_cast<int>(y.v.kind), y.v.text.c_str());
+      }
+    }
+    if (!same) {
+      std::fprintf(stderr,
+                   "debezium+avro check: event %zu differs from its debezium+schema twin "
+                   "(op %d/%d, key %s/%s, %zu/%zu columns, tx %s/%s)\n",
+                   i, static_cast<int>(j.op), static_cast<int>(a.op), j.key.canonical.c_str(),
+                   a.key.canonical.c_str(), j.after.size(), a.after.size(), j.source.tx.c_str(),
+                   a.source.tx.c_str());
+      std::exit(1);
+    }
+  }
+}
+
 std::vector<std::string> dsql_tables(size_t n) {
   std::vector<std::string> out;
   for (size_t t = 0; t < n; ++t)
@@ -739,6 +1144,16 @@ int main(int argc, char** argv) {
   if (wanted("debezium+schema")) {
     all.push_back(run(o, "debezium+schema", debezium_messages(o, true), debezium));
   }
+  if (wanted("debezium+avro")) {
+    message_set set = debezium_avro_messages(o);
+    auto registry = std::make_shared<memory_registry>(set.avro_schemas);
+    check_avro_matches_json(o, set, registry);
+    all.push_back(run(o, "debezium+avro", set, [registry](sluice::table_catalog& c) {
+      sluice::debezium_options options;
+      options.registry = registry;
+      return std::make_unique<sluice::debezium_decoder>(c, options);
+    }));
+  }
   if (wanted("dsql")) {
     all.push_back(run(
         o, "dsql", dsql_messages(o),
@@ -754,8 +1169,8 @@ int main(int argc, char** argv) {
   }
   if (all.empty()) {
     std::fprintf(stderr,
-                 "no format named %s (datastream, debezium, debezium+schema, dsql, "
-                 "goldengate)\n",
+                 "no format named %s (datastream, debezium, debezium+schema, "
+                 "debezium+avro, dsql, goldengate)\n",
                  o.only.c_str());
     return 2;
   }
