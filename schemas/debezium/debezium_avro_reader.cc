@@ -8,16 +8,12 @@
 #include "core/model/base64.h"
 #include "core/model/json_text.h"
 #include "schemas/avro/avro_allocator.h"
+#include "schemas/avro/avro_container.h"
 #include "schemas/avro/avro_values.h"
 #include "schemas/common/position_parser.h"
 
 namespace sluice {
 namespace {
-
-// The Avro C value macros take a non-const pointer; reading never modifies the value.
-avro_value_t* mut(const avro_value_t& v) {
-  return const_cast<avro_value_t*>(&v);
-}
 
 error bad(std::string message) {
   return make_error(error_code::invalid_avro, std::move(message));
@@ -30,22 +26,6 @@ error mismatch() {
 const avro_node& unwrap(const avro_node& n) {
   const avro_node* inner = n.nullable_of();
   return inner ? *inner : n;
-}
-
-// The branch a union holds (v itself for other types; unions of unions are not Avro).
-bool resolve(const avro_value_t& v, const avro_node*& node, avro_value_t& out) {
-  out = v;
-  if (node->kind != avro_kind::union_of) return true;
-  int d = 0;
-  avro_value_t branch;
-  if (avro_value_get_discriminant(mut(v), &d) || d < 0 ||
-      static_cast<size_t>(d) >= node->branches.size() ||
-      avro_value_get_current_branch(mut(v), &branch)) {
-    return false;
-  }
-  node = node->branches[static_cast<size_t>(d)];
-  out = branch;
-  return true;
 }
 
 // The Connect type AvroConverter wrote this Avro type for (JsonConverter's spelling).
@@ -169,10 +149,9 @@ result<std::unique_ptr<debezium_avro_reader::layout>> debezium_avro_reader::buil
     for (const avro_node::field& f : columns->fields)
       l->columns.push_back(column_schema(f));
   }
-  // Avro C last: it checks the schema again (names, defaults) and builds the value class.
+  // Avro C checks the schema too (names, defaults): a schema it refuses is refused here.
   auto avro = avro_record_schema::parse(schema->text);
   if (!avro) return in_context("schema id " + id, avro.err());
-  l->avro = std::move(*avro);
   return l;
 }
 
@@ -194,10 +173,6 @@ result<debezium_avro_reader::layout*> debezium_avro_reader::layout_for(
   return cache.emplace(id, std::move(*built)).first->second.get();
 }
 
-std::optional<error> debezium_avro_reader::decode_body(layout& l, std::string_view body) {
-  return _binary.read(body, l.info->root(), _limits.max_depth, l.avro->value());
-}
-
 std::optional<error> debezium_avro_reader::read(
     const std::shared_ptr<const registered_schema>& schema, std::string_view body,
     debezium_envelope& out) {
@@ -206,14 +181,9 @@ std::optional<error> debezium_avro_reader::read(
   out.clear();
   auto l = layout_for(schema, /*key=*/false);
   if (!l) return l.err();
-  if (auto err = decode_body(**l, body)) return err;
-  const avro_value_t& record = (*l)->avro->value();
+  avro_binary_cursor in(body);
   const std::vector<avro_node::field>& fields = (*l)->info->root().fields;
-  size_t size = 0;
-  if (avro_value_get_size(mut(record), &size) || size != fields.size()) return mismatch();
   for (size_t i = 0; i < fields.size(); ++i) {
-    avro_value_t child;
-    if (avro_value_get_by_index(mut(record), i, &child, nullptr)) return mismatch();
     const avro_node::field& f = fields[i];
     std::optional<error> err;
     switch ((*l)->roles[i]) {
@@ -221,28 +191,28 @@ std::optional<error> debezium_avro_reader::read(
         debezium_envelope::field& top = out.top.emplace_back();
         top.name = f.name;
         top.first_leaf = static_cast<uint32_t>(out.leaves.size());
-        err = token(child, *f.type, top.token, out);
+        err = token(in, *f.type, top.token, out, 1);
         top.leaf_count = static_cast<uint32_t>(out.leaves.size()) - top.first_leaf;
         break;
       }
       case role::source: {
-        const avro_node* node = f.type;
-        avro_value_t source;
-        if (!resolve(child, node, source)) return mismatch();
-        if (node->kind != avro_kind::record) break;  // null: no source
+        auto node = branch(in, f.type);
+        if (!node) return in_context(f.name, node.err());
+        if ((*node)->kind != avro_kind::record) break;  // null: no source
         out.has_source = true;
-        err = read_fields(source, *node, out.source, out);
+        err = read_fields(in, **node, out.source, out, 2);
         break;
       }
       case role::before:
-        err = read_row(child, *f.type, out.before, out);
+        err = read_row(in, *f.type, out.before, out);
         break;
       case role::after:
-        err = read_row(child, *f.type, out.after, out);
+        err = read_row(in, *f.type, out.after, out);
         break;
     }
     if (err) return in_context(f.name, std::move(*err));
   }
+  if (in.left() != 0) return bad(std::to_string(in.left()) + " bytes after the record");
   out.columns_schema.assign((*l)->columns.begin(), (*l)->columns.end());
   out.wrapped = true;
   return std::nullopt;
@@ -256,64 +226,69 @@ std::optional<error> debezium_avro_reader::read_key(
   out.clear();
   auto l = layout_for(schema, /*key=*/true);
   if (!l) return l.err();
-  if (auto err = decode_body(**l, body)) return err;
+  avro_binary_cursor in(body);
   out.after.present = true;
-  if (auto err = read_fields((*l)->avro->value(), (*l)->info->root(), out.after.columns, out)) {
-    return err;
-  }
+  if (auto err = read_fields(in, (*l)->info->root(), out.after.columns, out, 1)) return err;
+  if (in.left() != 0) return bad(std::to_string(in.left()) + " bytes after the record");
   out.columns_schema.assign((*l)->columns.begin(), (*l)->columns.end());
   out.wrapped = true;
   return std::nullopt;
 }
 
-std::optional<error> debezium_avro_reader::read_row(const avro_value_t& v, const avro_node& type,
-                                                    debezium_envelope::row& row,
-                                                    debezium_envelope& out) {
-  const avro_node* node = &type;
-  avro_value_t record;
-  if (!resolve(v, node, record)) return mismatch();
-  if (node->kind == avro_kind::null) return std::nullopt;  // no image
-  if (node->kind != avro_kind::record) return mismatch();
-  row.present = true;
-  return read_fields(record, *node, row.columns, out);
+result<const avro_node*> debezium_avro_reader::branch(avro_binary_cursor& in,
+                                                      const avro_node* node) {
+  if (node->kind != avro_kind::union_of) return node;
+  int64_t i = 0;
+  if (!in.read_long(i) || i < 0 || static_cast<uint64_t>(i) >= node->branches.size()) {
+    return bad("union branch out of range");
+  }
+  return node->branches[static_cast<size_t>(i)];
 }
 
-std::optional<error> debezium_avro_reader::read_fields(const avro_value_t& record,
+std::optional<error> debezium_avro_reader::read_row(avro_binary_cursor& in, const avro_node& type,
+                                                    debezium_envelope::row& row,
+                                                    debezium_envelope& out) {
+  auto node = branch(in, &type);
+  if (!node) return node.err();
+  if ((*node)->kind == avro_kind::null) return std::nullopt;  // no image
+  if ((*node)->kind != avro_kind::record) return mismatch();
+  row.present = true;
+  return read_fields(in, **node, row.columns, out, 2);
+}
+
+std::optional<error> debezium_avro_reader::read_fields(avro_binary_cursor& in,
                                                        const avro_node& node,
                                                        std::vector<debezium_envelope::field>& into,
-                                                       debezium_envelope& out) {
-  size_t size = 0;
-  if (avro_value_get_size(mut(record), &size) || size != node.fields.size()) return mismatch();
-  for (size_t i = 0; i < size; ++i) {
-    avro_value_t child;
-    if (avro_value_get_by_index(mut(record), i, &child, nullptr)) return mismatch();
-    debezium_envelope::field& f = into.emplace_back();
-    f.name = node.fields[i].name;
-    f.first_leaf = static_cast<uint32_t>(out.leaves.size());
-    if (auto err = token(child, *node.fields[i].type, f.token, out)) {
-      return in_context("\"" + node.fields[i].name + "\"", std::move(*err));
+                                                       debezium_envelope& out, size_t depth) {
+  for (const avro_node::field& f : node.fields) {
+    debezium_envelope::field& column = into.emplace_back();
+    column.name = f.name;
+    column.first_leaf = static_cast<uint32_t>(out.leaves.size());
+    if (auto err = token(in, *f.type, column.token, out, depth)) {
+      return in_context("\"" + f.name + "\"", std::move(*err));
     }
-    f.leaf_count = static_cast<uint32_t>(out.leaves.size()) - f.first_leaf;
+    column.leaf_count = static_cast<uint32_t>(out.leaves.size()) - column.first_leaf;
   }
   return std::nullopt;
 }
 
-std::optional<error> debezium_avro_reader::token(const avro_value_t& v, const avro_node& node,
-                                                 json_token& out, debezium_envelope& e) {
-  const avro_node* n = &node;
-  avro_value_t inner;
-  if (!resolve(v, n, inner)) return mismatch();
-  if (n->kind != avro_kind::record && n->kind != avro_kind::map && n->kind != avro_kind::array) {
-    return scalar(inner, *n, out);
+std::optional<error> debezium_avro_reader::token(avro_binary_cursor& in, const avro_node& node,
+                                                 json_token& out, debezium_envelope& e,
+                                                 size_t depth) {
+  auto n = branch(in, &node);
+  if (!n) return n.err();
+  const avro_kind kind = (*n)->kind;
+  if (kind != avro_kind::record && kind != avro_kind::map && kind != avro_kind::array) {
+    return scalar(in, **n, out);
   }
   std::string& text = fresh();
-  if (auto err = json(inner, *n, 0, text, {}, e)) return err;
-  out.kind = n->kind == avro_kind::array ? json_kind::array : json_kind::object;
+  if (auto err = json(in, **n, depth, text, {}, e)) return err;
+  out.kind = kind == avro_kind::array ? json_kind::array : json_kind::object;
   out.text = text;
   return std::nullopt;
 }
 
-std::optional<error> debezium_avro_reader::scalar(const avro_value_t& v, const avro_node& n,
+std::optional<error> debezium_avro_reader::scalar(avro_binary_cursor& in, const avro_node& n,
                                                   json_token& out) {
   const auto number = [&](auto x) {
     char buf[32];
@@ -331,40 +306,38 @@ std::optional<error> debezium_avro_reader::scalar(const avro_value_t& v, const a
       out = {json_kind::null, {}};
       return std::nullopt;
     case avro_kind::boolean: {
-      int b = 0;
-      if (avro_value_get_boolean(mut(v), &b)) return mismatch();
+      bool b = false;
+      if (!in.read_boolean(b)) return bad("boolean cut short or not 0/1");
       out = {json_kind::boolean, b ? "true" : "false"};
       return std::nullopt;
     }
     case avro_kind::int32: {
       int32_t x = 0;
-      if (avro_value_get_int(mut(v), &x)) return mismatch();
+      if (!in.read_int(x)) return bad("int cut short or out of range");
       number(x);
       return std::nullopt;
     }
     case avro_kind::int64: {
       int64_t x = 0;
-      if (avro_value_get_long(mut(v), &x)) return mismatch();
+      if (!in.read_long(x)) return bad("long cut short or too long");
       number(x);
       return std::nullopt;
     }
     case avro_kind::float32: {
       float x = 0;
-      if (avro_value_get_float(mut(v), &x)) return mismatch();
+      if (!in.read_floating(x)) return bad("float cut short");
       floating(x);
       return std::nullopt;
     }
     case avro_kind::float64: {
       double x = 0;
-      if (avro_value_get_double(mut(v), &x)) return mismatch();
+      if (!in.read_floating(x)) return bad("double cut short");
       floating(x);
       return std::nullopt;
     }
     case avro_kind::string: {
-      const char* p = nullptr;
-      size_t size = 0;  // counts the NUL terminator Avro C adds
-      if (avro_value_get_string(mut(v), &p, &size)) return mismatch();
-      const std::string_view s(p, size > 0 ? size - 1 : 0);
+      std::string_view s;
+      if (!in.read_bytes(s)) return bad("string length cut short or past the record");
       if (s.find('\0') != std::string_view::npos) {
         return make_error(error_code::nul_in_text,
                           "text holds \\u0000, which PostgreSQL cannot store");
@@ -372,26 +345,24 @@ std::optional<error> debezium_avro_reader::scalar(const avro_value_t& v, const a
       if (!simdjson::validate_utf8(s.data(), s.size())) {
         return make_error(error_code::wrong_type, "string is not valid UTF-8");
       }
-      out = {json_kind::string, s};  // Avro C's copy lives until the next record
+      out = {json_kind::string, s};  // a view into the message
       return std::nullopt;
     }
     case avro_kind::bytes:
     case avro_kind::fixed: {
-      const void* p = nullptr;
-      size_t size = 0;
-      const int rc = n.kind == avro_kind::bytes ? avro_value_get_bytes(mut(v), &p, &size)
-                                                : avro_value_get_fixed(mut(v), &p, &size);
-      if (rc) return mismatch();
+      std::string_view b;
+      const bool ok = n.kind == avro_kind::bytes ? in.read_bytes(b)
+                                                 : in.read_fixed(static_cast<size_t>(n.size), b);
+      if (!ok) return bad("bytes length cut short or past the record");
       std::string& text = fresh();
-      append_base64(text, std::string_view(static_cast<const char*>(p), size));
+      append_base64(text, b);
       out = {json_kind::string, text};
       return std::nullopt;
     }
     case avro_kind::enumeration: {
-      int index = 0;
-      if (avro_value_get_enum(mut(v), &index) || index < 0 ||
-          static_cast<size_t>(index) >= n.symbols.size()) {
-        return mismatch();
+      int64_t index = 0;
+      if (!in.read_long(index) || index < 0 || static_cast<uint64_t>(index) >= n.symbols.size()) {
+        return bad("enum index out of range");
       }
       out = {json_kind::string, n.symbols[static_cast<size_t>(index)]};
       return std::nullopt;
@@ -405,18 +376,18 @@ std::optional<error> debezium_avro_reader::scalar(const avro_value_t& v, const a
   return mismatch();
 }
 
-std::optional<error> debezium_avro_reader::json(const avro_value_t& v, const avro_node& n,
+std::optional<error> debezium_avro_reader::json(avro_binary_cursor& in, const avro_node& n,
                                                 size_t depth, std::string& out,
                                                 std::string_view name, debezium_envelope& e) {
   if (depth > _limits.max_depth) return make_error(error_code::too_deep, "value nested too deep");
-  const avro_node* node = &n;
-  avro_value_t inner;
-  if (!resolve(v, node, inner)) return mismatch();
-  if (node->kind != avro_kind::record && node->kind != avro_kind::map &&
-      node->kind != avro_kind::array) {
+  auto resolved = branch(in, &n);
+  if (!resolved) return resolved.err();
+  const avro_node& node = **resolved;
+  if (node.kind != avro_kind::record && node.kind != avro_kind::map &&
+      node.kind != avro_kind::array) {
     json_leaf& leaf = e.leaves.emplace_back();
     leaf.name = name;
-    if (auto err = scalar(inner, *node, leaf.token)) return err;
+    if (auto err = scalar(in, node, leaf.token)) return err;
     if (leaf.token.kind == json_kind::string) {
       append_json_string(out, leaf.token.text);
     } else {
@@ -424,32 +395,47 @@ std::optional<error> debezium_avro_reader::json(const avro_value_t& v, const avr
     }
     return std::nullopt;
   }
-  size_t size = 0;
-  if (avro_value_get_size(mut(inner), &size)) return mismatch();
-  if (node->kind == avro_kind::record && size != node->fields.size()) return mismatch();
-  const bool object = node->kind != avro_kind::array;
+  const bool object = node.kind != avro_kind::array;
   out.push_back(object ? '{' : '[');
-  for (size_t i = 0; i < size; ++i) {
-    avro_value_t child;
-    const char* key = nullptr;
-    if (avro_value_get_by_index(mut(inner), i, &child, &key)) return mismatch();
-    if (i > 0) out.push_back(',');
-    std::string_view child_name;
-    if (node->kind == avro_kind::record) {
-      child_name = node->fields[i].name;
-    } else if (node->kind == avro_kind::map) {
-      const std::string_view k = key ? std::string_view(key) : std::string_view();
-      if (!simdjson::validate_utf8(k.data(), k.size())) {
-        return make_error(error_code::wrong_type, "map key is not valid UTF-8");
-      }
-      child_name = keep(k);
-    }
-    if (object) {
-      append_json_string(out, child_name);
+  if (node.kind == avro_kind::record) {
+    for (size_t i = 0; i < node.fields.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      append_json_string(out, node.fields[i].name);
       out.push_back(':');
+      if (auto err = json(in, *node.fields[i].type, depth + 1, out, node.fields[i].name, e)) {
+        return err;
+      }
     }
-    const avro_node& type = node->kind == avro_kind::record ? *node->fields[i].type : *node->items;
-    if (auto err = json(child, type, depth + 1, out, child_name, e)) return err;
+    out.push_back('}');
+    return std::nullopt;
+  }
+  bool first = true;
+  for (;;) {  // arrays and maps: blocks of items, ended by a count of 0
+    int64_t count = 0;
+    if (!in.read_long(count)) return bad("item count cut short");
+    if (count == 0) break;
+    if (count < 0) {  // a negative count is followed by the block's size in bytes
+      int64_t size = 0;
+      if (count == INT64_MIN || !in.read_long(size) || size < 0) return bad("bad item block");
+      count = -count;
+    }
+    // Each item counts as at least one byte: a count of 2^62 zero-byte nulls would loop.
+    if (static_cast<uint64_t>(count) > in.left()) return bad("more items than bytes");
+    for (int64_t i = 0; i < count; ++i) {
+      if (!first) out.push_back(',');
+      first = false;
+      std::string_view key;
+      if (node.kind == avro_kind::map) {
+        if (!in.read_bytes(key)) return bad("map key cut short");
+        // A map key is message data: JSON text (and PostgreSQL's json) needs it valid UTF-8.
+        if (!simdjson::validate_utf8(key.data(), key.size())) {
+          return make_error(error_code::wrong_type, "map key is not valid UTF-8");
+        }
+        append_json_string(out, key);
+        out.push_back(':');
+      }
+      if (auto err = json(in, *node.items, depth + 1, out, key, e)) return err;
+    }
   }
   out.push_back(object ? '}' : ']');
   return std::nullopt;

@@ -9,10 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <avro.h>
-
-#include "schemas/avro/avro_binary_reader.h"
-#include "schemas/avro/avro_container.h"
+#include "schemas/avro/avro_binary_cursor.h"
 #include "schemas/avro/avro_schema_info.h"
 #include "schemas/common/decoder.h"
 #include "schemas/debezium/debezium_envelope.h"
@@ -39,10 +36,13 @@ namespace sluice {
 //   read(schema, body, out)      a value: a record with op, source, before, after…
 //   read_key(schema, body, out)  a key: a record of key columns (into out.after)
 //
-// Each body must be exactly one record of its schema (checked with check_avro_record before
-// Avro C reads it); bytes left over are an error. Views in out point into this reader's
-// texts and the schemas' nodes: valid until the next read of the same kind (a value's
-// views survive a key's read).
+// The body is read in one pass straight into tokens (avro_binary_cursor, every length, count,
+// branch and index checked against the bytes left and the schema): Avro C's generic values
+// took two thirds of the decode time (docs/avro.md, "Measured") for a value that is only
+// walked once. Avro C still parses and checks each schema. The body must be exactly one
+// record; bytes left over are an error. Views in out point into the message, this reader's
+// texts and the schemas' nodes: valid until the next read of the same kind (a value's views
+// survive a key's read) and while the message lives.
 //
 // Lifecycle: one per Debezium decoder; parsed schemas are cached by id (max_cached_schemas,
 // cleared when full). Threading: as its decoder.
@@ -66,7 +66,6 @@ class debezium_avro_reader {
   enum class role : uint8_t { top, source, before, after };
   struct layout {
     std::shared_ptr<const registered_schema> schema;
-    std::unique_ptr<avro_record_schema> avro;
     std::unique_ptr<avro_schema_info> info;
     std::vector<role> roles;  // by top-level field (values only)
     std::vector<connect_field_schema> columns;
@@ -79,17 +78,18 @@ class debezium_avro_reader {
   result<layout*> layout_for(const std::shared_ptr<const registered_schema>& schema, bool key);
   result<std::unique_ptr<layout>> build(const std::shared_ptr<const registered_schema>& schema,
                                         bool key) const;
-  std::optional<error> decode_body(layout& l, std::string_view body);
-  std::optional<error> read_fields(const avro_value_t& record, const avro_node& node,
+  // The branch of a union (its index read from in); other types as they are.
+  static result<const avro_node*> branch(avro_binary_cursor& in, const avro_node* node);
+  std::optional<error> read_fields(avro_binary_cursor& in, const avro_node& node,
                                    std::vector<debezium_envelope::field>& into,
-                                   debezium_envelope& out);
-  std::optional<error> read_row(const avro_value_t& v, const avro_node& type,
+                                   debezium_envelope& out, size_t depth);
+  std::optional<error> read_row(avro_binary_cursor& in, const avro_node& type,
                                 debezium_envelope::row& row, debezium_envelope& out);
-  // One value as a token; records, maps and arrays also as leaves.
-  std::optional<error> token(const avro_value_t& v, const avro_node& node, json_token& out,
-                             debezium_envelope& e);
-  std::optional<error> scalar(const avro_value_t& v, const avro_node& node, json_token& out);
-  std::optional<error> json(const avro_value_t& v, const avro_node& node, size_t depth,
+  // One value as a token; records, maps and arrays also as leaves. depth: its nesting.
+  std::optional<error> token(avro_binary_cursor& in, const avro_node& node, json_token& out,
+                             debezium_envelope& e, size_t depth);
+  std::optional<error> scalar(avro_binary_cursor& in, const avro_node& node, json_token& out);
+  std::optional<error> json(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             std::string& out, std::string_view name, debezium_envelope& e);
   std::string& fresh();
   std::string_view keep(std::string_view text);
@@ -97,7 +97,6 @@ class debezium_avro_reader {
   decode_limits _limits;
   std::unordered_map<int32_t, std::unique_ptr<layout>> _values;  // by schema id
   std::unordered_map<int32_t, std::unique_ptr<layout>> _keys;
-  avro_binary_reader _binary;
   texts _value_texts;
   texts _key_texts;
   texts* _texts = &_value_texts;  // those of the read under way
