@@ -43,11 +43,11 @@ class avro_record_schema {
 // the header (magic, metadata map with avro.schema and avro.codec, sync marker), then
 // blocks of records, each block ended by the sync marker. The "null", "deflate" and "snappy"
 // codecs are read (avro_codec.h): a compressed block is decompressed into a buffer this
-// reader owns and reuses. The records are checked (avro_record_check.h), then decoded by
-// Avro C (avro_value_read over a memory reader).
+// reader owns and reuses. Each record's length is found by walking it against the schema
+// (check_avro_record.h); its caller decodes its bytes (avro_value_reader).
 //
 //   open(bytes)            header -> schema_json(), codec parsed
-//   next(schema's value)   the next record, read into it; false after the last one
+//   next(record, schema)   the next record's bytes; false after the last one
 //
 // A block must hold exactly its count of records: bytes left over, a record running past
 // its block, a wrong sync marker, a count or size that does not fit the bytes, corrupt
@@ -55,8 +55,8 @@ class avro_record_schema {
 // max_block_bytes once decompressed is too_large. Views point into the bytes given to
 // open() or, for a compressed block, into this reader's buffer (until the next block).
 //
-// Lifecycle: one per decoder, reopened for each message (it keeps one Avro C memory
-// reader, the decompression state and its buffer). Threading: as its decoder.
+// Lifecycle: one per decoder, reopened for each message (it keeps the decompression state
+// and its buffer). Threading: as its decoder.
 class avro_container_reader {
  public:
   explicit avro_container_reader(size_t max_block_bytes);
@@ -67,10 +67,10 @@ class avro_container_reader {
   std::optional<error> open(std::string_view bytes);
   std::string_view schema_json() const { return _schema_json; }
 
-  // Reads the next record into value; false at the end of the container. schema is the
-  // writer schema as avro_schema_info read it: each record's bytes are checked against it
-  // (check_avro_record) before Avro C reads them.
-  result<bool> next(avro_value_t& value, const avro_node& schema, size_t max_depth);
+  // The next record's bytes (walked against schema, the writer schema as avro_schema_info
+  // read it, to find where it ends); false at the end of the container. The view lives
+  // until the next block.
+  result<bool> next(std::string_view& record, const avro_node& schema, size_t max_depth);
 
   // The index of the record next() returned last, from 0, across blocks.
   uint64_t record_index() const { return _index - 1; }
@@ -87,7 +87,6 @@ class avro_container_reader {
   size_t _pos = 0;         // the next record's offset in _data
   std::string_view _schema_json;
   std::array<char, 16> _sync{};
-  avro_reader_t _reader = nullptr;
   uint64_t _block = 0;         // blocks read, for messages
   int64_t _left_in_block = 0;  // records not yet read from the current block
   uint64_t _index = 0;

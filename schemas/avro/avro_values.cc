@@ -12,13 +12,14 @@
 namespace sluice {
 namespace {
 
-// The Avro C value macros take a non-const pointer; reading never modifies the value.
-avro_value_t* mut(const avro_value_t& v) {
-  return const_cast<avro_value_t*>(&v);
-}
-
 error mismatch(const avro_node& node) {
   return make_error(error_code::invalid_avro, "record does not match its schema (type " +
+                                                  std::to_string(static_cast<int>(node.kind)) +
+                                                  ")");
+}
+
+error cut(const avro_node& node) {
+  return make_error(error_code::invalid_avro, "record cut short or out of range (type " +
                                                   std::to_string(static_cast<int>(node.kind)) +
                                                   ")");
 }
@@ -107,12 +108,12 @@ error avro_failure(std::string_view what) {
   return make_error(error_code::invalid_avro, std::string(what) + ": " + avro_strerror());
 }
 
-std::optional<error> avro_value_reader::read(const avro_value_t& v, const avro_node& node,
+std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& node,
                                              value& out) {
-  return read(v, node, 0, out);
+  return read(in, node, 0, out);
 }
 
-std::optional<error> avro_value_reader::read(const avro_value_t& v, const avro_node& n,
+std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& n,
                                              size_t depth, value& out) {
   if (depth > _max_depth) return make_error(error_code::too_deep, "value nested too deep");
   switch (n.kind) {
@@ -120,48 +121,45 @@ std::optional<error> avro_value_reader::read(const avro_value_t& v, const avro_n
       set(out, value_kind::null, {});
       return std::nullopt;
     case avro_kind::boolean: {
-      int b = 0;
-      if (avro_value_get_boolean(mut(v), &b)) return mismatch(n);
+      bool b = false;
+      if (!in.read_boolean(b)) return cut(n);
       set(out, value_kind::boolean, b ? "true" : "false");
       return std::nullopt;
     }
     case avro_kind::int32: {
       int32_t x = 0;
-      if (avro_value_get_int(mut(v), &x)) return mismatch(n);
+      if (!in.read_int(x)) return cut(n);
       return set_int(out, n, x);
     }
     case avro_kind::int64: {
       int64_t x = 0;
-      if (avro_value_get_long(mut(v), &x)) return mismatch(n);
+      if (!in.read_long(x)) return cut(n);
       return set_int(out, n, x);
     }
     case avro_kind::float32: {
       float x = 0;
-      if (avro_value_get_float(mut(v), &x)) return mismatch(n);
+      if (!in.read_floating(x)) return cut(n);
       if (!std::isfinite(x)) return set_float(out, x), std::nullopt;
       set_number(out, x);  // the float's own shortest text, not the double's
       return std::nullopt;
     }
     case avro_kind::float64: {
       double x = 0;
-      if (avro_value_get_double(mut(v), &x)) return mismatch(n);
+      if (!in.read_floating(x)) return cut(n);
       set_float(out, x);
       return std::nullopt;
     }
     case avro_kind::string: {
-      const char* p = nullptr;
-      size_t size = 0;  // counts the NUL terminator Avro C adds
-      if (avro_value_get_string(mut(v), &p, &size)) return mismatch(n);
-      return set_string(out, n, std::string_view(p, size > 0 ? size - 1 : 0));
+      std::string_view s;
+      if (!in.read_bytes(s)) return cut(n);
+      return set_string(out, n, s);
     }
     case avro_kind::bytes:
     case avro_kind::fixed: {
-      const void* p = nullptr;
-      size_t size = 0;
-      const int rc = n.kind == avro_kind::bytes ? avro_value_get_bytes(mut(v), &p, &size)
-                                                : avro_value_get_fixed(mut(v), &p, &size);
-      if (rc) return mismatch(n);
-      const std::string_view b(static_cast<const char*>(p), size);
+      std::string_view b;
+      const bool ok = n.kind == avro_kind::bytes ? in.read_bytes(b)
+                                                 : in.read_fixed(static_cast<size_t>(n.size), b);
+      if (!ok) return cut(n);
       if (n.logical == avro_logical::decimal) {
         auto text = decimal_text(b, n.scale);
         if (!text) return make_error(error_code::too_large, "decimal too large");
@@ -172,51 +170,51 @@ std::optional<error> avro_value_reader::read(const avro_value_t& v, const avro_n
       return std::nullopt;
     }
     case avro_kind::enumeration: {
-      int index = 0;
-      if (avro_value_get_enum(mut(v), &index)) return mismatch(n);
-      if (index < 0 || static_cast<size_t>(index) >= n.symbols.size()) return mismatch(n);
+      int64_t index = 0;
+      if (!in.read_long(index) || index < 0 || static_cast<uint64_t>(index) >= n.symbols.size()) {
+        return mismatch(n);
+      }
       set(out, value_kind::string, n.symbols[static_cast<size_t>(index)]);
       return std::nullopt;
     }
     case avro_kind::union_of: {
-      int d = 0;
-      avro_value_t branch;
-      if (avro_value_get_discriminant(mut(v), &d) || d < 0 ||
-          static_cast<size_t>(d) >= n.branches.size() ||
-          avro_value_get_current_branch(mut(v), &branch)) {
-        return mismatch(n);
-      }
-      return read(branch, *n.branches[static_cast<size_t>(d)], depth + 1, out);
+      auto b = branch(in, n);
+      if (!b) return b.err();
+      return read(in, **b, depth + 1, out);
     }
     case avro_kind::record:
-      if (n.logical != avro_logical::none) return logical_record(v, n, out);
+      if (n.logical != avro_logical::none) return logical_record(in, n, out);
       [[fallthrough]];
     case avro_kind::array:
     case avro_kind::map:
       out.kind = value_kind::json;
       out.text.clear();
-      return json(v, n, depth, out.text);
+      return json(in, n, depth, out.text);
   }
   return mismatch(n);
 }
 
+std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_node& node) {
+  // Read and dropped: skipped bytes are checked like read ones (a field sluice does not use
+  // may not run past the record either).
+  return read(in, node, 0, _skip);
+}
+
 // Datastream's DATETIME and INTERVAL records (unified types) as the text of one SQL value.
-std::optional<error> avro_value_reader::logical_record(const avro_value_t& v, const avro_node& n,
+std::optional<error> avro_value_reader::logical_record(avro_binary_cursor& in, const avro_node& n,
                                                        value& out) {
   int64_t parts[3] = {0, 0, 0};
   const size_t want = n.logical == avro_logical::datetime ? 2 : 3;
-  size_t count = 0;
-  if (n.fields.size() != want || avro_value_get_size(mut(v), &count) || count != want) {
-    return mismatch(n);
-  }
+  if (n.fields.size() != want) return mismatch(n);
   for (size_t i = 0; i < want; ++i) {
-    avro_value_t f;
-    if (avro_value_get_by_index(mut(v), i, &f, nullptr)) return mismatch(n);
     const avro_kind k = n.fields[i].type->kind;
     int32_t small = 0;
-    if (k == avro_kind::int32 && !avro_value_get_int(&f, &small)) {
+    if (k == avro_kind::int32) {
+      if (!in.read_int(small)) return cut(n);
       parts[i] = small;
-    } else if (k != avro_kind::int64 || avro_value_get_long(&f, &parts[i])) {
+    } else if (k == avro_kind::int64) {
+      if (!in.read_long(parts[i])) return cut(n);
+    } else {
       return mismatch(n);
     }
   }
@@ -232,46 +230,78 @@ std::optional<error> avro_value_reader::logical_record(const avro_value_t& v, co
   return std::nullopt;
 }
 
-std::optional<error> avro_value_reader::json(const avro_value_t& v, const avro_node& n,
+result<const avro_node*> avro_value_reader::branch(avro_binary_cursor& in, const avro_node& n) {
+  if (n.kind != avro_kind::union_of) return &n;
+  int64_t i = 0;
+  if (!in.read_long(i) || i < 0 || static_cast<uint64_t>(i) >= n.branches.size()) {
+    return make_error(error_code::invalid_avro, "union branch out of range");
+  }
+  return n.branches[static_cast<size_t>(i)];
+}
+
+result<int64_t> avro_value_reader::item_block(avro_binary_cursor& in) {
+  int64_t count = 0;
+  if (!in.read_long(count)) return make_error(error_code::invalid_avro, "item count cut short");
+  if (count < 0) {  // a negative count is followed by the block's size in bytes
+    int64_t size = 0;
+    if (count == INT64_MIN || !in.read_long(size) || size < 0) {
+      return make_error(error_code::invalid_avro, "bad item block");
+    }
+    count = -count;
+  }
+  // Each item counts as at least one byte: a count of 2^62 zero-byte nulls would loop.
+  if (static_cast<uint64_t>(count) > in.left()) {
+    return make_error(error_code::invalid_avro, "more items than bytes");
+  }
+  return count;
+}
+
+std::optional<error> avro_value_reader::json(avro_binary_cursor& in, const avro_node& n,
                                              size_t depth, std::string& out) {
   if (depth > _max_depth) return make_error(error_code::too_deep, "value nested too deep");
   if (n.kind == avro_kind::union_of) {
-    int d = 0;
-    avro_value_t branch;
-    if (avro_value_get_discriminant(mut(v), &d) || d < 0 ||
-        static_cast<size_t>(d) >= n.branches.size() ||
-        avro_value_get_current_branch(mut(v), &branch)) {
-      return mismatch(n);
-    }
-    return json(branch, *n.branches[static_cast<size_t>(d)], depth + 1, out);
+    auto b = branch(in, n);
+    if (!b) return b.err();
+    return json(in, **b, depth + 1, out);
   }
   if (n.kind != avro_kind::record && n.kind != avro_kind::array && n.kind != avro_kind::map) {
-    if (auto err = read(v, n, depth, _scratch)) return err;
+    if (auto err = read(in, n, depth, _scratch)) return err;
     append_json_value(out, _scratch);
     return std::nullopt;
   }
-  size_t size = 0;
-  if (avro_value_get_size(mut(v), &size)) return mismatch(n);
-  if (n.kind == avro_kind::record && size != n.fields.size()) return mismatch(n);
-  const bool object = n.kind != avro_kind::array;
-  out.push_back(object ? '{' : '[');
-  for (size_t i = 0; i < size; ++i) {
-    avro_value_t child;
-    const char* name = nullptr;
-    if (avro_value_get_by_index(mut(v), i, &child, &name)) return mismatch(n);
-    if (i > 0) out.push_back(',');
-    if (object) {
-      const std::string_view key = n.kind == avro_kind::record ? std::string_view(n.fields[i].name)
-                                                               : std::string_view(name ? name : "");
-      // A map key is message data: JSON text (and PostgreSQL's json) needs it valid UTF-8.
-      if (!simdjson::validate_utf8(key.data(), key.size())) {
-        return make_error(error_code::wrong_type, "map key is not valid UTF-8");
-      }
-      append_json_string(out, key);
+  if (n.kind == avro_kind::record) {
+    out.push_back('{');
+    for (size_t i = 0; i < n.fields.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      append_json_string(out, n.fields[i].name);
       out.push_back(':');
+      if (auto err = json(in, *n.fields[i].type, depth + 1, out)) return err;
     }
-    const avro_node& type = n.kind == avro_kind::record ? *n.fields[i].type : *n.items;
-    if (auto err = json(child, type, depth + 1, out)) return err;
+    out.push_back('}');
+    return std::nullopt;
+  }
+  const bool object = n.kind == avro_kind::map;
+  out.push_back(object ? '{' : '[');
+  bool first = true;
+  for (;;) {
+    auto count = item_block(in);
+    if (!count) return count.err();
+    if (*count == 0) break;
+    for (int64_t i = 0; i < *count; ++i) {
+      if (!first) out.push_back(',');
+      first = false;
+      if (object) {
+        std::string_view key;
+        if (!in.read_bytes(key)) return cut(n);
+        // A map key is message data: JSON text (and PostgreSQL's json) needs it valid UTF-8.
+        if (!simdjson::validate_utf8(key.data(), key.size())) {
+          return make_error(error_code::wrong_type, "map key is not valid UTF-8");
+        }
+        append_json_string(out, key);
+        out.push_back(':');
+      }
+      if (auto err = json(in, *n.items, depth + 1, out)) return err;
+    }
   }
   out.push_back(object ? '}' : ']');
   return std::nullopt;

@@ -7,12 +7,13 @@
 
 #include "core/model/result.h"
 #include "core/model/value.h"
+#include "schemas/avro/avro_binary_cursor.h"
 #include "schemas/avro/avro_schema_info.h"
 
 namespace sluice {
 
-// Avro values (Avro C's generic value interface) as sluice values, guided by the writer
-// schema as avro_schema_info read it (for the logical types):
+// Avro values (read from Avro binary in one pass, avro_binary_cursor) as sluice values,
+// guided by the writer schema as avro_schema_info read it (for the logical types):
 //
 //   null -> null                boolean -> boolean          int, long -> number
 //   float, double -> number ("NaN", "Infinity", "-Infinity" as strings)
@@ -33,17 +34,28 @@ class avro_value_reader {
  public:
   explicit avro_value_reader(size_t max_depth) : _max_depth(max_depth) {}
 
-  // Overwrites out (reusing its text's capacity). Errors name what is wrong, not where.
-  std::optional<error> read(const avro_value_t& v, const avro_node& node, value& out);
+  // Reads one value of this type from in (Avro binary), overwriting out (reusing its text's
+  // capacity). Every length, count, branch and index is checked against the bytes left and
+  // the schema. Errors name what is wrong, not where.
+  std::optional<error> read(avro_binary_cursor& in, const avro_node& node, value& out);
+  // Reads one value and drops it (checked all the same).
+  std::optional<error> skip(avro_binary_cursor& in, const avro_node& node);
+  // The branch of a union (its index read from in); other types as they are.
+  static result<const avro_node*> branch(avro_binary_cursor& in, const avro_node& node);
+  // The item count of the next block of an array or map (0: the end), each item counted as
+  // at least one byte against the bytes left.
+  static result<int64_t> item_block(avro_binary_cursor& in);
 
  private:
-  std::optional<error> read(const avro_value_t& v, const avro_node& node, size_t depth, value& out);
-  std::optional<error> json(const avro_value_t& v, const avro_node& node, size_t depth,
+  std::optional<error> read(avro_binary_cursor& in, const avro_node& node, size_t depth,
+                            value& out);
+  std::optional<error> json(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             std::string& out);
-  std::optional<error> logical_record(const avro_value_t& v, const avro_node& node, value& out);
+  std::optional<error> logical_record(avro_binary_cursor& in, const avro_node& node, value& out);
 
   size_t _max_depth;
   value _scratch;
+  value _skip;
 };
 
 // The Avro C error message of the last failed call, as an invalid_avro error.

@@ -6,28 +6,8 @@
 namespace sluice {
 namespace {
 
-avro_value_t* mut(const avro_value_t& v) {
-  return const_cast<avro_value_t*>(&v);
-}
-
 error bad(std::string message) {
   return make_error(error_code::invalid_avro, std::move(message));
-}
-
-// The value a union holds (unions of unions are not Avro): v itself for other types.
-bool resolve(const avro_value_t& v, const avro_node*& node, avro_value_t& out) {
-  out = v;
-  if (node->kind != avro_kind::union_of) return true;
-  int d = 0;
-  avro_value_t branch;
-  if (avro_value_get_discriminant(mut(v), &d) || d < 0 ||
-      static_cast<size_t>(d) >= node->branches.size() ||
-      avro_value_get_current_branch(mut(v), &branch)) {
-    return false;
-  }
-  node = node->branches[static_cast<size_t>(d)];
-  out = branch;
-  return true;
 }
 
 // The record a field holds, ["null", record] included.
@@ -108,10 +88,9 @@ result<std::unique_ptr<datastream_avro_reader::layout>> datastream_avro_reader::
     }
     l->types = std::move(types);
   }
-  // Avro C last: it checks the schema again (names, defaults) and builds the value class.
+  // Avro C checks the schema too (names, defaults): a schema it refuses is refused here.
   auto avro = avro_record_schema::parse(schema_json);
   if (!avro) return avro.err();
-  l->avro = std::move(*avro);
   return l;
 }
 
@@ -161,90 +140,78 @@ std::string_view datastream_avro_reader::keep(std::string_view text) {
 
 result<bool> datastream_avro_reader::next(datastream_event& out) {
   if (!_layout) return bad("no open container");
-  avro_value_t& record = _layout->avro->value();
+  std::string_view record;
   if (_single) {
     if (!_single_pending) return false;
     _single_pending = false;
-    if (auto err = _binary.read(_body, _layout->info->root(), _limits.max_depth, record)) {
-      return std::move(*err);
-    }
+    record = _body;
   } else {
     auto more = _container.next(record, _layout->info->root(), _limits.max_depth);
     if (!more || !*more) return more;
   }
   out.clear();
   _texts_used = 0;
-  const auto where = [this] { return "record " + std::to_string(_container.record_index()); };
+  const auto where = [this] { return "record " + std::to_string(record_index()); };
+  avro_binary_cursor in(record);
   const std::vector<avro_node::field>& fields = _layout->info->root().fields;
-  size_t size = 0;
-  if (avro_value_get_size(&record, &size) || size != fields.size()) {
-    return bad(where() + ": does not match its schema");
-  }
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (_layout->top_roles[i] == role::ignored) continue;
-    avro_value_t child;
-    if (avro_value_get_by_index(&record, i, &child, nullptr)) {
-      return bad(where() + ": does not match its schema");
-    }
     std::optional<error> err;
     switch (_layout->top_roles[i]) {
+      case role::ignored:
+        err = _values.skip(in, *fields[i].type);
+        break;
       case role::envelope:
-        err = read_member(child, *fields[i].type, fields[i].name, out.envelope,
+        err = read_member(in, *fields[i].type, fields[i].name, out.envelope,
                           _layout->top_members[i], out);
         break;
       case role::metadata:
-        err = read_metadata(child, out);
+        err = read_metadata(in, out);
         break;
       case role::payload:
-        err = read_payload(child, out);
-        break;
-      case role::ignored:
+        err = read_payload(in, out);
         break;
     }
     if (err) return in_context(where() + " " + fields[i].name, std::move(*err));
   }
+  if (in.left() != 0) {
+    return bad(where() + ": " + std::to_string(in.left()) + " bytes after the record");
+  }
   return true;
 }
 
-std::optional<error> datastream_avro_reader::read_metadata(const avro_value_t& v,
+std::optional<error> datastream_avro_reader::read_metadata(avro_binary_cursor& in,
                                                            datastream_event& out) {
-  const avro_node* node = _layout->metadata_type;
-  avro_value_t record;
-  if (!node || !resolve(v, node, record)) return bad("does not match its schema");
-  if (node->kind == avro_kind::null) return std::nullopt;  // null: no source_metadata
+  auto node = avro_value_reader::branch(in, *_layout->metadata_type);
+  if (!node) return node.err();
+  if ((*node)->kind == avro_kind::null) return std::nullopt;  // null: no source_metadata
+  if ((*node)->kind != avro_kind::record) return bad("source_metadata is not a record");
   out.has_metadata = true;
-  const std::vector<avro_node::field>& fields = _layout->metadata->fields;
+  const std::vector<avro_node::field>& fields = (*node)->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (!_layout->meta_members[i]) continue;
-    avro_value_t child;
-    if (avro_value_get_by_index(&record, i, &child, nullptr)) {
-      return bad("does not match its schema");
+    std::optional<error> err;
+    if (i < _layout->meta_members.size() && _layout->meta_members[i]) {
+      err = read_member(in, *fields[i].type, fields[i].name, out.metadata,
+                        *_layout->meta_members[i], out);
+    } else {
+      err = _values.skip(in, *fields[i].type);
     }
-    if (auto err = read_member(child, *fields[i].type, fields[i].name, out.metadata,
-                               *_layout->meta_members[i], out)) {
-      return in_context(fields[i].name, std::move(*err));
-    }
+    if (err) return in_context(fields[i].name, std::move(*err));
   }
   return std::nullopt;
 }
 
-std::optional<error> datastream_avro_reader::read_payload(const avro_value_t& v,
+std::optional<error> datastream_avro_reader::read_payload(avro_binary_cursor& in,
                                                           datastream_event& out) {
-  const avro_node* node = _layout->payload_type;
-  avro_value_t record;
-  if (!node || !resolve(v, node, record)) return bad("does not match its schema");
-  if (node->kind == avro_kind::null) return std::nullopt;  // null: no payload
+  auto node = avro_value_reader::branch(in, *_layout->payload_type);
+  if (!node) return node.err();
+  if ((*node)->kind == avro_kind::null) return std::nullopt;  // null: no payload
+  if ((*node)->kind != avro_kind::record) return bad("payload is not a record");
   out.has_payload = true;
   image_writer columns(out.payload);
-  for (size_t i = 0; i < node->fields.size(); ++i) {
-    const avro_node::field& f = node->fields[i];
-    avro_value_t child;
-    if (avro_value_get_by_index(&record, i, &child, nullptr)) {
-      return bad("does not match its schema");
-    }
+  for (const avro_node::field& f : (*node)->fields) {
     column_value& c = columns.next();
     if (c.name != f.name) c.name.assign(f.name);
-    if (auto err = _values.read(child, *f.type, c.v)) {
+    if (auto err = _values.read(in, *f.type, c.v)) {
       return in_context("column \"" + f.name + "\"", std::move(*err));
     }
   }
@@ -253,39 +220,49 @@ std::optional<error> datastream_avro_reader::read_payload(const avro_value_t& v,
 }
 
 std::optional<error> datastream_avro_reader::read_member(
-    const avro_value_t& v, const avro_node& node, std::string_view name,
+    avro_binary_cursor& in, const avro_node& node, std::string_view name,
     datastream_event::members& into, datastream_member m, datastream_event& out) {
   datastream_event::field* f = into.claim(m);
   if (!f) return bad("repeated member");
   f->name = name;
   f->first_leaf = static_cast<uint32_t>(out.leaves.size());
   f->leaf_count = 0;
-  if (auto err = _values.read(v, node, _scratch)) return err;
+  avro_binary_cursor again = in;  // the same bytes, walked again for the leaves below
+  if (auto err = _values.read(in, node, _scratch)) return err;
   f->token.kind = kind_of(_scratch);
   f->token.text = keep(_scratch.text);
   if (f->token.is_scalar()) return std::nullopt;
   // An array or record: its direct scalars become leaves (sort_keys, primary_keys, ts).
-  const avro_node* n = &node;
-  avro_value_t container;
-  if (!resolve(v, n, container)) return bad("does not match its schema");
-  size_t size = 0;
-  if (avro_value_get_size(&container, &size)) return bad("does not match its schema");
-  for (size_t i = 0; i < size; ++i) {
-    avro_value_t child;
-    const char* key = nullptr;
-    if (avro_value_get_by_index(&container, i, &child, &key)) {
-      return bad("does not match its schema");
-    }
-    const avro_node* type = n->kind == avro_kind::record ? n->fields[i].type : n->items;
-    if (auto err = _values.read(child, *type, _scratch)) return err;
+  auto resolved = avro_value_reader::branch(again, node);
+  if (!resolved) return resolved.err();
+  const avro_node& n = **resolved;
+  const auto leaf = [&](std::string_view leaf_name, const avro_node& type) -> std::optional<error> {
+    if (auto err = _values.read(again, type, _scratch)) return err;
     const json_kind kind = kind_of(_scratch);
-    if (kind == json_kind::array || kind == json_kind::object) continue;
-    json_leaf& leaf = out.leaves.emplace_back();
-    leaf.name = n->kind == avro_kind::record ? std::string_view(n->fields[i].name)
-                : key                        ? keep(key)
-                                             : std::string_view();
-    leaf.token.kind = kind;
-    leaf.token.text = keep(_scratch.text);
+    if (kind == json_kind::array || kind == json_kind::object) return std::nullopt;
+    json_leaf& l = out.leaves.emplace_back();
+    l.name = leaf_name;
+    l.token.kind = kind;
+    l.token.text = keep(_scratch.text);
+    return std::nullopt;
+  };
+  if (n.kind == avro_kind::record) {
+    for (const avro_node::field& child : n.fields) {
+      if (auto err = leaf(child.name, *child.type)) return err;
+    }
+  } else if (n.kind == avro_kind::array || n.kind == avro_kind::map) {
+    for (;;) {
+      auto count = avro_value_reader::item_block(again);
+      if (!count) return count.err();
+      if (*count == 0) break;
+      for (int64_t i = 0; i < *count; ++i) {
+        std::string_view key;
+        if (n.kind == avro_kind::map && !again.read_bytes(key)) return bad("map key cut short");
+        if (auto err = leaf(n.kind == avro_kind::map ? keep(key) : std::string_view(), *n.items)) {
+          return err;
+        }
+      }
+    }
   }
   f->leaf_count = static_cast<uint32_t>(out.leaves.size()) - f->first_leaf;
   return std::nullopt;

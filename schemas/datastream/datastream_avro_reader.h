@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/model/column_type.h"
-#include "schemas/avro/avro_binary_reader.h"
+#include "schemas/avro/avro_binary_cursor.h"
 #include "schemas/avro/avro_container.h"
 #include "schemas/avro/avro_schema_info.h"
 #include "schemas/avro/avro_values.h"
@@ -26,14 +26,16 @@ namespace sluice {
 //
 //   open_record(schema, body): the same for one record in Avro binary (Confluent frames)
 //   open(bytes):  header; the schema's layout from the cache (by schema text), else parsed
-//                 once: Avro C's schema + generic value, avro_schema_info (logical types),
+//                 once: avro_schema_info (logical types; Avro C checks the schema too),
 //                 which top-level fields are envelope members, source_metadata, payload;
 //                 the payload's column types
-//   next(event):  the next record -> event (envelope and source_metadata members as tokens,
-//                 arrays and records with their scalars as leaves; the payload as values)
+//   next(event):  the next record, read in one pass from its bytes (avro_value_reader over
+//                 avro_binary_cursor; fields sluice does not use are walked and checked) ->
+//                 event (envelope and source_metadata members as tokens, arrays and records
+//                 with their scalars as leaves; the payload as values)
 //
-// Views in the event point into the record (Avro C's value), the message bytes or this
-// reader's texts: valid until the next next() or open().
+// Views in the event point into the message bytes, the container's buffer or this reader's
+// texts: valid until the next next() or open().
 //
 // Lifecycle: one per Datastream decoder; the cache holds at most max_cached_schemas
 // layouts (a topic repeats one schema; a new one clears the cache when it is full).
@@ -59,7 +61,6 @@ class datastream_avro_reader {
  private:
   enum class role : uint8_t { ignored, envelope, metadata, payload };
   struct layout {
-    std::unique_ptr<avro_record_schema> avro;
     std::unique_ptr<avro_schema_info> info;
     std::vector<role> top_roles;                                 // by top-level field index
     std::vector<datastream_member> top_members;                  // for role::envelope
@@ -73,9 +74,9 @@ class datastream_avro_reader {
 
   result<std::unique_ptr<layout>> build(std::string_view schema_json) const;
   std::optional<error> use_schema(std::string_view schema_json);
-  std::optional<error> read_metadata(const avro_value_t& v, datastream_event& out);
-  std::optional<error> read_payload(const avro_value_t& v, datastream_event& out);
-  std::optional<error> read_member(const avro_value_t& v, const avro_node& node,
+  std::optional<error> read_metadata(avro_binary_cursor& in, datastream_event& out);
+  std::optional<error> read_payload(avro_binary_cursor& in, datastream_event& out);
+  std::optional<error> read_member(avro_binary_cursor& in, const avro_node& node,
                                    std::string_view name, datastream_event::members& into,
                                    datastream_member m, datastream_event& out);
   std::string_view keep(std::string_view text);
@@ -86,7 +87,6 @@ class datastream_avro_reader {
   const std::pair<const std::string, std::unique_ptr<layout>>* _last = nullptr;  // last used
   layout* _layout = nullptr;
   avro_container_reader _container;
-  avro_binary_reader _binary;
   bool _single = false;          // open_record(): one record, _body
   bool _single_pending = false;  // not yet returned by next()
   std::string_view _body;

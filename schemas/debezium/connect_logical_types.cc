@@ -11,6 +11,12 @@ int64_t floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
+// a mod b in [0, b) for b > 0, without the overflow of a - floor_div(a, b) * b near INT64_MIN.
+int64_t floor_mod(int64_t a, int64_t b) {
+  const int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
+
 int digits_of(int64_t per_second) {
   int n = 0;
   for (; per_second > 1; per_second /= 10)
@@ -136,12 +142,12 @@ std::string date_text(int64_t days) {
 
 std::string timestamp_text(int64_t count, int64_t per_second) {
   const int64_t seconds = floor_div(count, per_second);
-  const int64_t fraction = count - seconds * per_second;
+  const int64_t fraction = floor_mod(count, per_second);
   const int64_t days = floor_div(seconds, 86400);
   std::string out;
   const bool bc = append_date(out, days);
   out.push_back(bc ? ' ' : 'T');
-  append_clock(out, seconds - days * 86400);
+  append_clock(out, floor_mod(seconds, 86400));
   append_fraction(out, fraction, per_second);
   if (bc) out += " BC";
   return out;

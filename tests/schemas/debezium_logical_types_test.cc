@@ -64,6 +64,10 @@ TEST_CASE("timestamps are ISO text without a zone, to their unit's precision") {
   CHECK(timestamp_text(0, 1'000) == "1970-01-01T00:00:00");
   // Debezium's PostgreSQL 'infinity' sentinel is far away but still a date.
   CHECK(timestamp_text(INT64_MAX, 1'000'000).starts_with("294247-01-10T04:00:54.775807"));
+  // And its lowest: the second is floored past INT64_MIN / 1000, the fraction still exact
+  // (INT64_MIN = ...775808 ms: .192 of the second before), no overflow on the way.
+  CHECK(timestamp_text(INT64_MIN, 1'000).ends_with(".192 BC"));
+  CHECK(timestamp_text(INT64_MIN, 1'000'000).ends_with(".224192 BC"));
 }
 
 TEST_CASE("times of day count from midnight and may be PostgreSQL's 24:00:00") {
