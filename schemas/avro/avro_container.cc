@@ -1,9 +1,9 @@
 #include "schemas/avro/avro_container.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "schemas/avro/avro_record_check.h"
 #include "schemas/avro/avro_values.h"
 #include "schemas/common/json_value_reader.h"
 
@@ -145,8 +145,7 @@ std::optional<error> avro_container_reader::next_block() {
   return std::nullopt;
 }
 
-result<bool> avro_container_reader::next(std::string_view& record, const avro_node& schema,
-                                         size_t max_depth) {
+result<bool> avro_container_reader::next(std::string_view& rest) {
   while (_left_in_block == 0) {
     if (_block > 0 && _pos != _data.size()) {  // the block's records must use all its bytes
       return bad("block " + std::to_string(_block - 1) + ": bytes left after its records");
@@ -154,17 +153,14 @@ result<bool> avro_container_reader::next(std::string_view& record, const avro_no
     if (_rest.empty()) return false;
     if (auto err = next_block()) return std::move(*err);
   }
-  // Named only on failure: a string per record would be an allocation per event.
-  const auto where = [this] {
-    return "record " + std::to_string(_index) + " (block " + std::to_string(_block - 1) + ")";
-  };
-  auto size = check_avro_record(_data.substr(_pos), schema, max_depth);
-  if (!size) return in_context(where(), size.err());
-  record = _data.substr(_pos, *size);
-  _pos += *size;
+  rest = _data.substr(_pos);
   --_left_in_block;
   ++_index;
   return true;
+}
+
+void avro_container_reader::consumed(size_t bytes) {
+  _pos = std::min(_pos + bytes, _data.size());
 }
 
 }  // namespace sluice

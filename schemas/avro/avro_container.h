@@ -19,9 +19,10 @@ namespace sluice {
 bool is_avro_container(std::string_view bytes);
 
 // A writer schema as Avro C holds it: the parsed schema, its generic value class and one
-// value of it that each record is read into (RAII over the three handles).
-// Lifecycle: built once per distinct schema text, cached by its user. Threading: one user
-// at a time (the value is reused).
+// value of it (RAII over the three handles). parse() is how the decoders have Avro C check
+// a schema (names, defaults, types it can build values of) before they read records with
+// it themselves (avro_values.h).
+// Lifecycle: built once per distinct schema text. Threading: one user at a time.
 class avro_record_schema {
  public:
   static result<std::unique_ptr<avro_record_schema>> parse(std::string_view json);
@@ -43,11 +44,13 @@ class avro_record_schema {
 // the header (magic, metadata map with avro.schema and avro.codec, sync marker), then
 // blocks of records, each block ended by the sync marker. The "null", "deflate" and "snappy"
 // codecs are read (avro_codec.h): a compressed block is decompressed into a buffer this
-// reader owns and reuses. Each record's length is found by walking it against the schema
-// (check_avro_record.h); its caller decodes its bytes (avro_value_reader).
+// reader owns and reuses. Its caller decodes each record from the front of the block's
+// remaining bytes (avro_value_reader) and says how many it took.
 //
 //   open(bytes)            header -> schema_json(), codec parsed
-//   next(record, schema)   the next record's bytes; false after the last one
+//   next(rest)             the bytes from the next record to the end of its block; false
+//                          after the last record
+//   consumed(n)            the record just read took n bytes
 //
 // A block must hold exactly its count of records: bytes left over, a record running past
 // its block, a wrong sync marker, a count or size that does not fit the bytes, corrupt
@@ -67,10 +70,11 @@ class avro_container_reader {
   std::optional<error> open(std::string_view bytes);
   std::string_view schema_json() const { return _schema_json; }
 
-  // The next record's bytes (walked against schema, the writer schema as avro_schema_info
-  // read it, to find where it ends); false at the end of the container. The view lives
-  // until the next block.
-  result<bool> next(std::string_view& record, const avro_node& schema, size_t max_depth);
+  // The bytes from the next record to the end of its block; false at the end of the
+  // container. The view lives until the next block. Each call counts one record.
+  result<bool> next(std::string_view& rest);
+  // The record next() gave took this many bytes from the front of rest.
+  void consumed(size_t bytes);
 
   // The index of the record next() returned last, from 0, across blocks.
   uint64_t record_index() const { return _index - 1; }

@@ -146,7 +146,7 @@ result<bool> datastream_avro_reader::next(datastream_event& out) {
     _single_pending = false;
     record = _body;
   } else {
-    auto more = _container.next(record, _layout->info->root(), _limits.max_depth);
+    auto more = _container.next(record);
     if (!more || !*more) return more;
   }
   out.clear();
@@ -173,9 +173,10 @@ result<bool> datastream_avro_reader::next(datastream_event& out) {
     }
     if (err) return in_context(where() + " " + fields[i].name, std::move(*err));
   }
-  if (in.left() != 0) {
+  if (_single && in.left() != 0) {
     return bad(where() + ": " + std::to_string(in.left()) + " bytes after the record");
   }
+  if (!_single) _container.consumed(record.size() - in.left());
   return true;
 }
 
