@@ -195,9 +195,66 @@ std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_
 }
 
 std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_node& node) {
-  // Read and dropped: skipped bytes are checked like read ones (a field sluice does not use
-  // may not run past the record either).
-  return read(in, node, 0, _skip);
+  return skip(in, node, 0);
+}
+
+// The structure only: every length, count, branch and index must fit, but the values of a
+// field sluice does not use are not judged (a NUL in its text is not the event's fault).
+std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_node& n,
+                                             size_t depth) {
+  if (depth > _max_depth) return make_error(error_code::too_deep, "value nested too deep");
+  std::string_view ignored;
+  int64_t number = 0;
+  bool flag = false;
+  double real = 0;
+  float small = 0;
+  switch (n.kind) {
+    case avro_kind::null:
+      return std::nullopt;
+    case avro_kind::boolean:
+      return in.read_boolean(flag) ? std::nullopt : std::optional(cut(n));
+    case avro_kind::int32:
+    case avro_kind::int64:
+      return in.read_long(number) ? std::nullopt : std::optional(cut(n));
+    case avro_kind::float32:
+      return in.read_floating(small) ? std::nullopt : std::optional(cut(n));
+    case avro_kind::float64:
+      return in.read_floating(real) ? std::nullopt : std::optional(cut(n));
+    case avro_kind::string:
+    case avro_kind::bytes:
+      return in.read_bytes(ignored) ? std::nullopt : std::optional(cut(n));
+    case avro_kind::fixed:
+      return in.read_fixed(static_cast<size_t>(n.size), ignored) ? std::nullopt
+                                                                 : std::optional(cut(n));
+    case avro_kind::enumeration:
+      if (!in.read_long(number) || number < 0 ||
+          static_cast<uint64_t>(number) >= n.symbols.size()) {
+        return mismatch(n);
+      }
+      return std::nullopt;
+    case avro_kind::union_of: {
+      auto b = branch(in, n);
+      if (!b) return b.err();
+      return skip(in, **b, depth + 1);
+    }
+    case avro_kind::record:
+      for (const avro_node::field& f : n.fields) {
+        if (auto err = skip(in, *f.type, depth + 1)) return err;
+      }
+      return std::nullopt;
+    case avro_kind::array:
+    case avro_kind::map:
+      for (;;) {
+        auto count = item_block(in);
+        if (!count) return count.err();
+        if (*count == 0) return std::nullopt;
+        for (int64_t i = 0; i < *count; ++i) {
+          if (n.kind == avro_kind::map && !in.read_bytes(ignored)) return cut(n);
+          if (auto err = skip(in, *n.items, depth + 1)) return err;
+        }
+      }
+  }
+  return mismatch(n);
 }
 
 // Datastream's DATETIME and INTERVAL records (unified types) as the text of one SQL value.

@@ -38,7 +38,8 @@ class avro_value_reader {
   // capacity). Every length, count, branch and index is checked against the bytes left and
   // the schema. Errors name what is wrong, not where.
   std::optional<error> read(avro_binary_cursor& in, const avro_node& node, value& out);
-  // Reads one value and drops it (checked all the same).
+  // Walks over one value: its structure checked (lengths, counts, branches, indexes), its
+  // contents not judged.
   std::optional<error> skip(avro_binary_cursor& in, const avro_node& node);
   // The branch of a union (its index read from in); other types as they are.
   static result<const avro_node*> branch(avro_binary_cursor& in, const avro_node& node);
@@ -52,10 +53,10 @@ class avro_value_reader {
   std::optional<error> json(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             std::string& out);
   std::optional<error> logical_record(avro_binary_cursor& in, const avro_node& node, value& out);
+  std::optional<error> skip(avro_binary_cursor& in, const avro_node& node, size_t depth);
 
   size_t _max_depth;
   value _scratch;
-  value _skip;
 };
 
 // The Avro C error message of the last failed call, as an invalid_avro error.
