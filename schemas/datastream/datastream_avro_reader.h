@@ -30,7 +30,7 @@ namespace sluice {
 //                 which top-level fields are envelope members, source_metadata, payload;
 //                 the payload's column types
 //   next(event):  the next record, read in one pass from its bytes (avro_value_reader over
-//                 avro_binary_cursor; fields sluice does not use are walked and checked) ->
+//                 avro_binary_cursor; fields sluice does not use are walked, structure only) ->
 //                 event (envelope and source_metadata members as tokens, arrays and records
 //                 with their scalars as leaves; the payload as values)
 //
