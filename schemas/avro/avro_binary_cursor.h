@@ -20,6 +20,7 @@ class avro_binary_cursor {
   explicit avro_binary_cursor(std::string_view bytes) : _in(bytes) {}
 
   size_t left() const { return _in.size(); }
+  std::string_view rest() const { return _in; }
 
   // long and int: zig-zag varints; an int must fit 32 bits.
   bool read_long(int64_t& out) {

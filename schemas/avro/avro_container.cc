@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "schemas/avro/avro_binary_cursor.h"
 #include "schemas/avro/avro_values.h"
 #include "schemas/common/json_value_reader.h"
 
@@ -16,27 +17,19 @@ error bad(std::string message) {
   return make_error(error_code::invalid_avro, std::move(message));
 }
 
-// An Avro long: zig-zag varint, at most 10 bytes.
+// The header's and blocks' longs and byte strings, read with the records' own cursor; in
+// moves past what was read.
 bool read_long(std::string_view& in, int64_t& out) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (in.empty()) return false;
-    const auto b = static_cast<uint8_t>(in.front());
-    in.remove_prefix(1);
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) {
-      out = static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-      return true;
-    }
-  }
-  return false;
+  avro_binary_cursor c(in);
+  if (!c.read_long(out)) return false;
+  in = c.rest();
+  return true;
 }
 
 bool read_bytes(std::string_view& in, std::string_view& out) {
-  int64_t n = 0;
-  if (!read_long(in, n) || n < 0 || static_cast<uint64_t>(n) > in.size()) return false;
-  out = in.substr(0, static_cast<size_t>(n));
-  in.remove_prefix(static_cast<size_t>(n));
+  avro_binary_cursor c(in);
+  if (!c.read_bytes(out)) return false;
+  in = c.rest();
   return true;
 }
 
