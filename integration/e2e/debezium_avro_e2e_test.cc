@@ -55,32 +55,12 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-std::string registry_url() {
-  std::ifstream in(run_dir() + "/registry.url");
-  std::string url;
-  std::getline(in, url);
-  REQUIRE_MESSAGE(!url.empty(), "no registry.url in the run dir (services/registry.sh start)");
-  return url;
-}
-
-// Runs a shell command, returning its standard output; throws when it fails.
-std::string shell(const std::string& command) {
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (const size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
-    out.append(buffer.data(), n);
-  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
-  return out;
-}
-
 // Registers an Avro schema (its JSON text) under `subject` through the Confluent API, as
 // AvroConverter's serializer does; returns the id the registry assigned.
 int32_t register_schema(const std::string& subject, const std::string& schema_text) {
   const std::string body =
       write_run_file(subject + ".json", "{\"schema\":" + json_string(schema_text) + "}");
-  const std::string out = shell(
+  const std::string out = run_shell(
       "curl -sS -f -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' "
       "--data-binary @'" +
       body + "' '" + registry_url() + "/subjects/" + subject + "/versions' 2>&1");
@@ -160,8 +140,8 @@ std::vector<std::string> rows_of(const std::string& schema,
 // An outage that keeps the registry's schemas (its storage is in memory: registry.sh halt
 // would lose them): the JVM stopped (SIGSTOP), requests time out; SIGCONT ends it.
 void freeze_registry(bool frozen) {
-  shell(std::string("kill -") + (frozen ? "STOP" : "CONT") + " \"$(cat '" + run_dir() +
-        "/registry.pid')\" 2>&1");
+  run_shell(std::string("kill -") + (frozen ? "STOP" : "CONT") + " \"$(cat '" + run_dir() +
+            "/registry.pid')\" 2>&1");
 }
 
 // The connector's state in /status ("RUNNING", "DEGRADED", ...), empty when it does not answer.

@@ -28,36 +28,16 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string registry_url() {
-  std::ifstream in(run_dir() + "/registry.url");
-  std::string url;
-  std::getline(in, url);
-  REQUIRE_MESSAGE(!url.empty(), "no registry.url in the run dir (services/registry.sh start)");
-  return url;
-}
-
-// Runs a shell command, returning its standard output; throws when it fails.
-std::string shell(const std::string& command) {
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (const size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
-    out.append(buffer.data(), n);
-  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
-  return out;
-}
-
 void registry_service(const std::string& verb) {
-  shell("\"$SLUICE_SERVICES_DIR/registry.sh\" " + verb + " 2>&1");
+  run_shell("\"$SLUICE_SERVICES_DIR/registry.sh\" " + verb + " 2>&1");
 }
 
 // Registers an Avro schema under `subject` through the Confluent API; returns its id.
 schema_id register_schema(const std::string& subject, const std::string& avro_escaped) {
   const std::string body = "{\"schema\":\"" + avro_escaped + "\"}";
-  const std::string out =
-      shell("curl -sf -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' --data '" +
-            body + "' " + registry_url() + "/subjects/" + subject + "/versions");
+  const std::string out = run_shell(
+      "curl -sf -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' --data '" + body +
+      "' " + registry_url() + "/subjects/" + subject + "/versions");
   const auto colon = out.find("\"id\":");
   REQUIRE_MESSAGE(colon != std::string::npos, out);
   return schema_id(std::stoi(out.substr(colon + 5)));

@@ -20,14 +20,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// run_shell's output without its trailing newline.
 std::string shell(const std::string& command) {
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (const size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
-    out.append(buffer.data(), n);
-  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
+  std::string out = run_shell(command);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
     out.pop_back();
   return out;

@@ -3,7 +3,9 @@
 #include <librdkafka/rdkafka.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <pqxx/pqxx>
@@ -61,6 +63,23 @@ std::string run_dir() {
   const char* d = std::getenv("SLUICE_RUN_DIR");
   if (!d || !*d) throw std::runtime_error("SLUICE_RUN_DIR is not set (run through ctest)");
   return d;
+}
+
+std::string registry_url() {
+  std::string url = read_file(run_dir() + "/registry.url");
+  if (url.empty()) throw std::runtime_error("no registry.url in the run dir (registry.sh start)");
+  return url;
+}
+
+std::string run_shell(const std::string& command) {
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed: " + command);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  while (const size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+    out.append(buffer.data(), n);
+  if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
+  return out;
 }
 
 std::string kafka_bootstrap() {

@@ -16,6 +16,12 @@ std::string run_dir();
 std::string kafka_bootstrap();
 std::string postgres_dsn();
 std::string sluice_binary();  // $SLUICE_BINARY, set by CTest
+// The Schema Registry's Confluent-compatible base URL (services/registry.sh: registry.url).
+std::string registry_url();
+
+// Runs a shell command and returns its standard output; throws when it fails (with what it
+// printed).
+std::string run_shell(const std::string& command);
 
 // A topic name unique to this process and call, so tests never see each other's data.
 std::string unique_name(const std::string& prefix);
