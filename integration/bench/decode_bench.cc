@@ -47,6 +47,7 @@
 #include <simdjson.h>
 
 #include "core/catalog/table_catalog.h"
+#include "integration/support/avro_container_writer.h"
 #include "schemas/common/decoder.h"
 #include "schemas/common/padded_buffer.h"
 #include "schemas/datastream/datastream_decoder.h"
@@ -306,10 +307,14 @@ struct message_set {
   // Confluent-framed Avro (debezium+avro): the writer schemas by id, JSON text. Set: the bare
   // pass is Avro C's reader, not simdjson.
   std::map<int32_t, std::string> avro_schemas;
+  // Avro object containers (datastream+avro): their writer schema. Set: the bare pass is Avro
+  // C's reader of the record.
+  std::string container_schema;
+  size_t container_header_bytes = 0;  // the same in every message of the set
 };
 
 message_set datastream_messages(const options& o) {
-  message_set m{"datastream.shop.orders", {}, {}, {}, {}};
+  message_set m{"datastream.shop.orders", {}, {}, {}, {}, {}, 0};
   row_generator gen(o.tables);
   m.values.reserve(o.events);
   for (size_t i = 0; i < o.events; ++i) {
@@ -389,7 +394,7 @@ std::string debezium_value_schema(const std::string& table) {
 }
 
 message_set debezium_messages(const options& o, bool wrapped) {
-  message_set m{"pg.public.orders", {}, {}, {}, {}};
+  message_set m{"pg.public.orders", {}, {}, {}, {}, {}, 0};
   row_generator gen(o.tables);
   m.values.reserve(o.events);
   m.keys.reserve(o.events);
@@ -572,7 +577,7 @@ int32_t avro_key_id(size_t table_index) {
 }
 
 message_set debezium_avro_messages(const options& o) {
-  message_set m{"pg.public.orders", {}, {}, {}, {}};
+  message_set m{"pg.public.orders", {}, {}, {}, {}, {}, 0};
   std::vector<std::unique_ptr<avro_record_writer>> keys, values;
   for (size_t t = 0; t < o.tables; ++t) {
     const std::string table = t == 0 ? "orders" : "orders_" + std::to_string(t);
@@ -644,6 +649,177 @@ message_set debezium_avro_messages(const options& o) {
   return m;
 }
 
+// ---------------------------------------------------------------------------------------------
+// datastream+avro: the rows of `datastream` as Datastream's Avro events (seeds 000/002), one
+// object container per message (header with the writer schema, one block of one record), each
+// written by Avro C's file writer. The payload's decimals are Avro decimals (bytes), created_at
+// timestamp-micros, the timestamps of the envelope timestamp-millis, sort_keys [string, long].
+// ---------------------------------------------------------------------------------------------
+
+std::string datastream_avro_schema() {
+  return R"({"type":"record","name":"orders","namespace":"com.google.cloud.datastream","fields":[)"
+         R"({"name":"stream_name","type":"string"},{"name":"read_method","type":"string"},)"
+         R"({"name":"object","type":"string"},{"name":"schema_key","type":"string"},)"
+         R"({"name":"uuid","type":"string"},)"
+         R"({"name":"read_timestamp","type":{"type":"long","logicalType":"timestamp-millis"}},)"
+         R"({"name":"source_timestamp","type":{"type":"long","logicalType":"timestamp-millis"}},)"
+         R"({"name":"sort_keys","type":{"type":"array","items":["string","long"]}},)"
+         R"({"name":"source_metadata","type":{"type":"record","name":"source_metadata","fields":[)"
+         R"({"name":"table","type":"string"},{"name":"database","type":"string"},)"
+         R"({"name":"primary_keys","type":{"type":"array","items":"string"}},)"
+         R"({"name":"log_file","type":["null","string"]},)"
+         R"({"name":"log_position","type":["null","long"]},)"
+         R"({"name":"change_type","type":["null","string"]},)"
+         R"({"name":"is_deleted","type":"boolean"}]}},)"
+         R"({"name":"payload","type":{"type":"record","name":"payload","fields":[)"
+         R"({"name":"id","type":"long"},{"name":"customer_id","type":["null","long"]},)"
+         R"({"name":"amount","type":["null",{"type":"bytes","logicalType":"decimal",)"
+         R"("precision":10,"scale":2}]},)"
+         R"({"name":"tax_rate","type":["null",{"type":"bytes","logicalType":"decimal",)"
+         R"("precision":6,"scale":4}]},)"
+         R"({"name":"quantity","type":["null","long"]},{"name":"status","type":["null","string"]},)"
+         R"({"name":"note","type":["null","string"]},{"name":"is_gift","type":["null","boolean"]},)"
+         R"({"name":"created_at","type":["null",{"type":"long","logicalType":"timestamp-micros"}]},)"
+         R"({"name":"discount_code","type":["null","string"]}]}}]})";
+}
+
+// A decimal's text ("1234.56") as Avro's decimal bytes: the unscaled value, big-endian two's
+// complement, shortest.
+std::string avro_decimal_bytes(const std::string& text) {
+  std::string digits;
+  for (char c : text)
+    if (c != '.') digits += c;
+  int64_t unscaled = std::strtoll(digits.c_str(), nullptr, 10);
+  std::string out;
+  for (;;) {
+    out.insert(out.begin(), static_cast<char>(unscaled & 0xff));
+    const int64_t rest = unscaled >> 8;
+    const bool sign = (out.front() & 0x80) != 0;
+    if ((rest == 0 && !sign) || (rest == -1 && sign)) break;
+    unscaled = rest;
+  }
+  return out;
+}
+
+void set_avro_string(avro_value_t& record, const char* name, const std::string& text) {
+  avro_value_t v = avro_field(record, name);
+  avro_check(avro_value_set_string_len(&v, text.c_str(), text.size() + 1), name);
+}
+
+message_set datastream_avro_messages(const options& o) {
+  message_set m{"datastream.shop.orders", {}, {}, {}, {}, {}, 0};
+  m.container_schema = datastream_avro_schema();
+  sluice::testing::avro_container_writer writer(m.container_schema);
+  m.container_header_bytes = writer.header_size();
+  simdjson::dom::parser parser;
+  row_generator gen(o.tables);
+  m.values.reserve(o.events);
+  for (size_t i = 0; i < o.events; ++i) {
+    const row r = gen.next(i);
+    const std::string log_file = "mysql-bin.0" + std::to_string(10'000 + r.position / 50'000'000);
+    const char* type = r.op == row_op::insert   ? "INSERT"
+                       : r.op == row_op::update ? "UPDATE"
+                                                : "DELETE";
+    avro_value_t& e = writer.value();
+    set_avro_string(e, "stream_name", "projects/acme/locations/us-central1/streams/shop");
+    set_avro_string(e, "read_method", "mysql-cdc-binlog");
+    set_avro_string(e, "object", "shop_" + r.table);
+    set_avro_string(e, "schema_key", "7d3c2a1f0e9b8d7c6b5a49382716f5e4d3c2b1a0");
+    set_avro_string(e, "uuid",
+                    gen.hex(8) + "-" + gen.hex(4) + "-4" + gen.hex(3) + "-a" + gen.hex(3) + "-" +
+                        gen.hex(12));
+    avro_value_t v = avro_field(e, "read_timestamp");
+    avro_check(avro_value_set_long(&v, (r.created_us + 350'000) / 1'000), "read_timestamp");
+    v = avro_field(e, "source_timestamp");
+    avro_check(avro_value_set_long(&v, r.created_us / 1'000), "source_timestamp");
+    avro_value_t keys = avro_field(e, "sort_keys");
+    avro_check(avro_value_reset(&keys), "sort_keys");
+    avro_value_t item, branch;
+    avro_check(avro_value_append(&keys, &item, nullptr), "sort_keys");
+    avro_check(avro_value_set_branch(&item, 0, &branch), "sort_keys");
+    avro_check(avro_value_set_string(&branch, log_file.c_str()), "sort_keys");
+    avro_check(avro_value_append(&keys, &item, nullptr), "sort_keys");
+    avro_check(avro_value_set_branch(&item, 1, &branch), "sort_keys");
+    avro_check(avro_value_set_long(&branch, r.position), "sort_keys");
+
+    avro_value_t meta = avro_field(e, "source_metadata");
+    set_avro_string(meta, "table", r.table);
+    set_avro_string(meta, "database", "shop");
+    avro_value_t pks = avro_field(meta, "primary_keys");
+    avro_check(avro_value_reset(&pks), "primary_keys");
+    avro_check(avro_value_append(&pks, &item, nullptr), "primary_keys");
+    avro_check(avro_value_set_string(&item, "id"), "primary_keys");
+    v = avro_branch(meta, "log_file", 1);
+    avro_check(avro_value_set_string(&v, log_file.c_str()), "log_file");
+    v = avro_branch(meta, "log_position", 1);
+    avro_check(avro_value_set_long(&v, r.position), "log_position");
+    v = avro_branch(meta, "change_type", 1);
+    avro_check(avro_value_set_string(&v, type), "change_type");
+    v = avro_field(meta, "is_deleted");
+    avro_check(avro_value_set_boolean(&v, r.op == row_op::remove), "is_deleted");
+
+    avro_value_t p = avro_field(e, "payload");
+    v = avro_field(p, "id");
+    avro_check(avro_value_set_long(&v, r.id), "id");
+    v = avro_branch(p, "customer_id", 1);
+    avro_check(avro_value_set_long(&v, r.customer_id), "customer_id");
+    std::string amount = avro_decimal_bytes(r.amount), tax = avro_decimal_bytes(r.tax_rate);
+    v = avro_branch(p, "amount", 1);
+    avro_check(avro_value_set_bytes(&v, amount.data(), amount.size()), "amount");
+    v = avro_branch(p, "tax_rate", 1);
+    avro_check(avro_value_set_bytes(&v, tax.data(), tax.size()), "tax_rate");
+    v = avro_branch(p, "quantity", 1);
+    avro_check(avro_value_set_long(&v, r.quantity), "quantity");
+    v = avro_branch(p, "status", 1);
+    avro_check(avro_value_set_string(&v, r.status.c_str()), "status");
+    const std::string note = unescape_json_string(parser, r.note);
+    v = avro_branch(p, "note", 1);
+    avro_check(avro_value_set_string(&v, note.c_str()), "note");
+    v = avro_branch(p, "is_gift", 1);
+    avro_check(avro_value_set_boolean(&v, r.gift ? 1 : 0), "is_gift");
+    v = avro_branch(p, "created_at", 1);
+    avro_check(avro_value_set_long(&v, r.created_us), "created_at");
+    (void)avro_branch(p, "discount_code", 0);
+    m.values.push_back(writer.container(writer.record()));
+  }
+  return m;
+}
+
+// The reference of datastream+avro: a bare Avro C read of each container's record (the header,
+// of the same length in every message of the set, skipped; the block's count and size read;
+// avro_value_read into one reused generic value of the writer schema; no conversion).
+class avro_container_bare_pass {
+ public:
+  explicit avro_container_bare_pass(const message_set& set)
+      : _record(set.container_schema), _header(set.container_header_bytes) {
+    _reader = avro_reader_memory(nullptr, 0);
+  }
+  ~avro_container_bare_pass() { avro_reader_free(_reader); }
+  avro_container_bare_pass(const avro_container_bare_pass&) = delete;
+  avro_container_bare_pass& operator=(const avro_container_bare_pass&) = delete;
+
+  // 0 when read.
+  int document(std::string_view bytes, uint64_t& sink) {
+    size_t pos = _header;
+    for (int varint = 0; varint < 2; ++varint) {  // the block's record count and byte size
+      while (pos < bytes.size() && (static_cast<uint8_t>(bytes[pos]) & 0x80))
+        ++pos;
+      ++pos;
+    }
+    if (pos + 16 > bytes.size()) return 1;
+    avro_reader_memory_set_source(_reader, bytes.data() + pos,
+                                  static_cast<int64_t>(bytes.size() - pos - 16));
+    if (avro_value_read(_reader, &_record.root())) return 1;
+    sink += bytes.size();
+    return 0;
+  }
+
+ private:
+  avro_record_writer _record;  // its generic value, read into
+  size_t _header = 0;
+  avro_reader_t _reader = nullptr;
+};
+
 // The registry of the bench: the writer schemas of a message set, in memory.
 class memory_registry : public sluice::schema_source {
  public:
@@ -668,7 +844,7 @@ class memory_registry : public sluice::schema_source {
 };
 
 message_set dsql_messages(const options& o) {
-  message_set m{"dsql.public.orders", {}, {}, {}, {}};
+  message_set m{"dsql.public.orders", {}, {}, {}, {}, {}, 0};
   row_generator gen(o.tables);
   m.values.reserve(o.events);
   for (size_t i = 0; i < o.events; ++i) {
@@ -708,7 +884,7 @@ std::string goldengate_object_metadata(const std::string& table) {
 }
 
 message_set goldengate_messages(const options& o) {
-  message_set m{"goldengate.shop.orders", {}, {}, {}, {}};
+  message_set m{"goldengate.shop.orders", {}, {}, {}, {}, {}, 0};
   for (size_t t = 0; t < o.tables; ++t) {
     m.primer.push_back(
         goldengate_object_metadata(t == 0 ? "orders" : "orders_" + std::to_string(t)));
@@ -974,6 +1150,10 @@ figures run(const options& o, const std::string& format, const message_set& set,
     }
   }
   out.clear();
+  if (!set.container_schema.empty()) {
+    avro_container_bare_pass bare(set);
+    return timed(o, format, msgs, bytes, *decoder, out, bare);
+  }
   if (!set.avro_schemas.empty()) {
     avro_bare_pass bare(set.avro_schemas);
     return timed(o, format, msgs, bytes, *decoder, out, bare);
@@ -1119,6 +1299,58 @@ void check_avro_matches_json(const options& o, const message_set& avro,
   }
 }
 
+// datastream+avro is the datastream rows in Avro: for the first events, each container must
+// decode to the change its JSON twin decodes to (op, key, after image: names, kinds, texts;
+// created_at compared as a time: the JSON's "2024-01-15T11:30:00.123450" is the Avro
+// timestamp-micros "2024-01-15T11:30:00.12345Z"; source timestamp).
+void check_datastream_avro_matches_json(const options& o, const message_set& avro) {
+  // "…:00.016510" (JSON) and "…:00.01651Z" (timestamp-micros, trailing zeros dropped).
+  const auto same_time = [](std::string json, std::string avro) {
+    while (json.find('.') != std::string::npos && (json.back() == '0' || json.back() == '.'))
+      json.pop_back();
+    return json + "Z" == avro;
+  };
+  options few = o;
+  few.events = std::min<size_t>(o.events, 400);
+  const message_set json = datastream_messages(few);
+  sluice::table_catalog json_catalog, avro_catalog;
+  sluice::datastream_decoder json_decoder(json_catalog, sluice::datastream_options{});
+  sluice::datastream_decoder avro_decoder(avro_catalog, sluice::datastream_options{});
+  for (size_t i = 0; i < few.events; ++i) {
+    sluice::decode_output json_out, avro_out;
+    raw_message m;
+    m.topic = json.topic;
+    m.value = json.values[i];
+    const auto j_err = json_decoder.decode(m, json_out);
+    m.value = avro.values[i];
+    const auto a_err = avro_decoder.decode(m, avro_out);
+    if (j_err || a_err || json_out.changes.size() != 1 || avro_out.changes.size() != 1) {
+      std::fprintf(stderr, "datastream+avro check: event %zu: %s / %s\n", i,
+                   j_err ? j_err->message.c_str() : "json ok",
+                   a_err ? a_err->message.c_str() : "avro ok");
+      std::exit(1);
+    }
+    const sluice::change& j = json_out.changes[0];
+    const sluice::change& a = avro_out.changes[0];
+    bool same = j.op == a.op && j.key.canonical == a.key.canonical &&
+                j.after.size() == a.after.size() && j.source.source_ts == a.source.source_ts;
+    for (size_t c = 0; same && c < j.after.size(); ++c) {
+      const sluice::column_value& x = j.after[c];
+      const sluice::column_value& y = a.after[c];
+      same = x.name == y.name && x.v.kind == y.v.kind &&
+             (x.v.text == y.v.text || (x.name == "created_at" && same_time(x.v.text, y.v.text)));
+      if (!same) {
+        std::fprintf(stderr, "datastream+avro check: event %zu column %s: json '%s', avro '%s'\n",
+                     i, x.name.c_str(), x.v.text.c_str(), y.v.text.c_str());
+      }
+    }
+    if (!same) {
+      std::fprintf(stderr, "datastream+avro check: event %zu differs from its JSON twin\n", i);
+      std::exit(1);
+    }
+  }
+}
+
 std::vector<std::string> dsql_tables(size_t n) {
   std::vector<std::string> out;
   for (size_t t = 0; t < n; ++t)
@@ -1134,6 +1366,13 @@ int main(int argc, char** argv) {
   std::vector<figures> all;
   if (wanted("datastream")) {
     all.push_back(run(o, "datastream", datastream_messages(o), [](sluice::table_catalog& c) {
+      return std::make_unique<sluice::datastream_decoder>(c, sluice::datastream_options{});
+    }));
+  }
+  if (wanted("datastream+avro")) {
+    message_set set = datastream_avro_messages(o);
+    check_datastream_avro_matches_json(o, set);
+    all.push_back(run(o, "datastream+avro", set, [](sluice::table_catalog& c) {
       return std::make_unique<sluice::datastream_decoder>(c, sluice::datastream_options{});
     }));
   }
@@ -1169,7 +1408,7 @@ int main(int argc, char** argv) {
   }
   if (all.empty()) {
     std::fprintf(stderr,
-                 "no format named %s (datastream, debezium, debezium+schema, "
+                 "no format named %s (datastream, datastream+avro, debezium, debezium+schema, "
                  "debezium+avro, dsql, goldengate)\n",
                  o.only.c_str());
     return 2;
