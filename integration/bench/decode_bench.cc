@@ -725,9 +725,9 @@ message_set datastream_avro_messages(const options& o) {
     set_avro_string(e, "read_method", "mysql-cdc-binlog");
     set_avro_string(e, "object", "shop_" + r.table);
     set_avro_string(e, "schema_key", "7d3c2a1f0e9b8d7c6b5a49382716f5e4d3c2b1a0");
-    set_avro_string(e, "uuid",
-                    gen.hex(8) + "-" + gen.hex(4) + "-4" + gen.hex(3) + "-a" + gen.hex(3) + "-" +
-                        gen.hex(12));
+    set_avro_string(
+        e, "uuid",
+        gen.hex(8) + "-" + gen.hex(4) + "-4" + gen.hex(3) + "-a" + gen.hex(3) + "-" + gen.hex(12));
     avro_value_t v = avro_field(e, "read_timestamp");
     avro_check(avro_value_set_long(&v, (r.created_us + 350'000) / 1'000), "read_timestamp");
     v = avro_field(e, "source_timestamp");

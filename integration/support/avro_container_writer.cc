@@ -94,7 +94,9 @@ avro_container_writer::~avro_container_writer() {
   avro_schema_decref(_schema);
 }
 
-std::string avro_container_writer::record() { return binary(_value); }
+std::string avro_container_writer::record() {
+  return binary(_value);
+}
 
 std::string avro_container_writer::container(const std::string* records, size_t count) {
   std::string objects;

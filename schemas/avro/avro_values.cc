@@ -56,8 +56,10 @@ std::optional<error> set_int(value& out, const avro_node& n, int64_t x) {
     }
     case avro_logical::timestamp_millis:
     case avro_logical::timestamp_micros:
-      set(out, value_kind::string,
-          timestamp_text(x, n.logical == avro_logical::timestamp_millis ? 1'000 : 1'000'000));
+      out.kind = value_kind::string;
+      out.text.clear();
+      append_timestamp_text(out.text, x,
+                            n.logical == avro_logical::timestamp_millis ? 1'000 : 1'000'000);
       // PostgreSQL reads "... BCZ" as an error: before year 1 the zone goes before the era.
       if (out.text.ends_with(" BC")) {
         out.text.insert(out.text.size() - 3, "+00");
@@ -67,8 +69,10 @@ std::optional<error> set_int(value& out, const avro_node& n, int64_t x) {
       return std::nullopt;
     case avro_logical::local_timestamp_millis:
     case avro_logical::local_timestamp_micros:
-      set(out, value_kind::string,
-          timestamp_text(x, n.logical == avro_logical::local_timestamp_millis ? 1'000 : 1'000'000));
+      out.kind = value_kind::string;
+      out.text.clear();
+      append_timestamp_text(out.text, x,
+                            n.logical == avro_logical::local_timestamp_millis ? 1'000 : 1'000'000);
       return std::nullopt;
     case avro_logical::time_interval_micros:
       set(out, value_kind::string, interval_text(x));
@@ -161,9 +165,11 @@ std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_
                                                  : in.read_fixed(static_cast<size_t>(n.size), b);
       if (!ok) return cut(n);
       if (n.logical == avro_logical::decimal) {
-        auto text = decimal_text(b, n.scale);
-        if (!text) return make_error(error_code::too_large, "decimal too large");
-        set(out, value_kind::number, *text);
+        out.kind = value_kind::number;
+        out.text.clear();
+        if (!append_decimal_text(out.text, b, n.scale)) {
+          return make_error(error_code::too_large, "decimal too large");
+        }
       } else {
         set(out, value_kind::bytes, b);
       }

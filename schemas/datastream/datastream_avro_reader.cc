@@ -1,5 +1,9 @@
 #include "schemas/datastream/datastream_avro_reader.h"
 
+#include <charconv>
+
+#include <simdjson.h>
+
 #include "schemas/avro/avro_allocator.h"
 #include "schemas/avro/avro_column_type.h"
 
@@ -131,11 +135,15 @@ std::optional<error> datastream_avro_reader::use_schema(std::string_view schema)
   return std::nullopt;
 }
 
-std::string_view datastream_avro_reader::keep(std::string_view text) {
+value& datastream_avro_reader::kept() {
   if (_texts_used == _texts.size()) _texts.emplace_back();
-  std::string& s = _texts[_texts_used++];
-  s.assign(text);
-  return s;
+  return _texts[_texts_used++];
+}
+
+std::string_view datastream_avro_reader::keep(std::string_view text) {
+  value& v = kept();
+  v.text.assign(text);
+  return v.text;
 }
 
 result<bool> datastream_avro_reader::next(datastream_event& out) {
@@ -228,23 +236,50 @@ std::optional<error> datastream_avro_reader::read_member(
   f->name = name;
   f->first_leaf = static_cast<uint32_t>(out.leaves.size());
   f->leaf_count = 0;
-  avro_binary_cursor again = in;  // the same bytes, walked again for the leaves below
-  if (auto err = _values.read(in, node, _scratch)) return err;
-  f->token.kind = kind_of(_scratch);
-  f->token.text = keep(_scratch.text);
-  if (f->token.is_scalar()) return std::nullopt;
-  // An array or record: its direct scalars become leaves (sort_keys, primary_keys, ts).
-  auto resolved = avro_value_reader::branch(again, node);
+  // The branch a union takes, read on a copy: a scalar is then read whole from `in`.
+  avro_binary_cursor peek = in;
+  auto resolved = avro_value_reader::branch(peek, node);
   if (!resolved) return resolved.err();
   const avro_node& n = **resolved;
+  // A logical record (datetime, interval) reads as one scalar text.
+  const bool container = (n.kind == avro_kind::record && n.logical == avro_logical::none) ||
+                         n.kind == avro_kind::array || n.kind == avro_kind::map;
+  if (!container) {
+    // Read straight into a slot kept for the record: no copy.
+    value& v = kept();
+    if (m == datastream_member::source_timestamp && n.kind == avro_kind::int64 &&
+        n.logical == avro_logical::timestamp_millis) {
+      // Datastream's timestamp-millis, kept as the epoch milliseconds the decoder reads
+      // (a JSON number there): no text to write and parse back.
+      int64_t millis = 0;
+      in = peek;
+      if (!in.read_long(millis)) return bad("source_timestamp cut short");
+      char buf[24];
+      const auto end = std::to_chars(buf, buf + sizeof buf, millis).ptr;
+      v.kind = value_kind::number;
+      v.text.assign(buf, end);
+    } else if (auto err = _values.read(in, node, v)) {
+      return err;
+    }
+    f->token.kind = kind_of(v);
+    f->token.text = v.text;
+    return std::nullopt;
+  }
+  // An array or record: nothing reads its text (the JSON reader's would be its raw JSON), only
+  // its kind and its direct scalars, the leaves (sort_keys, primary_keys, ts), read from `in`
+  // past the union's branch; nested arrays and records are read whole and not kept.
+  in = peek;
+  f->token.kind = n.kind == avro_kind::array ? json_kind::array : json_kind::object;
+  f->token.text = {};
   const auto leaf = [&](std::string_view leaf_name, const avro_node& type) -> std::optional<error> {
-    if (auto err = _values.read(again, type, _scratch)) return err;
-    const json_kind kind = kind_of(_scratch);
+    value& v = kept();
+    if (auto err = _values.read(in, type, v)) return err;
+    const json_kind kind = kind_of(v);
     if (kind == json_kind::array || kind == json_kind::object) return std::nullopt;
     json_leaf& l = out.leaves.emplace_back();
     l.name = leaf_name;
     l.token.kind = kind;
-    l.token.text = keep(_scratch.text);
+    l.token.text = v.text;
     return std::nullopt;
   };
   if (n.kind == avro_kind::record) {
@@ -253,12 +288,15 @@ std::optional<error> datastream_avro_reader::read_member(
     }
   } else if (n.kind == avro_kind::array || n.kind == avro_kind::map) {
     for (;;) {
-      auto count = avro_value_reader::item_block(again);
+      auto count = avro_value_reader::item_block(in);
       if (!count) return count.err();
       if (*count == 0) break;
       for (int64_t i = 0; i < *count; ++i) {
         std::string_view key;
-        if (n.kind == avro_kind::map && !again.read_bytes(key)) return bad("map key cut short");
+        if (n.kind == avro_kind::map) {
+          if (!in.read_bytes(key)) return bad("map key cut short");
+          if (!simdjson::validate_utf8(key.data(), key.size())) return bad("map key not UTF-8");
+        }
         if (auto err = leaf(n.kind == avro_kind::map ? keep(key) : std::string_view(), *n.items)) {
           return err;
         }

@@ -79,6 +79,8 @@ class datastream_avro_reader {
   std::optional<error> read_member(avro_binary_cursor& in, const avro_node& node,
                                    std::string_view name, datastream_event::members& into,
                                    datastream_member m, datastream_event& out);
+  // A value that lives until the next record (its text is the view an event member keeps).
+  value& kept();
   std::string_view keep(std::string_view text);
 
   decode_limits _limits;
@@ -91,8 +93,7 @@ class datastream_avro_reader {
   bool _single_pending = false;  // not yet returned by next()
   std::string_view _body;
   avro_value_reader _values;
-  value _scratch;
-  std::deque<std::string> _texts;  // numbers and JSON texts of the current record
+  std::deque<value> _texts;  // the current record's member and leaf values, reused
   size_t _texts_used = 0;
   size_t _builds = 0;
 };

@@ -1,6 +1,6 @@
 #include "schemas/debezium/connect_logical_types.h"
 
-#include <cstdio>
+#include <charconv>
 #include <vector>
 
 namespace sluice {
@@ -24,16 +24,25 @@ int digits_of(int64_t per_second) {
   return n;
 }
 
+// v in decimal, at least `width` digits (zeros in front). No snprintf: these run for every
+// timestamp and decimal a decoder reads.
+void append_padded(std::string& out, uint64_t v, int width) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  const int n = static_cast<int>(end - buf);
+  if (n < width) out.append(static_cast<size_t>(width - n), '0');
+  out.append(buf, end);
+}
+
 // ".fraction" with its significant digits only, or nothing when the fraction is zero.
 void append_fraction(std::string& out, int64_t fraction, int64_t per_second) {
   if (fraction == 0) return;
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%0*lld", digits_of(per_second), static_cast<long long>(fraction));
-  std::string_view digits(buf);
-  while (!digits.empty() && digits.back() == '0')
-    digits.remove_suffix(1);
+  int width = digits_of(per_second);
+  uint64_t f = static_cast<uint64_t>(fraction);
+  for (; f % 10 == 0; f /= 10)
+    --width;  // the zeros at the end go; the width still counts the zeros in front
   out.push_back('.');
-  out += digits;
+  append_padded(out, f, width);
 }
 
 void append_two(std::string& out, int64_t v) {
@@ -55,9 +64,8 @@ bool append_date(std::string& out, int64_t days) {
   int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   const bool bc = year <= 0;
   if (bc) year = 1 - year;  // astronomical year 0 is 1 BC
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%04lld-", static_cast<long long>(year));
-  out += buf;
+  append_padded(out, static_cast<uint64_t>(year), 4);
+  out.push_back('-');
   append_two(out, month);
   out.push_back('-');
   append_two(out, day);
@@ -74,10 +82,46 @@ void append_clock(std::string& out, int64_t second_of_day) {
 
 }  // namespace
 
-std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale) {
-  if (unscaled.size() > max_decimal_bytes) return std::nullopt;
-  if (scale > max_decimal_scale || scale < -max_decimal_scale) return std::nullopt;
+namespace {
+
+// digits (no sign) with the scale's point placed, zeros appended for a negative scale.
+void append_scaled(std::string& out, std::string_view digits, int32_t scale) {
+  if (scale <= 0) {
+    out += digits;
+    if (digits != "0") out.append(static_cast<size_t>(-scale), '0');
+    return;
+  }
+  const size_t s = static_cast<size_t>(scale);
+  if (digits.size() <= s) {
+    out += "0.";
+    out.append(s - digits.size(), '0');
+    out += digits;
+    return;
+  }
+  out.append(digits, 0, digits.size() - s);
+  out.push_back('.');
+  out.append(digits, digits.size() - s, s);
+}
+
+}  // namespace
+
+bool append_decimal_text(std::string& out, std::string_view unscaled, int32_t scale) {
+  if (unscaled.size() > max_decimal_bytes) return false;
+  if (scale > max_decimal_scale || scale < -max_decimal_scale) return false;
   const bool negative = !unscaled.empty() && (static_cast<uint8_t>(unscaled[0]) & 0x80);
+
+  // Up to 8 bytes (every numeric(18) and most columns): one 64-bit integer, no allocation.
+  if (unscaled.size() <= 8) {
+    uint64_t bits = negative ? ~uint64_t{0} : 0;  // sign-extended
+    for (char c : unscaled)
+      bits = bits << 8 | static_cast<uint8_t>(c);
+    const uint64_t magnitude = negative ? ~bits + 1 : bits;  // -2^63 too, as unsigned
+    char buf[24];
+    const auto end = std::to_chars(buf, buf + sizeof buf, magnitude).ptr;
+    if (negative) out.push_back('-');
+    append_scaled(out, std::string_view(buf, static_cast<size_t>(end - buf)), scale);
+    return true;
+  }
 
   // The magnitude, big-endian: two's complement negated (invert, add one) when negative.
   std::vector<uint8_t> magnitude(unscaled.begin(), unscaled.end());
@@ -108,29 +152,20 @@ std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale
   if (limbs.empty()) {
     digits = "0";
   } else {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%u", limbs.back());
-    digits = buf;
-    for (size_t i = limbs.size() - 1; i-- > 0;) {
-      std::snprintf(buf, sizeof buf, "%09u", limbs[i]);
-      digits += buf;
-    }
+    append_padded(digits, limbs.back(), 1);
+    for (size_t i = limbs.size() - 1; i-- > 0;)
+      append_padded(digits, limbs[i], 9);
   }
-
-  std::string out;
   // A magnitude that wrapped to zero cannot happen: -2^n negates to 2^n, which fits in the
   // unsigned bytes. "-0" cannot either: zero has no sign bit.
   if (negative) out.push_back('-');
-  if (scale <= 0) {
-    out += digits;
-    if (digits != "0") out.append(static_cast<size_t>(-scale), '0');
-    return out;
-  }
-  const size_t s = static_cast<size_t>(scale);
-  if (digits.size() <= s) digits.insert(0, s + 1 - digits.size(), '0');
-  out.append(digits, 0, digits.size() - s);
-  out.push_back('.');
-  out.append(digits, digits.size() - s, s);
+  append_scaled(out, digits, scale);
+  return true;
+}
+
+std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale) {
+  std::string out;
+  if (!append_decimal_text(out, unscaled, scale)) return std::nullopt;
   return out;
 }
 
@@ -141,16 +176,20 @@ std::string date_text(int64_t days) {
 }
 
 std::string timestamp_text(int64_t count, int64_t per_second) {
+  std::string out;
+  append_timestamp_text(out, count, per_second);
+  return out;
+}
+
+void append_timestamp_text(std::string& out, int64_t count, int64_t per_second) {
   const int64_t seconds = floor_div(count, per_second);
   const int64_t fraction = floor_mod(count, per_second);
   const int64_t days = floor_div(seconds, 86400);
-  std::string out;
   const bool bc = append_date(out, days);
   out.push_back(bc ? ' ' : 'T');
   append_clock(out, floor_mod(seconds, 86400));
   append_fraction(out, fraction, per_second);
   if (bc) out += " BC";
-  return out;
 }
 
 std::optional<std::string> time_text(int64_t count, int64_t per_second) {

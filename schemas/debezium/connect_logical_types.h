@@ -25,6 +25,8 @@ inline constexpr int32_t max_decimal_scale = 16383;
 // kept ("29.990" stays "29.990"); a negative scale appends zeros. Nothing when the bytes
 // exceed max_decimal_bytes or the scale exceeds max_decimal_scale.
 std::optional<std::string> decimal_text(std::string_view unscaled, int32_t scale);
+// The same, appended to out (false, out unchanged, in the cases above).
+bool append_decimal_text(std::string& out, std::string_view unscaled, int32_t scale);
 
 // Days since 1970-01-01 as "YYYY-MM-DD" (years before 1 as PostgreSQL's "YYYY-MM-DD BC").
 std::string date_text(int64_t days);
@@ -33,6 +35,7 @@ std::string date_text(int64_t days);
 // zone (Debezium's Timestamp, MicroTimestamp, NanoTimestamp: timestamps without time zone).
 // The fraction keeps its significant digits only. per_second: 1000, 1000000 or 1000000000.
 std::string timestamp_text(int64_t count, int64_t per_second);
+void append_timestamp_text(std::string& out, int64_t count, int64_t per_second);
 
 // A count of 1/per_second seconds since midnight as "HH:MM:SS[.fraction]" ("24:00:00" for
 // PostgreSQL's end of day). Nothing when negative or past 24:00:00.

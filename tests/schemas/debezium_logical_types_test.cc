@@ -38,6 +38,31 @@ TEST_CASE("a Connect Decimal is exact decimal text, whatever its size and sign")
   CHECK(decimal("CUmw9vACMxPESZBQ3jjzTg==", 10) == "1234567890123456789012345678.9012345678");
 }
 
+TEST_CASE("a Decimal of up to 8 bytes (one 64-bit integer) reads as the long way does") {
+  using namespace std::string_literals;
+  CHECK(decimal_text("\x7f\xff\xff\xff\xff\xff\xff\xff"s, 0) == "9223372036854775807");
+  CHECK(decimal_text("\x80\0\0\0\0\0\0\0"s, 0) == "-9223372036854775808");
+  CHECK(decimal_text("\x80\0\0\0\0\0\0\0"s, 19) == "-0.9223372036854775808");
+  CHECK(decimal_text("\xff\xff\xff\xff\xff\xff\xff\xff"s, 3) == "-0.001");
+  // A sign byte in front does not change the value, and 9 bytes take the long way: every
+  // value of 1 to 8 bytes must read the same both ways.
+  uint64_t state = 88172645463325252ULL;
+  for (int i = 0; i < 20000; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const size_t size = 1 + state % 8;
+    std::string bytes;
+    for (size_t b = 0; b < size; ++b)
+      bytes.push_back(static_cast<char>(state >> (8 * b)));
+    const char sign = (static_cast<uint8_t>(bytes[0]) & 0x80) ? '\xff' : '\0';
+    const std::string padded = std::string(9 - size, sign) + bytes;
+    const int32_t scale = static_cast<int32_t>(state >> 56) % 24 - 4;
+    INFO("bytes ", size, " scale ", scale);
+    REQUIRE(decimal_text(bytes, scale) == decimal_text(padded, scale));
+  }
+}
+
 TEST_CASE("a Decimal beyond the bounds is refused rather than expanded") {
   CHECK_FALSE(decimal_text(std::string(max_decimal_bytes + 1, '\x7f'), 0).has_value());
   CHECK_FALSE(decimal_text("\x01", max_decimal_scale + 1).has_value());
@@ -58,6 +83,8 @@ TEST_CASE("timestamps are ISO text without a zone, to their unit's precision") {
   CHECK(timestamp_text(1705318200123456, 1'000'000) == "2024-01-15T11:30:00.123456");
   CHECK(timestamp_text(1705318200000000, 1'000'000) == "2024-01-15T11:30:00");
   CHECK(timestamp_text(1705318200120000, 1'000'000) == "2024-01-15T11:30:00.12");
+  CHECK(timestamp_text(1705318200000010, 1'000'000) == "2024-01-15T11:30:00.00001");
+  CHECK(timestamp_text(1705318200000001000, 1'000'000'000) == "2024-01-15T11:30:00.000001");
   CHECK(timestamp_text(1705318200123, 1'000) == "2024-01-15T11:30:00.123");
   CHECK(timestamp_text(1705318200123456789, 1'000'000'000) == "2024-01-15T11:30:00.123456789");
   CHECK(timestamp_text(-1, 1'000) == "1969-12-31T23:59:59.999");
