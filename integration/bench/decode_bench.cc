@@ -6,7 +6,8 @@
 //   build/integration/decode_bench [--events N] [--passes N] [--only FORMAT] [--tables N]
 //                                  [--clear-every N] [--tsv]
 //
-// Per format (datastream, debezium, debezium+schema, debezium+avro, dsql, goldengate) it
+// Per format (datastream, datastream+avro, debezium, debezium+schema, debezium+avro, dsql,
+// goldengate) it
 // generates N distinct events in memory (default 200,000; 450-750 bytes, ~3.4 KB with
 // Debezium's schema wrapper; 10 columns: integers, decimals as JSON numbers, strings with
 // escapes, a boolean, a timestamp, a null; distinct keys; 60% inserts, 35% updates, 5% deletes),
@@ -30,6 +31,11 @@
 // bytes (header parsed, avro_value_read into a reused generic value of the writer schema, no
 // conversion). Avro C allocates with malloc, not operator new: its allocations are not in the
 // allocs column.
+//
+// datastream+avro is the rows of datastream as Datastream's Avro events, one object container
+// per message (integration/support/avro_container_writer: every byte written by Avro C, the
+// writer schema's logical types kept); the first 400 must decode to their JSON twins' changes.
+// Its bare pass is Avro C reading each container's record into a generic value.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
