@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "connector/config/did_you_mean.h"
 
 namespace sluice {
 namespace {
@@ -92,6 +95,21 @@ bool is_routing_placeholder(std::string_view name) {
   return name == "topic" || name == "database" || name == "schema" || name == "table";
 }
 
+namespace {
+
+// The routing placeholder a name is a likely typo of (case aside: ${Table}, ${TABLE}).
+std::optional<std::string_view> near_placeholder(std::string_view name) {
+  static constexpr std::string_view placeholders[] = {"topic", "database", "schema", "table"};
+  std::string lower(name);
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view p : placeholders)
+    if (p == lower) return p;
+  return closest_match(lower, placeholders);
+}
+
+}  // namespace
+
 substitution substitute_env(std::string_view text, const env_lookup& env, bool routing_allowed) {
   substitution out;
   out.text.reserve(text.size());
@@ -144,6 +162,12 @@ substitution substitute_env(std::string_view text, const env_lookup& env, bool r
     } else if (value) {
       out.text += *value;
       out.from_env.push_back(std::move(*value));
+    } else if (auto placeholder = routing_allowed ? near_placeholder(name) : std::nullopt) {
+      // In a routing template an unset ${tabel} is far likelier a typo than a variable.
+      out.errors.push_back("${" + std::string(name) +
+                           "} is not a routing placeholder (${topic}, ${database}, ${schema}, "
+                           "${table}) nor a set environment variable: did you mean ${" +
+                           std::string(*placeholder) + "}?");
     } else {
       out.errors.push_back("environment variable " + std::string(name) + " is not set (write ${" +
                            std::string(name) + ":-default} to give a default)");

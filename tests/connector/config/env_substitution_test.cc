@@ -164,3 +164,21 @@ TEST_CASE("${file:} takes an absolute path") {
     CHECK(s.errors[0].find("needs an absolute path") != std::string::npos);
   }
 }
+
+TEST_CASE("a typo of a routing placeholder in a routing template is named as one") {
+  for (const char* typo : {"${tabel}", "${Table}", "${topc}", "${shema}"}) {
+    INFO(std::string(typo));
+    const auto s = substitute_env(std::string("replica.") + typo, env, true);
+    REQUIRE(s.errors.size() == 1);
+    CHECK(s.errors[0].find("is not a routing placeholder") != std::string::npos);
+    CHECK(s.errors[0].find("did you mean ${") != std::string::npos);
+    CHECK(s.errors[0].find("is not set") == std::string::npos);
+  }
+  CHECK(substitute_env("${tabel}", env, true).errors[0].find("did you mean ${table}") !=
+        std::string::npos);
+  // Outside routing templates, and for names nothing like a placeholder, it is a variable.
+  CHECK(substitute_env("${tabel}", env, false).errors[0].find("environment variable tabel") !=
+        std::string::npos);
+  CHECK(substitute_env("${MISSING}", env, true).errors[0].find("environment variable MISSING") !=
+        std::string::npos);
+}
