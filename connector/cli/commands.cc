@@ -4,10 +4,13 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <optional>
 #include <string>
 
+#include "connector/check/kafka_check.h"
+#include "connector/check/postgres_check.h"
 #include "connector/cli/cli_options.h"
 #include "connector/config/config_reference.h"
 #include "connector/config/redact.h"
@@ -36,46 +39,6 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
-}
-
-// librdkafka's error callback for probe_kafka(): keeps the first TLS or SASL refusal.
-void keep_refusal(rd_kafka_t*, int err, const char* reason, void* opaque) {
-  auto* refused = static_cast<std::string*>(opaque);
-  if (is_refusal(static_cast<rd_kafka_resp_err_t>(err)) && refused->empty() && reason) {
-    *refused = reason;
-  }
-}
-
-// A metadata round trip to the brokers; the error text, or nothing when they answered.
-std::optional<std::string> probe_kafka(const config& c) {
-  char err[512];
-  std::string refused;  // before the handle that writes it, destroyed after it
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set_error_cb(conf, &keep_refusal);
-  rd_kafka_conf_set_opaque(conf, &refused);
-  for (const auto& [k, v] : c.kafka) {
-    if (k == "group.id" || k == "auto.offset.reset") continue;
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return "kafka." + k + ": " + err;
-    }
-  }
-  route_kafka_logs(conf);
-  kafka_handle rk(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
-  if (!rk) {
-    rd_kafka_conf_destroy(conf);
-    return std::string(err);
-  }
-  const rd_kafka_metadata_t* md = nullptr;
-  const auto e = rd_kafka_metadata(rk.get(), 1, nullptr, &md, 10000);
-  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    // "Broker transport failure" says little: the error callback knows why, if TLS or SASL
-    // refused the connection.
-    rd_kafka_poll(rk.get(), 0);
-    return refused.empty() ? std::string(rd_kafka_err2str(e)) : refused;
-  }
-  rd_kafka_metadata_destroy(md);
-  return std::nullopt;
 }
 
 }  // namespace
@@ -119,37 +82,16 @@ int run_command(const arguments& args) {
 int check_command(const arguments& args) {
   auto c = load_command_config(args, "check");
   if (!c) return 2;
-  // What check prints besides describe(): errors and the DSN, with the secrets redacted.
-  const auto shown = [&](std::string_view text) {
-    return redact_secrets(redact(text), c->secrets);
-  };
   std::cout << "# effective configuration\n" << describe(*c) << "\n";
-  int code = 0;
-  if (auto err = probe_kafka(*c)) {
-    std::cout << "kafka: UNREACHABLE: " << shown(*err) << "\n";
-    code = 3;
-  } else {
-    std::cout << "kafka: ok\n";
-  }
-  try {
-    // A person waits for check: a short, bounded retry policy, never a hang.
-    pg_session session(make_session_options(*c), retry_policy::bounded(), "check");
-    session.run([](pqxx::connection&) { return true; });
-    std::cout << "postgres: ok (" << shown(c->postgres.dsn) << ", state schema "
-              << c->postgres.state_schema << ")\n";
-  } catch (const std::exception& e) {
-    std::cout << "postgres: UNREACHABLE: " << shown(e.what()) << "\n";
-    code = 3;
-  }
-  std::cout << "plan: consume " << (c->topics_regex.empty() ? "topics" : "topics matching") << " ";
-  if (c->topics_regex.empty()) {
-    for (size_t i = 0; i < c->topics.size(); ++i)
-      std::cout << (i ? ", " : "") << c->topics[i];
-  } else {
-    std::cout << c->topics_regex;
-  }
-  std::cout << " as " << to_string(c->format) << ", batches of " << c->batch.size
-            << " rows, apply into " << shown(c->postgres.dsn) << "\n";
+  // A person waits for check: each service gets a few seconds, once, and nothing is created,
+  // migrated or retried (issue 15).
+  constexpr std::chrono::milliseconds timeout{5000};
+  check_report report;
+  check_kafka(*c, report, timeout);
+  check_postgres(*c, report, timeout);
+  report.print(std::cout);
+  const int code = report.exit_code();
+  std::cout << "\n" << (code == 0 ? "check passed" : "check failed") << " (exit " << code << ")\n";
   return code;
 }
 

@@ -1,7 +1,6 @@
 #include "core/catalog/table_router.h"
 
 namespace sluice {
-namespace {
 
 std::string lower_ascii(std::string_view s) {
   std::string out(s);
@@ -10,6 +9,8 @@ std::string lower_ascii(std::string_view s) {
   }
   return out;
 }
+
+namespace {
 
 std::string substitute(std::string_view format, const table_name& source, std::string_view topic) {
   std::string out;

@@ -29,6 +29,9 @@ struct routing_options {
   size_t max_identifier_bytes = 0;
 };
 
+// identifier.case: lower folds ASCII letters only, as PostgreSQL folds unquoted identifiers.
+std::string lower_ascii(std::string_view s);
+
 // Routes source tables to target tables (SPEC §4 "Table routing"). Pure and std-only so that
 // the rules are unit-tested without a database. Empty names, names with NUL bytes and names
 // over the target's limit (routing_options::max_identifier_bytes) are an error.

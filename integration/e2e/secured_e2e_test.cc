@@ -201,8 +201,9 @@ TEST_CASE("over TLS and SCRAM with passwords from files, messages apply and no p
   const std::string config_path = write_run_file("secured_check", config);
   const command_result checked = run_sluice({"check", "-c", config_path}, "", 60);
   CHECK_MESSAGE(checked.exit_code == 0, checked.out << checked.err);
-  CHECK_MESSAGE(contains(checked.out, "kafka: ok"), checked.out << checked.err);
-  CHECK_MESSAGE(contains(checked.out, "postgres: ok"), checked.out << checked.err);
+  CHECK_MESSAGE(contains(checked.out, "check passed (exit 0)"), checked.out << checked.err);
+  CHECK_MESSAGE(contains(checked.out, "broker(s)"), checked.out << checked.err);  // answered
+  CHECK_MESSAGE(contains(checked.out, "PostgreSQL "), checked.out << checked.err);
   CHECK(contains(checked.out, "  sasl.password: \"***\""));
   check_no_password("sluice check", checked.out + checked.err);
 
@@ -246,7 +247,7 @@ TEST_CASE("a broker certificate from another CA, or refused SCRAM credentials: F
     const command_result checked =
         run_sluice({"check", "-c", write_run_file("bad_ca_check", config)}, "", 60);
     CHECK(checked.exit_code == 3);
-    CHECK_MESSAGE(contains(checked.out, "kafka: UNREACHABLE: "), checked.out);
+    CHECK_MESSAGE(contains(checked.out, "UNREACHABLE"), checked.out);
     CHECK_MESSAGE(contains(checked.out, "certificate verify failed"), checked.out);
     check_no_password("sluice check", checked.out + checked.err);
     check_fails_saying(config, port, "certificate verify failed");

@@ -6,6 +6,7 @@
 #include <pqxx/except>
 #include <pqxx/transaction>
 
+#include "core/catalog/table_router.h"
 #include "sinks/postgres/plan/pg_type.h"
 #include "sinks/postgres/plan/plan_rejects.h"
 #include "sinks/postgres/session/pg_error_policy.h"
@@ -18,13 +19,6 @@
 
 namespace sluice {
 namespace {
-
-std::string lower_ascii(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
 
 std::string label(const target_table& t) {
   return t.schema + "." + t.name;

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <chrono>
+
+#include "connector/check/check_report.h"
+#include "connector/config/config.h"
+
+namespace sluice {
+
+// `sluice check` on the PostgreSQL side: one connection with a short connect timeout and no
+// retries, in a read-only transaction (default_transaction_read_only), so that check never
+// creates or migrates anything, whatever the database holds:
+//   the server and the role connected;
+//   the state schema: absent (the first run creates it), at this build's version, older
+//     (the first run migrates it), or newer (fail: upgrade sluice);
+//   the privileges the configuration needs: CREATE on the database when the state schema
+//     is absent; TEMP (the stage tables); on each target schema the routing names without
+//     a placeholder, CREATE with auto.create (USAGE without) and INSERT, UPDATE and DELETE on
+//     every table already there.
+void check_postgres(const config& c, check_report& report, std::chrono::milliseconds timeout);
+
+}  // namespace sluice
