@@ -12,7 +12,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config ca-certificates \
       librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev \
-      prometheus-cpp-dev libcivetweb-dev libjemalloc-dev libhowardhinnant-date-dev libavro-dev \
+      prometheus-cpp-dev libcivetweb-dev libjemalloc-dev libhowardhinnant-date-dev libavro-dev libcli11-dev \
       zlib1g-dev libsnappy-dev \
       libcurl4-openssl-dev kcat curl \
  && rm -rf /var/lib/apt/lists/*

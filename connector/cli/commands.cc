@@ -43,14 +43,10 @@ void install_signal_handlers() {
 
 }  // namespace
 
-const char* version() {
-  return "0.1.0";
-}
-
-int run_command(const arguments& args) {
+int run_command(const std::string& config_path) {
   // First, so that a SIGTERM arriving during start-up drains instead of killing.
   install_signal_handlers();
-  auto c = load_command_config(args, "run");
+  auto c = load_command_config(config_path, "run");
   if (!c) return 2;
   try {
     // Declaration order is destruction order: the server stops before the pipeline and the
@@ -79,8 +75,8 @@ int run_command(const arguments& args) {
   }
 }
 
-int check_command(const arguments& args) {
-  auto c = load_command_config(args, "check");
+int check_command(const std::string& config_path) {
+  auto c = load_command_config(config_path, "check");
   if (!c) return 2;
   std::cout << "# effective configuration\n" << describe(*c) << "\n";
   // A person waits for check: each service gets a few seconds, once, and nothing is created,
@@ -95,7 +91,7 @@ int check_command(const arguments& args) {
   return code;
 }
 
-int config_reference_command(const arguments&) {
+int config_reference_command() {
   std::cout << config_reference_markdown();
   return 0;
 }

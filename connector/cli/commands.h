@@ -1,20 +1,31 @@
 #pragma once
 
-#include <string_view>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace sluice {
 
-using arguments = std::vector<std::string_view>;
+// What the command line (cli/command_line.cc, CLI11) parsed for each command. Each command
+// returns the process exit code (the table in cli/command_line.cc and docs/operations.md).
 
-const char* version();
+int run_command(const std::string& config_path);
+int check_command(const std::string& config_path);
+int status_command(const std::string& config_path);  // cli/status_command.cc
+int config_reference_command();
 
-// Each returns the process exit code (see cli/main.cc).
-int run_command(const arguments& args);
-int check_command(const arguments& args);
-int decode_command(const arguments& args);  // cli/decode_command.cc
-int replay_command(const arguments& args);  // cli/replay_command.cc
-int status_command(const arguments& args);  // cli/status_command.cc
-int config_reference_command(const arguments& args);
+struct decode_options {
+  std::optional<std::string> config_path;
+  std::optional<std::string> format;  // one of message_format_names
+  bool kafka_json = false;
+};
+int decode_command(const decode_options& options);  // cli/decode_command.cc
+
+struct replay_options {
+  std::string config_path;
+  std::vector<std::string> files;  // at least one
+  bool progress = true;
+};
+int replay_command(const replay_options& options);  // cli/replay_command.cc
 
 }  // namespace sluice

@@ -92,21 +92,17 @@ int decode_avro(topic_decoders& decoders, size_t max_block_bytes, decode_output&
 
 }  // namespace
 
-int decode_command(const arguments& args) {
+int decode_command(const decode_options& options) {
   std::ios::sync_with_stdio(false);
-  if (auto bad = unknown_argument(args, {"-c", "--config", "-f", "--format"}, {"--kafka-json"})) {
-    std::cerr << "sluice decode: unknown argument " << *bad << " (see sluice --help)\n";
-    return 2;
-  }
   std::optional<config> c;
-  if (flag_value(args, "-c", "--config")) {
-    c = load_command_config(args, "decode");
+  if (options.config_path) {
+    c = load_command_config(*options.config_path, "decode");
     if (!c) return 2;
   } else {
     c = config_with_defaults();
     c->name = "decode";
   }
-  if (auto f = flag_value(args, "-f", "--format")) {
+  if (const auto& f = options.format) {
     bool known = false;
     for (size_t i = 0; i < message_format_names.size(); ++i) {
       if (message_format_names[i] == *f) {
@@ -119,7 +115,7 @@ int decode_command(const arguments& args) {
       return 2;
     }
   }
-  const bool kafka_json = has_flag(args, "--kafka-json");
+  const bool kafka_json = options.kafka_json;
   topic_decoders decoders(*c);
   if (!kafka_json) {
     try {

@@ -72,20 +72,6 @@ std::optional<uint64_t> size_of(const std::string& path) {
 // Dead letters are shown on stderr up to this many; the rest only counted.
 constexpr size_t shown_dead_letters = 20;
 
-// Every --file value, in order (the flag may be repeated).
-std::vector<std::string> file_values(const arguments& args) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--file" && i + 1 < args.size()) {
-      out.emplace_back(args[++i]);
-    } else if (args[i].starts_with("--file=")) {
-      out.emplace_back(args[i].substr(7));
-    }
-  }
-  std::erase_if(out, [](const std::string& p) { return p.empty(); });
-  return out;
-}
-
 struct replay_input {
   std::string path;
   bool avro = false;
@@ -168,18 +154,9 @@ bool replay_avro_file(const std::string& path, const std::string& topic, replaye
 
 }  // namespace
 
-int replay_command(const arguments& args) {
-  if (auto bad = unknown_argument(args, {"-c", "--config", "--file"}, {"--no-progress"})) {
-    std::cerr << "sluice replay: unknown argument " << *bad << " (see sluice --help)\n";
-    return 2;
-  }
-  const std::vector<std::string> paths = file_values(args);
-  if (paths.empty()) {
-    std::cerr << "sluice replay: missing --file F (a `kcat -C -J` output file, - for stdin, "
-                 "or Datastream Avro files or folders)\n";
-    return 2;
-  }
-  auto c = load_command_config(args, "replay");
+int replay_command(const replay_options& command) {
+  const std::vector<std::string>& paths = command.files;
+  auto c = load_command_config(command.config_path, "replay");
   if (!c) return 2;
   for (const std::string& topic : c->topics) {
     try {
@@ -240,7 +217,7 @@ int replay_command(const arguments& args) {
   install_replay_signal_handlers();
 
   const auto start = std::chrono::steady_clock::now();
-  progress_bar bar(total, !has_flag(args, "--no-progress") && progress_bar::is_terminal(stderr));
+  progress_bar bar(total, command.progress && progress_bar::is_terminal(stderr));
   size_t reported = 0;
   replayer replay(*c, applier, [&](std::string_view text) {
     if (reported++ >= shown_dead_letters) return;

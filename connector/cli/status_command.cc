@@ -43,12 +43,8 @@ kafka_handle watermark_client(const config& c, std::string& error) {
 
 }  // namespace
 
-int status_command(const arguments& args) {
-  if (auto extra = unknown_argument(args, {"-c", "--config"}, {})) {
-    std::cerr << "sluice status: unknown argument '" << *extra << "'\n";
-    return 2;
-  }
-  auto c = load_command_config(args, "status");
+int status_command(const std::string& config_path) {
+  auto c = load_command_config(config_path, "status");
   if (!c) return 2;
 
   std::vector<stored_offset> offsets;

@@ -19,6 +19,8 @@ packages=(
   libcurl4-openssl-dev
   # Datastream Avro object containers (schemas/avro/) and their deflate and snappy codecs
   libavro-dev zlib1g-dev libsnappy-dev
+  # the command line (connector/cli/command_line.cc), header-only
+  libcli11-dev
   # source.timezone IANA names: date/tz (libdate-tz3 comes with the -dev package; named for
   # the runtime) over the system time zone database, which the unit tests read
   libhowardhinnant-date-dev libdate-tz3 tzdata

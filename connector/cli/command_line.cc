@@ -1,0 +1,129 @@
+#include "connector/cli/command_line.h"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "connector/cli/build_info.h"
+#include "connector/cli/commands.h"
+#include "connector/config/config.h"
+
+namespace sluice {
+namespace {
+
+// The exit codes, for every command (docs/operations.md has the same table).
+const char* const exit_codes = R"(Exit codes:
+  0  ok (check: no failure, warnings allowed; decode: even when messages were refused)
+  1  the connector failed, a check failed, or replay stopped before the end of its input
+  2  usage or configuration error (found without contacting anything)
+  3  a service could not be reached (check, status)
+)";
+
+CLI::Option* add_config(CLI::App& command, std::string& path) {
+  return command.add_option("-c,--config", path, "the configuration file (YAML)")
+      ->type_name("FILE")
+      ->required();
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv) {
+  CLI::App app("sluice — replicate CDC streams from Kafka into PostgreSQL", "sluice");
+  app.set_version_flag(
+      "-V,--version", [] { return version_text(); },
+      "print sluice's version and commit, librdkafka's and libpq's, and exit");
+  app.require_subcommand(1);
+  app.footer(exit_codes);
+  // A command's flags belong to it: `sluice -c x run` is refused, not guessed at.
+  app.fallthrough(false);
+
+  // What the chosen command runs, set by its callback once the whole line parsed.
+  std::function<int()> command;
+
+  std::string run_config;
+  CLI::App* run =
+      app.add_subcommand("run", "consume, merge and apply until stopped (SIGTERM drains)");
+  add_config(*run, run_config);
+  run->callback([&] { command = [&] { return run_command(run_config); }; });
+
+  std::string check_config;
+  CLI::App* check = app.add_subcommand(
+      "check", "validate the configuration and, read-only, what the run needs; a table");
+  add_config(*check, check_config);
+  check->callback([&] { command = [&] { return check_command(check_config); }; });
+
+  decode_options decode_opts;
+  std::string decode_config, decode_format;
+  CLI::App* decode =
+      app.add_subcommand("decode", "decode messages from stdin into JSON lines (a debugging view)");
+  decode->footer(
+      "One JSON line per change {\"table\",\"op\",\"key\",\"csn\",\"image\",..}, per catalog "
+      "update {\"catalog\":..}, per DDL record {\"ddl\":..}; refused messages on stderr as "
+      "topic[partition]@offset: reason. An Avro object container on stdin is read block by "
+      "block.\n\n" +
+      std::string(exit_codes));
+  decode->add_option("-c,--config", decode_config, "a configuration file (its format, overrides)")
+      ->type_name("FILE");
+  std::vector<std::string> formats(message_format_names.begin(), message_format_names.end());
+  decode->add_option("-f,--format", decode_format, "the message format (default: auto)")
+      ->check(CLI::IsMember(formats));
+  decode->add_flag("--kafka-json", decode_opts.kafka_json,
+                   "each line is a `kcat -C -J` record: its topic, partition, offset, key and "
+                   "headers make the message");
+  decode->callback([&] {
+    if (!decode_config.empty()) decode_opts.config_path = decode_config;
+    if (!decode_format.empty()) decode_opts.format = decode_format;
+    command = [&] { return decode_command(decode_opts); };
+  });
+
+  replay_options replay_opts;
+  bool no_progress = false;
+  CLI::App* replay =
+      app.add_subcommand("replay", "apply kcat dumps or Datastream Avro files, without Kafka");
+  replay->footer(
+      "Records go through decode, merge and apply in batches of batch.size, without touching "
+      "sluice.offsets; undecodable messages go to the dead letters (errors.tolerance: none "
+      "stops there); a progress bar on stderr (terminals), a summary on stdout.\n\n" +
+      std::string(exit_codes));
+  add_config(*replay, replay_opts.config_path);
+  replay
+      ->add_option("--file", replay_opts.files,
+                   "a `kcat -C -J` output file (- for stdin), a Datastream Avro file, or a "
+                   "folder of them read in path order (as the first topic); repeatable")
+      ->type_name("F")
+      ->required()
+      ->allow_extra_args(false);
+  replay->add_flag("--no-progress", no_progress, "no progress bar");
+  replay->callback([&] {
+    replay_opts.progress = !no_progress;
+    command = [&] { return replay_command(replay_opts); };
+  });
+
+  std::string status_config;
+  CLI::App* status =
+      app.add_subcommand("status", "offsets, lag and owner epoch per partition; table progress");
+  add_config(*status, status_config);
+  status->callback([&] { command = [&] { return status_command(status_config); }; });
+
+  CLI::App* reference =
+      app.add_subcommand("config-reference", "print every configuration key (Markdown)");
+  reference->callback([&] { command = [] { return config_reference_command(); }; });
+
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_footer().empty()) sub->footer(exit_codes);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Prints the help, the version, or the error. CLI11's own codes (109 for an extra
+    // argument, 106 for a missing one...) are all a usage error to sluice: 2, as documented.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return command();
+}
+
+}  // namespace sluice
