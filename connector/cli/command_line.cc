@@ -17,9 +17,10 @@ namespace {
 // The exit codes, for every command (docs/operations.md has the same table).
 const char* const exit_codes = R"(Exit codes:
   0  ok (check: no failure, warnings allowed; decode: even when messages were refused)
-  1  the connector failed, a check failed, or replay stopped before the end of its input
+  1  the connector failed, a check failed, offsets reset was refused (live members), or
+     replay stopped before the end of its input
   2  usage or configuration error (found without contacting anything)
-  3  a service could not be reached (check, status)
+  3  a service could not be reached (check, status, offsets)
 )";
 
 CLI::Option* add_config(CLI::App& command, std::string& path) {
@@ -108,11 +109,56 @@ int run_command_line(int argc, char** argv) {
   add_config(*status, status_config);
   status->callback([&] { command = [&] { return status_command(status_config); }; });
 
+  offsets_options offsets_opts;
+  CLI::App* offsets = app.add_subcommand(
+      "offsets", "show sluice's offsets beside the Kafka group's, or reset them");
+  offsets->require_subcommand(1);
+  CLI::App* offsets_show = offsets->add_subcommand(
+      "show", "per partition: sluice's offset, the group's copy, watermarks, lag, epoch");
+  CLI::App* offsets_reset = offsets->add_subcommand(
+      "reset", "move sluice's offsets (and the group's copy) while no sluice runs");
+  for (CLI::App* sub : {offsets_show, offsets_reset}) {
+    add_config(*sub, offsets_opts.config_path);
+    sub->add_option("--topic", offsets_opts.topics, "only this topic (repeatable)")
+        ->type_name("T")
+        ->allow_extra_args(false);
+    sub->add_option("--partition", offsets_opts.partitions,
+                    "only this partition of the topics (repeatable)")
+        ->type_name("P")
+        ->allow_extra_args(false);
+  }
+  offsets_show->add_flag("--json", offsets_opts.json, "one JSON object per partition and line");
+  CLI::Option_group* to = offsets_reset->add_option_group("target", "where to move them");
+  to->add_flag("--to-earliest", offsets_opts.to_earliest, "the low watermark");
+  to->add_flag("--to-latest", offsets_opts.to_latest, "the high watermark (skip the backlog)");
+  to->add_option("--to-offset", offsets_opts.to_offset, "this offset, clamped into the watermarks")
+      ->type_name("N");
+  to->add_option("--to-datetime", offsets_opts.to_datetime,
+                 "the first message whose Kafka timestamp is at or after T (ISO 8601, UTC "
+                 "unless it says, e.g. 2026-12-03T10:00:00Z; or epoch ms), by the broker's "
+                 "offsets-for-times")
+      ->type_name("T");
+  to->require_option(1);
+  offsets_reset->add_flag("--dry-run", offsets_opts.dry_run, "print the plan, change nothing");
+  offsets_reset->footer(
+      "Refused while the connector's consumer group has live members. In one PostgreSQL "
+      "transaction the offsets move and the owner epochs are bumped (a zombie cannot write "
+      "after it); then the group's committed offsets in Kafka follow.\n\n" +
+      std::string(exit_codes));
+  offsets_show->callback([&] {
+    offsets_opts.action = offsets_options::action_kind::show;
+    command = [&] { return offsets_command(offsets_opts); };
+  });
+  offsets_reset->callback([&] {
+    offsets_opts.action = offsets_options::action_kind::reset;
+    command = [&] { return offsets_command(offsets_opts); };
+  });
+
   CLI::App* reference =
       app.add_subcommand("config-reference", "print every configuration key (Markdown)");
   reference->callback([&] { command = [] { return config_reference_command(); }; });
 
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+  for (CLI::App* sub : {run, check, decode, replay, status, offsets, offsets_show, reference}) {
     if (sub->get_footer().empty()) sub->footer(exit_codes);
   }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,5 +28,21 @@ struct replay_options {
   bool progress = true;
 };
 int replay_command(const replay_options& options);  // cli/replay_command.cc
+
+struct offsets_options {
+  enum class action_kind { show, reset };
+  action_kind action = action_kind::show;
+  std::string config_path;
+  std::vector<std::string> topics;  // empty: every topic of the connector
+  std::vector<int32_t> partitions;  // empty: every partition of those topics
+  bool json = false;                // show
+  // reset: exactly one of these
+  bool to_earliest = false;
+  bool to_latest = false;
+  std::optional<int64_t> to_offset;
+  std::optional<std::string> to_datetime;
+  bool dry_run = false;
+};
+int offsets_command(const offsets_options& options);  // cli/offsets_command.cc
 
 }  // namespace sluice

@@ -3,45 +3,20 @@
 // target table, the source timestamp of the newest applied change and when a batch last
 // wrote it.
 
-#include <librdkafka/rdkafka.h>
-
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
-#include "connector/kafka/kafka_handles.h"
-#include "connector/kafka/kafka_log.h"
+#include "connector/kafka/group_admin.h"
 #include "connector/runtime/stage_factory.h"
 #include "sinks/postgres/state_reader.h"
 
 namespace sluice {
-namespace {
-
-// A client for watermark queries only: the consumer-group keys are left out.
-kafka_handle watermark_client(const config& c, std::string& error) {
-  char err[512];
-  kafka_conf conf(rd_kafka_conf_new());
-  for (const auto& [k, v] : c.kafka) {
-    if (k == "group.id" || k == "auto.offset.reset") continue;
-    if (rd_kafka_conf_set(conf.get(), k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-      error = "kafka." + k + ": " + err;
-      return nullptr;
-    }
-  }
-  route_kafka_logs(conf.get());
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err);
-  if (!rk) {
-    error = err;
-    return nullptr;
-  }
-  conf.release();
-  return kafka_handle(rk);
-}
-
-}  // namespace
 
 int status_command(const std::string& config_path) {
   auto c = load_command_config(config_path, "status");
@@ -59,10 +34,11 @@ int status_command(const std::string& config_path) {
               << redact_secrets(redact(e.what()), c->secrets) << "\n";
     return 3;
   }
-  std::string error;
-  kafka_handle kafka = watermark_client(*c, error);
-  if (!kafka) {
-    std::cerr << "sluice status: " << redact_secrets(error, c->secrets) << "\n";
+  std::optional<group_admin> kafka;
+  try {
+    kafka.emplace(*c, std::chrono::milliseconds(5000));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "sluice status: " << redact_secrets(e.what(), c->secrets) << "\n";
     return 2;
   }
 
@@ -72,9 +48,14 @@ int status_command(const std::string& config_path) {
   bool kafka_ok = true;
   for (const stored_offset& o : offsets) {
     int64_t low = 0, high = -1;
-    const auto err = rd_kafka_query_watermark_offsets(kafka.get(), o.topic.c_str(),
-                                                      o.partition.value(), &low, &high, 5000);
-    const bool known = err == RD_KAFKA_RESP_ERR_NO_ERROR;
+    bool known = true;
+    try {
+      const group_admin::watermarks w = kafka->query_watermarks(o.topic, o.partition.value());
+      low = w.low;
+      high = w.high;
+    } catch (const std::runtime_error&) {
+      known = false;
+    }
     kafka_ok = kafka_ok && known;
     const std::string committed = o.next ? std::to_string(o.next->value()) : "-";
     const std::string hw = known ? std::to_string(high) : "?";

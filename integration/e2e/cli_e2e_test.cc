@@ -30,23 +30,33 @@ std::string unreachable_config() {
                         "metrics:\n  listen: \"\"\n");
 }
 
-const std::vector<std::string> commands = {"run",    "check",  "decode",
-                                           "replay", "status", "config-reference"};
+const std::vector<std::vector<std::string>> commands = {
+    {"run"},     {"check"},           {"decode"},           {"replay"},          {"status"},
+    {"offsets"}, {"offsets", "show"}, {"offsets", "reset"}, {"config-reference"}};
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words)
+    out += (out.empty() ? "" : " ") + w;
+  return out;
+}
 
 }  // namespace
 
 TEST_CASE("every command has --help, exit 0") {
-  for (const std::string& command : commands) {
-    INFO(command);
-    const command_result r = run_sluice({command, "--help"}, "", 30);
+  for (const std::vector<std::string>& command : commands) {
+    INFO(joined(command));
+    std::vector<std::string> args = command;
+    args.push_back("--help");
+    const command_result r = run_sluice(args, "", 30);
     CHECK(r.exit_code == 0);
-    CHECK(contains(r.out, "Usage: sluice " + command));
+    CHECK(contains(r.out, "Usage: sluice " + joined(command)));
     CHECK(contains(r.out, "Exit codes:"));
   }
   const command_result top = run_sluice({"--help"}, "", 30);
   CHECK(top.exit_code == 0);
-  for (const std::string& command : commands)
-    CHECK(contains(top.out, "  " + command + " "));
+  for (const std::vector<std::string>& command : commands)
+    if (command.size() == 1) CHECK(contains(top.out, "  " + command[0] + " "));
 }
 
 TEST_CASE("an unknown flag or a stray argument exits 2 before anything runs") {
@@ -58,7 +68,10 @@ TEST_CASE("an unknown flag or a stray argument exits 2 before anything runs") {
       {"replay", "-c", config, "--file", "a", "b"},
       {"decode", "--format", "protobuf"},
       {"config-reference", "--all"},
-      {"run"},                   // -c is required
+      {"offsets", "-c", config},                                                // show or reset?
+      {"offsets", "reset", "-c", config, "--to-earliest", "--to-offset", "5"},  // two targets
+      {"offsets", "show", "-c", config, "--to-latest"},                         // a reset flag
+      {"run"},                                                                  // -c is required
       {"replay", "-c", config},  // --file is required
       {"no-such-command"},
       {},

@@ -133,6 +133,29 @@ std::vector<std::string> offset_store::advance(
   return stale;
 }
 
+std::vector<stored_offset> offset_store::reset(pqxx::transaction_base& tx,
+                                               const std::vector<offset_target>& targets) const {
+  if (targets.empty()) return {};
+  pg_array topics, parts, next;
+  for (const offset_target& t : targets) {
+    topics.add(t.topic);
+    parts.add_int(t.partition.value());
+    next.add_int(t.next.value());
+  }
+  return rows_to_offsets(tx.exec_params(
+      "WITH moved AS (INSERT INTO " + _table +
+          " AS o (connector, topic, partition, next_offset, owner_epoch) "
+          "SELECT $1, p.topic, p.partition, p.next, 1 "
+          "FROM unnest($2::text[], $3::int4[], $4::bigint[]) AS p(topic, partition, next) "
+          "ORDER BY p.topic, p.partition "
+          "ON CONFLICT (connector, topic, partition) DO UPDATE "
+          "SET next_offset = excluded.next_offset, owner_epoch = o.owner_epoch + 1, "
+          "updated_at = now() "
+          "RETURNING o.topic, o.partition, o.next_offset, o.owner_epoch, o.updated_at::text) "
+          "SELECT * FROM moved ORDER BY 1, 2",
+      _connector, topics.take(), parts.take(), next.take()));
+}
+
 std::vector<stored_offset> offset_store::read(pqxx::transaction_base& tx) const {
   return rows_to_offsets(
       tx.exec_params("SELECT topic, partition, next_offset, owner_epoch, updated_at::text FROM " +

@@ -29,6 +29,13 @@ struct stored_offset {
   std::string updated_at;  // as PostgreSQL prints it
 };
 
+// Where `sluice offsets reset` moves a partition.
+struct offset_target {
+  std::string topic;
+  partition_id partition{0};
+  kafka_offset next{0};
+};
+
 // What a batch transaction whose COMMIT was in doubt did, told by its partitions' offsets
 // read back afterwards: committed when every partition it moved is at its next offset under
 // the batch's epoch; not committed when every one is still at the expected offset; stale
@@ -54,6 +61,12 @@ class offset_store {
   // "topic[partition]" labels (empty: all moved).
   std::vector<std::string> advance(pqxx::transaction_base& tx,
                                    const std::vector<partition_progress>& progress) const;
+  // Moves each partition to its target and bumps its owner epoch (creating the rows of
+  // partitions never claimed), in (topic, partition) order like every writer of this table:
+  // from this commit on, the compare-and-set of an owner that claimed before fails, so a
+  // zombie cannot write over the reset. Returns the rows as they now are.
+  std::vector<stored_offset> reset(pqxx::transaction_base& tx,
+                                   const std::vector<offset_target>& targets) const;
   // Every stored offset of the connector, by topic and partition.
   std::vector<stored_offset> read(pqxx::transaction_base& tx) const;
   // The stored offsets of the given partitions (for resolving an in-doubt commit), locked

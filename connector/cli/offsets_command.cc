@@ -1,0 +1,296 @@
+// `sluice offsets show|reset -c FILE`: sluice's offsets (in PostgreSQL, the truth) beside the
+// Kafka group's copy, the watermarks and the lag; and moving them (issue 15, after Connect's
+// KIP-875 offsets API).
+//
+//   show:  per partition of the configured topics (and any sluice still has offsets for):
+//          sluice's next offset, the group's committed copy, low and high watermarks, lag,
+//          owner epoch; a table, or --json lines
+//   reset: resolve the targets (--to-earliest / --to-latest: the watermarks; --to-offset N,
+//          clamped into them; --to-datetime T: the broker's offsets-for-times, the high
+//          watermark where no message is that late), print the plan; --dry-run stops there;
+//          refuse while the connector's group has live members (DescribeConsumerGroups);
+//          move sluice's offsets and bump the owner epochs in one transaction; then set the
+//          group's copy to the same offsets (AlterConsumerGroupOffsets)
+//
+// Exit codes: 0 done; 1 refused (live members) or failed; 2 usage or configuration error;
+// 3 Kafka or PostgreSQL unreachable.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "connector/cli/cli_options.h"
+#include "connector/cli/commands.h"
+#include "connector/config/redact.h"
+#include "connector/kafka/group_admin.h"
+#include "connector/runtime/stage_factory.h"
+#include "core/model/json_text.h"
+#include "schemas/common/timestamp_parser.h"
+#include "sinks/postgres/offset_admin.h"
+#include "sinks/postgres/state_reader.h"
+
+namespace sluice {
+namespace {
+
+constexpr std::chrono::milliseconds kafka_timeout{5000};
+
+struct partition_row {
+  std::string topic;
+  int32_t partition = 0;
+  std::optional<int64_t> sluice;  // next offset in PostgreSQL
+  std::optional<int64_t> group;   // the Kafka group's committed copy
+  int64_t epoch = 0;
+  int64_t low = 0, high = 0;
+  std::optional<int64_t> target;  // reset only
+};
+
+std::string text(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+// An ISO 8601 time (2026-12-03T10:00:00Z, …T10:00:00.250+01:00; UTC without a zone) or
+// epoch milliseconds → ms since 1970, as Kafka timestamps count.
+std::optional<int64_t> parse_datetime(const std::string& t) {
+  const result<timestamp_ns> ts = parse_timestamp(t);
+  if (!ts) return std::nullopt;
+  return ts.value().value() / 1'000'000;
+}
+
+// What the command works on: the chosen (or configured) topics' partitions, with sluice's
+// offsets, the group's copy and the watermarks. Throws what the services throw.
+std::vector<partition_row> gather(const config& c, group_admin& kafka, pg_session& session,
+                                  std::vector<std::string> topics,
+                                  const std::vector<int32_t>& only_partitions, bool all_stored) {
+  state_reader reader(session, c.name);
+  const std::vector<stored_offset> stored = reader.read_offsets();
+  if (all_stored) {
+    for (const stored_offset& o : stored)
+      topics.push_back(o.topic);
+  }
+  std::sort(topics.begin(), topics.end());
+  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+
+  const auto partitions = kafka.partitions(topics);
+  std::vector<partition_row> rows;
+  std::vector<topic_partition_key> keys;
+  for (const auto& [topic, parts] : partitions) {
+    for (int32_t p : parts) {
+      if (!only_partitions.empty() &&
+          std::find(only_partitions.begin(), only_partitions.end(), p) == only_partitions.end()) {
+        continue;
+      }
+      partition_row row;
+      row.topic = topic;
+      row.partition = p;
+      for (const stored_offset& o : stored) {
+        if (o.topic == topic && o.partition.value() == p) {
+          if (o.next) row.sluice = o.next->value();
+          row.epoch = o.epoch.value();
+        }
+      }
+      const group_admin::watermarks w = kafka.query_watermarks(topic, p);
+      row.low = w.low;
+      row.high = w.high;
+      rows.push_back(row);
+      keys.emplace_back(topic, p);
+    }
+  }
+  const std::string group = c.kafka_property("group.id").value_or(c.name);
+  const auto committed = kafka.committed(group, keys);
+  for (partition_row& row : rows) {
+    const auto it = committed.find({row.topic, row.partition});
+    if (it != committed.end()) row.group = it->second;
+  }
+  return rows;
+}
+
+int64_t lag(const partition_row& r) {
+  return r.high - (r.sluice ? *r.sluice : r.low);
+}
+
+void print_table(const std::vector<partition_row>& rows, bool plan) {
+  std::printf("%-36s %9s %12s %12s %12s %12s %10s %6s", "topic", "partition", "sluice",
+              "group copy", "low", "high", "lag", "epoch");
+  if (plan) std::printf(" %12s  %s", "reset to", "change");
+  std::printf("\n");
+  for (const partition_row& r : rows) {
+    std::printf("%-36s %9d %12s %12s %12lld %12lld %10lld %6lld", r.topic.c_str(), r.partition,
+                text(r.sluice).c_str(), text(r.group).c_str(), static_cast<long long>(r.low),
+                static_cast<long long>(r.high), static_cast<long long>(lag(r)),
+                static_cast<long long>(r.epoch));
+    if (plan && r.target) {
+      const int64_t from = r.sluice ? *r.sluice : r.low;
+      const int64_t delta = *r.target - from;
+      std::string change = delta == 0  ? "none"
+                           : delta < 0 ? "re-applies " + std::to_string(-delta) + " message(s)"
+                                       : "skips " + std::to_string(delta) + " message(s)";
+      if (!r.sluice) change += " (nothing committed yet)";
+      std::printf(" %12lld  %s", static_cast<long long>(*r.target), change.c_str());
+    }
+    std::printf("\n");
+  }
+  if (rows.empty()) std::printf("(no partition)\n");
+}
+
+void print_json(const std::vector<partition_row>& rows) {
+  for (const partition_row& r : rows) {
+    std::string line = "{\"topic\":";
+    append_json_string(line, r.topic);
+    line += ",\"partition\":" + std::to_string(r.partition);
+    line += ",\"sluice_offset\":" + (r.sluice ? std::to_string(*r.sluice) : "null");
+    line += ",\"group_offset\":" + (r.group ? std::to_string(*r.group) : "null");
+    line += ",\"low_watermark\":" + std::to_string(r.low);
+    line += ",\"high_watermark\":" + std::to_string(r.high);
+    line += ",\"lag\":" + std::to_string(lag(r));
+    line += ",\"owner_epoch\":" + std::to_string(r.epoch) + "}";
+    std::cout << line << "\n";
+  }
+}
+
+// The configured topics, or what topics.regex matches now; --topic must be among them.
+std::optional<std::vector<std::string>> chosen_topics(const config& c, group_admin& kafka,
+                                                      const std::vector<std::string>& chosen) {
+  std::vector<std::string> known =
+      c.topics_regex.empty() ? c.topics : kafka.topics_matching(c.topics_regex);
+  if (chosen.empty()) return known;
+  for (const std::string& t : chosen) {
+    if (std::find(known.begin(), known.end(), t) == known.end()) {
+      std::cerr << "sluice offsets: topic " << t << " is not one this connector consumes\n";
+      return std::nullopt;
+    }
+  }
+  return chosen;
+}
+
+}  // namespace
+
+int offsets_command(const offsets_options& o) {
+  auto c = load_command_config(o.config_path, "offsets");
+  if (!c) return 2;
+  const bool reset = o.action == offsets_options::action_kind::reset;
+  std::optional<int64_t> at_time;
+  if (reset && o.to_datetime) {
+    at_time = parse_datetime(*o.to_datetime);
+    if (!at_time) {
+      std::cerr
+          << "sluice offsets reset: --to-datetime " << *o.to_datetime
+          << " is neither an ISO 8601 time (e.g. 2026-12-03T10:00:00Z) nor epoch milliseconds\n";
+      return 2;
+    }
+  }
+  const auto shown = [&](const std::string& what) {
+    return redact_secrets(redact(what), c->secrets);
+  };
+  std::optional<group_admin> kafka;
+  try {
+    kafka.emplace(*c, kafka_timeout);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "sluice offsets: " << shown(e.what()) << "\n";
+    return 2;
+  }
+  const std::string group = c->kafka_property("group.id").value_or(c->name);
+  // A person waits for this command: a short, bounded retry policy, never a hang.
+  pg_session session(make_session_options(*c), retry_policy::bounded(), "offsets");
+
+  std::vector<partition_row> rows;
+  std::optional<group_admin::group_state> state;
+  try {
+    const auto topics = chosen_topics(*c, *kafka, o.topics);
+    if (!topics) return 2;
+    rows = gather(*c, *kafka, session, *topics, o.partitions, !reset && o.topics.empty());
+    state = kafka->describe_group(group);
+  } catch (const session_error& e) {
+    std::cerr << "sluice offsets: PostgreSQL: " << shown(e.what()) << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "sluice offsets: Kafka: " << shown(e.what()) << "\n";
+    return 3;
+  }
+
+  if (!reset) {
+    if (o.json) {
+      print_json(rows);
+    } else {
+      std::cout << "connector " << c->name << ", group " << group << " (" << state->state << ", "
+                << state->members << " member(s))\n";
+      print_table(rows, false);
+    }
+    return 0;
+  }
+
+  try {
+    std::vector<topic_partition_key> keys;
+    for (const partition_row& r : rows)
+      keys.emplace_back(r.topic, r.partition);
+    const auto at = at_time ? kafka->offsets_for_time(keys, *at_time)
+                            : std::map<topic_partition_key, std::optional<int64_t>>{};
+    for (partition_row& r : rows) {
+      if (o.to_earliest) {
+        r.target = r.low;
+      } else if (o.to_latest) {
+        r.target = r.high;
+      } else if (o.to_offset) {
+        r.target = std::clamp(*o.to_offset, r.low, r.high);
+      } else {
+        const auto it = at.find({r.topic, r.partition});
+        r.target = it != at.end() && it->second ? *it->second : r.high;
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "sluice offsets: Kafka: " << shown(e.what()) << "\n";
+    return 3;
+  }
+  if (rows.empty()) {
+    std::cerr << "sluice offsets reset: no partition chosen\n";
+    return 2;
+  }
+  std::cout << "connector " << c->name << ", group " << group << " (" << state->state << ", "
+            << state->members << " member(s))\n";
+  print_table(rows, true);
+  if (state->members > 0) {
+    std::cerr << "sluice offsets reset: the group " << group << " has " << state->members
+              << " live member(s): stop every sluice of connector " << c->name
+              << " first (a running one would keep its old position)\n";
+    return o.dry_run ? 0 : 1;
+  }
+  if (o.dry_run) {
+    std::cout << "dry run: nothing changed\n";
+    return 0;
+  }
+
+  std::vector<offset_target> targets;
+  std::map<topic_partition_key, int64_t> group_offsets;
+  for (const partition_row& r : rows) {
+    targets.push_back({r.topic, partition_id(r.partition), kafka_offset(*r.target)});
+    group_offsets[{r.topic, r.partition}] = *r.target;
+  }
+  try {
+    offset_admin admin(session, c->name);
+    const std::vector<stored_offset> moved = admin.reset(targets);
+    std::cout << "reset " << moved.size() << " partition(s) in PostgreSQL; owner epochs now";
+    for (const stored_offset& m : moved)
+      std::cout << " " << m.topic << "[" << m.partition.value() << "]=" << m.epoch.value();
+    std::cout << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "sluice offsets reset: PostgreSQL: " << shown(e.what()) << " (nothing changed)\n";
+    return 3;
+  }
+  try {
+    kafka->alter_committed(group, group_offsets);
+    std::cout << "the group " << group << "'s committed offsets follow\n";
+  } catch (const std::exception& e) {
+    // sluice resumes from PostgreSQL: the group's copy is for the tools that read it.
+    std::cerr << "sluice offsets reset: the group's copy in Kafka was not updated ("
+              << shown(e.what()) << "); sluice resumes from PostgreSQL all the same, and "
+              << "overwrites the copy at its first commit\n";
+  }
+  return 0;
+}
+
+}  // namespace sluice
