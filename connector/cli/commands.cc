@@ -11,6 +11,7 @@
 
 #include "connector/check/kafka_check.h"
 #include "connector/check/postgres_check.h"
+#include "connector/check/registry_check.h"
 #include "connector/cli/cli_options.h"
 #include "connector/config/config_reference.h"
 #include "connector/config/redact.h"
@@ -85,6 +86,7 @@ int check_command(const std::string& config_path) {
   check_report report;
   check_kafka(*c, report, timeout);
   check_postgres(*c, report, timeout);
+  check_registry(*c, report, timeout);
   report.print(std::cout);
   const int code = report.exit_code();
   std::cout << "\n" << (code == 0 ? "check passed" : "check failed") << " (exit " << code << ")\n";

@@ -143,3 +143,29 @@ TEST_CASE("check names the privileges the configuration needs and the role lacks
 }
 
 }  // namespace sluice::testing
+
+namespace sluice::testing {
+
+TEST_CASE("check asks the configured Schema Registry: answered, or unreachable with exit 3") {
+  const std::string topic = unique_name("check_registry");
+  create_topic(topic, 1);
+  const std::string name = unique_name("check");
+  const timed_result ok =
+      check("check_registry_ok",
+            basic_config(name, topic, "debezium", "schema.registry.url: " + registry_url() + "\n"));
+  INFO(ok.result.out << ok.result.err);
+  CHECK(ok.result.exit_code == 0);
+  CHECK(contains(ok.result.out, "registry"));
+  CHECK(contains(ok.result.out, "answered /subjects"));
+
+  const std::string nobody = "http://127.0.0.1:" + std::to_string(free_port());
+  const timed_result down =
+      check("check_registry_down",
+            basic_config(name, topic, "debezium", "schema.registry.url: " + nobody + "\n"));
+  INFO(down.result.out << down.result.err);
+  CHECK(down.result.exit_code == 3);
+  CHECK(down.seconds < 15);
+  CHECK(contains(down.result.out, "UNREACHABLE"));
+}
+
+}  // namespace sluice::testing
