@@ -95,7 +95,9 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
     if (_schema_wrapper && key == "schema") {
       if (seen_schema) return make_error(error_code::invalid_json, "duplicate schema");
       seen_schema = true;
-      if (auto err = read_schema(v, true, out)) return in_context("schema", std::move(*err));
+      if (auto err = read_envelope_schema(v, document, out)) {
+        return in_context("schema", std::move(*err));
+      }
     } else if (_schema_wrapper && key == "payload") {
       if (out.wrapped) return make_error(error_code::invalid_json, "duplicate payload");
       out.wrapped = true;
@@ -282,6 +284,42 @@ std::optional<error> debezium_envelope_reader::read_field(
   }
   into.push_back(debezium_envelope::field{name, token, static_cast<uint32_t>(first),
                                           static_cast<uint32_t>(out.leaves.size() - first)});
+  return std::nullopt;
+}
+
+std::optional<error> debezium_envelope_reader::read_envelope_schema(simdjson::ondemand::value& v,
+                                                                    std::string_view document,
+                                                                    debezium_envelope& out) {
+  json_type type;
+  if (auto code = v.type().get(type)) return _values.fail(code, v);
+  if (type != json_type::object) return read_schema(v, true, out);  // null, or the error
+  simdjson::ondemand::object object;
+  if (auto code = v.get_object().get(object)) return _values.fail(code, v);
+  // The block's bytes, walked by structure only: they are checked below when not known.
+  std::string_view bytes;
+  if (auto code = object.raw_json().get(bytes)) return _values.fail(code, v);
+  if (const std::vector<connect_field_schema>* known = _schemas.find(bytes)) {
+    out.columns_schema.assign(known->begin(), known->end());
+    return std::nullopt;
+  }
+  // Not seen: validate and read it as a document of its own (its error offsets count from
+  // the block's first byte), then back to the message.
+  const simdjson::padded_string_view copy = _schema_copy.assign(bytes);
+  _values.begin_document(std::string_view(copy.data(), bytes.size()));
+  std::optional<error> err;
+  simdjson::ondemand::document block;
+  simdjson::ondemand::value root;
+  if (auto code = _schema_parser.iterate(copy).get(block)) {
+    err = json_error(code);
+  } else if (auto code = block.get_value().get(root)) {
+    err = _values.fail(code, block);
+  } else {
+    err = read_schema(root, true, out);
+  }
+  _values.begin_document(document);
+  if (err) return err;
+  const std::vector<connect_field_schema>& kept = _schemas.insert(bytes, out.columns_schema);
+  out.columns_schema.assign(kept.begin(), kept.end());
   return std::nullopt;
 }
 

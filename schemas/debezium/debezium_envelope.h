@@ -11,26 +11,11 @@
 
 #include "core/model/result.h"
 #include "schemas/common/json_value_reader.h"
+#include "schemas/common/padded_buffer.h"
+#include "schemas/debezium/connect_field_schema.h"
+#include "schemas/debezium/connect_schema_cache.h"
 
 namespace sluice {
-
-// One field of a Kafka Connect struct schema, as the `schema` half of a {schema, payload}
-// message describes it: enough to decode its logical type and to say its column type.
-struct connect_field_schema {
-  std::string_view field;            // the column name
-  std::string_view type;             // Connect type: int32, int64, string, bytes, struct…
-  std::string_view name;             // logical type ("io.debezium.time.Date"), empty when none
-  std::optional<int32_t> scale;      // parameters.scale (org.apache.kafka.connect.data.Decimal)
-  std::optional<int32_t> precision;  // parameters."connect.decimal.precision"
-  std::optional<int32_t> length;     // parameters.length (io.debezium.data.Bits: bit count)
-  std::string_view items_type;       // an array's element: its Connect type
-  std::string_view items_name;       // and its logical type
-  // With the source's column.propagate.source.type: parameters
-  // "__debezium.source.column.type" ("VARCHAR", "NUMERIC", "_INT4"), ".length", ".scale".
-  std::string_view source_type;
-  std::optional<int32_t> source_length;
-  std::optional<int32_t> source_scale;
-};
 
 // A Debezium-style change envelope (SPEC §3): op, before, after, source and whatever else the
 // record carries at its top (ts_ms, transaction; DSQL's type, chunked, chunk_id…). Debezium
@@ -117,6 +102,10 @@ class debezium_envelope_reader {
                                   simdjson::ondemand::value& v,
                                   std::vector<debezium_envelope::field>& into,
                                   debezium_envelope& out);
+  // The wrapper's envelope schema: a block seen before (same bytes) from the cache, another
+  // parsed from a copy of its bytes (the message's were consumed to get them) and cached.
+  std::optional<error> read_envelope_schema(simdjson::ondemand::value& v, std::string_view document,
+                                            debezium_envelope& out);
   // A struct schema: with envelope, the columns of its before/after field; else its fields.
   std::optional<error> read_schema(simdjson::ondemand::value& v, bool envelope,
                                    debezium_envelope& out);
@@ -139,6 +128,11 @@ class debezium_envelope_reader {
   // For check_unique(), per object: the record's top level, source, before, after, the key.
   std::vector<std::string> _unique_top, _unique_source, _unique_before, _unique_after;
   std::vector<std::string> _unique_key;
+  // Envelope schema blocks by their bytes; a topic's tables each repeat one (and change it
+  // when the source's table does). Blocks not seen are parsed from _schema_copy.
+  connect_schema_cache _schemas{64};
+  padded_buffer _schema_copy;
+  simdjson::ondemand::parser _schema_parser;
 };
 
 }  // namespace sluice

@@ -581,3 +581,58 @@ TEST_CASE(
 }
 
 }  // namespace sluice
+
+namespace sluice {
+
+TEST_CASE("Debezium: a repeated schema block is read once, and its columns outlive the message") {
+  fixture f;
+  std::vector<change> seen;
+  for (int i = 0; i < 3; ++i) {
+    // Each message in a buffer of its own, freed before the next: the cached columns must not
+    // point into an old message.
+    auto message = std::make_unique<std::string>(wrapped(pg_event("c", "null", items_after)));
+    seen.push_back(f.ok(*message, R"({"id":7})"));
+  }
+  for (const change& c : seen) {
+    CHECK(*column(c, "price") == value::number("29.99"));
+    CHECK(*column(c, "ratio") == value::number("29.990"));
+    REQUIRE(c.types != nullptr);
+    CHECK(c.types == seen.front().types);  // the same block: the same shared types
+    CHECK(c.types->find("price")->type.to_text() ==
+          seen.front().types->find("price")->type.to_text());
+  }
+}
+
+TEST_CASE("Debezium: a changed schema block is read anew, an invalid one refused each time") {
+  fixture f;
+  const change before = f.ok(wrapped(pg_event("c", "null", items_after)), R"({"id":7})");
+  std::string grown = wrapped(pg_event(
+      "c", "null",
+      std::string(items_after).substr(0, std::string(items_after).size() - 1) + R"(,"extra":5})"));
+  const std::string note = R"("field":"note"})";
+  for (size_t at = grown.find(note); at != std::string::npos; at = grown.find(note, at + 1)) {
+    grown.insert(at + note.size(), R"(,{"type":"int16","optional":true,"field":"extra"})");
+  }
+  const change after = f.ok(grown, R"({"id":7})");
+  REQUIRE(after.types != nullptr);
+  CHECK(after.types != before.types);
+  CHECK(after.types->find("extra") != nullptr);
+  CHECK(before.types->find("extra") == nullptr);
+  CHECK(*column(after, "extra") == value::number("5"));
+
+  // A literal simdjson only checks when it is read: the block is parsed (not taken from the
+  // cache by its structure) and refused, the second time too.
+  std::string broken = wrapped(pg_event("c", "null", items_after));
+  const std::string optional_false = R"("optional":false)";
+  broken.replace(broken.find(optional_false), optional_false.size(), R"("optional":fals)");
+  for (int i = 0; i < 2; ++i) {
+    const error e = f.fails(broken, R"({"id":7})");
+    CHECK(e.code == error_code::invalid_json);
+    CHECK(e.message.find("schema") != std::string::npos);
+  }
+  // And the good block still decodes from the cache.
+  CHECK(*column(f.ok(wrapped(pg_event("c", "null", items_after)), R"({"id":7})"), "price") ==
+        value::number("29.99"));
+}
+
+}  // namespace sluice
