@@ -2,6 +2,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -9,6 +10,7 @@
 #include <regex>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include "connector/config/did_you_mean.h"
 #include "connector/config/redact.h"
@@ -67,16 +69,23 @@ std::map<std::string, int> topics_of(const rd_kafka_metadata_t& md) {
   return out;
 }
 
-std::string listing(const std::map<std::string, int>& topics) {
+// The topics there, nearest to `wanted` first (a typo's likely target leads), at most 20.
+std::string listing(const std::map<std::string, int>& topics, std::string_view wanted) {
   if (topics.empty()) return "the cluster has no topic";
+  std::vector<std::pair<std::size_t, const std::string*>> ranked;
+  ranked.reserve(topics.size());
+  for (const auto& entry : topics)
+    ranked.emplace_back(edit_distance(wanted, entry.first), &entry.first);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string out = "topics here: ";
-  size_t n = 0;
-  for (const auto& [name, partitions] : topics) {
-    if (n++ == 20) {
+  for (size_t n = 0; n < ranked.size(); ++n) {
+    if (n == 20) {
       out += ", … (" + std::to_string(topics.size()) + " in all)";
       break;
     }
-    out += (n > 1 ? ", " : "") + name + " (" + std::to_string(partitions) + ")";
+    const std::string& name = *ranked[n].second;
+    out += (n ? ", " : "") + name + " (" + std::to_string(topics.at(name)) + ")";
   }
   return out;
 }
@@ -160,13 +169,13 @@ void check_kafka(const config& c, check_report& report, std::chrono::millisecond
       return;
     }
     report.add("topics", "regex " + c.topics_regex, n ? status::ok : status::warn,
-               n ? matched : "no topic matches yet (" + listing(topics) + ")");
+               n ? matched : "no topic matches yet (" + listing(topics, c.topics_regex) + ")");
     return;
   }
   for (const std::string& topic : c.topics) {
     const auto it = topics.find(topic);
     if (it == topics.end()) {
-      report.add("topics", topic, status::fail, "does not exist; " + listing(topics));
+      report.add("topics", topic, status::fail, "does not exist; " + listing(topics, topic));
     } else {
       report.add("topics", topic, status::ok, std::to_string(it->second) + " partition(s)");
     }

@@ -73,7 +73,9 @@ TEST_CASE("check on a fresh database creates nothing and fails within seconds on
   CHECK(r.seconds < 15);
   CHECK(contains(r.result.out, missing));
   CHECK(contains(r.result.out, "does not exist"));
-  CHECK(contains(r.result.out, topic + " (3)"));  // the topics there, with partitions
+  // The topics there are listed with partitions (the shared broker may hold more than fit).
+  CHECK(contains(r.result.out, "does not exist; topics here: "));
+  CHECK(contains(r.result.out, "3 partition(s)"));
   CHECK(contains(r.result.out, "absent: the first run creates it"));
   CHECK(contains(r.result.out, "check failed (exit 1)"));
   // Read-only: no schema, table or anything else was created in the fresh database.
