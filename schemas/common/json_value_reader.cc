@@ -251,7 +251,8 @@ error in_context(std::string_view where, error e) {
 
 std::optional<size_t> json_value_reader::offset_of(const char* at) const {
   if (at < _document.data() || at > _document.data() + _document.size()) return std::nullopt;
-  return static_cast<size_t>(at - _document.data());
+  const auto offset = static_cast<size_t>(at - _document.data());
+  return offset >= _elided_at ? offset + _elided_bytes : offset;
 }
 
 error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::value& v) const {
@@ -267,7 +268,14 @@ error json_value_reader::fail(simdjson::error_code code, simdjson::ondemand::doc
 }
 
 void json_value_reader::begin_document(std::string_view document) {
+  begin_document(document, 0, 0);
+}
+
+void json_value_reader::begin_document(std::string_view document, size_t elided_at,
+                                       size_t elided_bytes) {
   _document = document;
+  _elided_at = elided_at;
+  _elided_bytes = elided_bytes;
   _nul_possible = may_hold_nul(document);
 }
 

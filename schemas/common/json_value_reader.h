@@ -59,6 +59,12 @@ class json_value_reader {
   // Also looks once through its bytes for what could become \u0000 in a string (a NUL byte,
   // or a backslash followed by "u0000"): when there is none, no string needs its own check.
   void begin_document(std::string_view document);
+  // A document that is a message with `elided_bytes` left out at `elided_at` (a schema block
+  // known by its bytes): error offsets past that point count them, so they name the
+  // message's byte.
+  void begin_document(std::string_view document, size_t elided_at, size_t elided_bytes);
+  // The message's byte offset of a location in the current document, if it is in it.
+  std::optional<size_t> offset_of(const char* location) const;
 
   // True when text (a string or name read from the current document) contains \u0000.
   bool has_nul(std::string_view text) const {
@@ -113,10 +119,9 @@ class json_value_reader {
   std::optional<error> child(simdjson::ondemand::value& v, size_t depth, std::string_view name,
                              std::vector<json_leaf>* leaves);
 
-  std::optional<size_t> offset_of(const char* location) const;
-
   size_t _max_depth;
   std::string_view _document;
+  size_t _elided_at = 0, _elided_bytes = 0;
   bool _nul_possible = true;  // until begin_document() has looked
 };
 

@@ -16,6 +16,8 @@ namespace sluice {
 class padded_buffer {
  public:
   simdjson::padded_string_view assign(std::string_view bytes);
+  // head then tail, as one document (a message with a stretch left out).
+  simdjson::padded_string_view assign(std::string_view head, std::string_view tail);
   size_t capacity() const { return _capacity; }
 
  private:

@@ -19,6 +19,17 @@ const std::vector<connect_field_schema>* connect_schema_cache::find(std::string_
   return nullptr;
 }
 
+const std::vector<connect_field_schema>* connect_schema_cache::find_prefix(std::string_view text,
+                                                                           size_t& length) {
+  for (size_t i = 0; i < _entries.size(); ++i) {
+    if (!text.starts_with(_entries[i]->bytes)) continue;
+    if (i > 0) std::rotate(_entries.begin(), _entries.begin() + i, _entries.begin() + i + 1);
+    length = _entries.front()->bytes.size();
+    return &_entries.front()->columns;
+  }
+  return nullptr;
+}
+
 const std::vector<connect_field_schema>& connect_schema_cache::insert(
     std::string_view bytes, std::span<const connect_field_schema> columns) {
   auto e = std::make_unique<entry>();

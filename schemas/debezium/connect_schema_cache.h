@@ -26,6 +26,8 @@ class connect_schema_cache {
   explicit connect_schema_cache(size_t capacity) : _capacity(capacity) {}
 
   const std::vector<connect_field_schema>* find(std::string_view bytes);
+  // The entry whose bytes `text` starts with (its length in `length`), or nullptr.
+  const std::vector<connect_field_schema>* find_prefix(std::string_view text, size_t& length);
   const std::vector<connect_field_schema>& insert(std::string_view bytes,
                                                   std::span<const connect_field_schema> columns);
   size_t size() const { return _entries.size(); }

@@ -57,9 +57,13 @@ debezium_decoder::debezium_decoder(table_catalog& catalog, debezium_options opti
 
 std::optional<error> debezium_decoder::parse(std::string_view bytes, std::string_view what,
                                              simdjson::ondemand::document& doc,
-                                             simdjson::padded_string_view& padded) {
+                                             simdjson::padded_string_view& padded,
+                                             elided_schema* elided) {
   if (auto err = _options.limits.check_size(bytes, what)) return err;
-  padded = _buffer.assign(bytes);
+  if (elided) *elided = _reader.known_schema(bytes);
+  padded = elided && elided->columns ? _buffer.assign(bytes.substr(0, elided->at),
+                                                      bytes.substr(elided->at + elided->bytes))
+                                     : _buffer.assign(bytes);
   if (auto code = _parser.iterate(padded).get(doc)) {
     return what == "message" ? json_error(code) : in_context(what, json_error(code));
   }
@@ -96,8 +100,9 @@ std::optional<error> debezium_decoder::decode(const raw_message& msg, decode_out
   } else {
     simdjson::ondemand::document doc;
     simdjson::padded_string_view padded;
-    if (auto err = parse(*msg.value, "message", doc, padded)) return err;
-    if (auto err = _reader.read(doc, padded, _event)) return err;
+    elided_schema elided;
+    if (auto err = parse(*msg.value, "message", doc, padded, &elided)) return err;
+    if (auto err = _reader.read(doc, padded, _event, elided)) return err;
     if (_event.null_payload) return std::nullopt;  // a tombstone written with schemas
   }
   const size_t before = out.changes.size();

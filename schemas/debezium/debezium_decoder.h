@@ -82,9 +82,10 @@ class debezium_decoder final : public decoder {
   std::optional<error> key(const raw_message& msg, change& c);
   // Parses the message key into _key / _key_image once per message.
   std::optional<error> read_message_key(const raw_message& msg);
+  // elided: for a value, where the reader may leave a known schema block out of the document.
   std::optional<error> parse(std::string_view bytes, std::string_view what,
                              simdjson::ondemand::document& doc,
-                             simdjson::padded_string_view& padded);
+                             simdjson::padded_string_view& padded, elided_schema* elided = nullptr);
   // A Confluent-framed value (into _event) or key (into _key).
   std::optional<error> read_avro(std::string_view bytes, bool key);
 

@@ -73,10 +73,30 @@ const connect_field_schema* debezium_envelope::schema_of(std::string_view column
   return nullptr;
 }
 
+elided_schema debezium_envelope_reader::known_schema(std::string_view message) {
+  constexpr std::string_view opening = R"({"schema":)";
+  elided_schema e;
+  if (!_schema_wrapper || !message.starts_with(opening)) return e;
+  size_t length = 0;
+  const std::vector<connect_field_schema>* columns =
+      _schemas.find_prefix(message.substr(opening.size()), length);
+  // The cached bytes are a whole validated object: equal bytes end where it ends, and a
+  // comma must follow for the rest to be the wrapper's other members.
+  if (!columns || message.size() <= opening.size() + length ||
+      message[opening.size() + length] != ',') {
+    return e;
+  }
+  e.columns = columns;
+  e.at = 1;
+  e.bytes = opening.size() - 1 + length + 1;  // "schema":<block>,
+  return e;
+}
+
 std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document& doc,
                                                     std::string_view document,
-                                                    debezium_envelope& out) {
-  _values.begin_document(document);
+                                                    debezium_envelope& out,
+                                                    const elided_schema& elided) {
+  _values.begin_document(document, elided.at, elided.bytes);
   out.clear();
   simdjson::ondemand::object root;
   if (auto code = doc.get_object().get(root)) {
@@ -85,7 +105,8 @@ std::optional<error> debezium_envelope_reader::read(simdjson::ondemand::document
     }
     return json_error(code);  // the root as a whole: no useful byte offset
   }
-  bool seen_schema = false;
+  bool seen_schema = elided.columns != nullptr;
+  if (elided.columns) out.columns_schema.assign(elided.columns->begin(), elided.columns->end());
   for (auto member : root) {
     if (auto code = member.error()) return _values.fail(code, doc);
     simdjson::ondemand::field& field = member.value_unsafe();
@@ -477,8 +498,10 @@ std::optional<error> debezium_envelope_reader::at_end(simdjson::ondemand::docume
   // A complete root value followed by anything but whitespace is not one JSON document.
   const char* rest = nullptr;
   if (doc.current_location().get(rest) == simdjson::SUCCESS) {
-    return make_error(error_code::invalid_json, "invalid JSON: content after the record (at byte " +
-                                                    std::to_string(rest - document.data()) + ")");
+    return make_error(error_code::invalid_json,
+                      "invalid JSON: content after the record (at byte " +
+                          std::to_string(_values.offset_of(rest).value_or(rest - document.data())) +
+                          ")");
   }
   return std::nullopt;
 }

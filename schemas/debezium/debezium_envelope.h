@@ -65,6 +65,15 @@ struct debezium_envelope {
   static const field* find(const std::vector<field>& fields, std::string_view name);
 };
 
+// A {schema, payload} message whose schema block is one read before, left out of the
+// document the parser is given: JsonConverter repeats the same ~3 KB block on every message
+// of a table, and simdjson's stage 1 and the walk over it were most of the decode time.
+struct elided_schema {
+  const std::vector<connect_field_schema>* columns = nullptr;  // nullptr: nothing elided
+  size_t at = 0;  // the document is the message without bytes [at, at + bytes)
+  size_t bytes = 0;
+};
+
 // Reads envelopes (and Debezium message keys) from documents the parser has just opened.
 // Fails on invalid JSON, a root that is not an object, before/after/source that are neither
 // objects nor null, a wrapper payload that is neither, duplicate names, more image columns
@@ -81,9 +90,14 @@ class debezium_envelope_reader {
   debezium_envelope_reader(size_t max_depth, size_t max_columns, bool schema_wrapper)
       : _values(max_depth), _max_columns(max_columns), _schema_wrapper(schema_wrapper) {}
 
-  // document: the bytes the parser was given, for error offsets.
+  // When the message starts with `{"schema":` and a block read before followed by a comma
+  // (JsonConverter's compact form), what to leave out: `"schema":<block>,` after the `{`.
+  elided_schema known_schema(std::string_view message);
+
+  // document: the bytes the parser was given, for error offsets (elided: what of the message
+  // they leave out, see known_schema).
   std::optional<error> read(simdjson::ondemand::document& doc, std::string_view document,
-                            debezium_envelope& out);
+                            debezium_envelope& out, const elided_schema& elided = {});
 
   // Reads a Debezium message key: a JSON object of key columns, or {schema, payload} whose
   // payload is that object. The columns land in out.after (present only for an object; a

@@ -635,4 +635,33 @@ TEST_CASE("Debezium: a changed schema block is read anew, an invalid one refused
         value::number("29.99"));
 }
 
+TEST_CASE("Debezium: with a known schema block skipped, errors still name the message's bytes") {
+  // A known block is cut out before simdjson parses the message: what follows must still be
+  // checked as before, and an error must name the same byte offset as without the cache.
+  const std::string good = wrapped(pg_event("c", "null", items_after));
+  std::string bad_number = good;
+  const size_t born = bad_number.find(R"("born":19737)");
+  REQUIRE(born != std::string::npos);
+  bad_number.replace(born, 12, R"("born":1973x)");
+  fixture cold;
+  const error uncached = cold.fails(bad_number, R"({"id":7})");
+  fixture warm;
+  warm.ok(good, R"({"id":7})");
+  const error cached = warm.fails(bad_number, R"({"id":7})");
+  CHECK(cached.code == error_code::invalid_json);
+  CHECK(cached.message == uncached.message);
+  CHECK(contains(cached.message, "1973x"));
+
+  // A second "schema" member after the skipped one is still a duplicate.
+  std::string twice = good;
+  twice.insert(twice.rfind('}'), R"(,"schema":{"type":"struct"})");
+  CHECK(warm.fails(twice, R"({"id":7})").code == error_code::invalid_json);
+  CHECK(cold.fails(twice, R"({"id":7})").code == error_code::invalid_json);
+  // Content after the record names its offset in the message, cached or not.
+  const error trailing = warm.fails(good + " x", R"({"id":7})");
+  CHECK(trailing.code == error_code::invalid_json);
+  CHECK(trailing.message == cold.fails(good + " x", R"({"id":7})").message);
+  CHECK(*column(warm.ok(good, R"({"id":7})"), "price") == value::number("29.99"));
+}
+
 }  // namespace sluice
