@@ -128,17 +128,25 @@ bool replay_lines(const std::string& path, replayer& replay, progress_bar& bar) 
   return !in->bad();
 }
 
-// A Datastream Avro file, block by block, as messages of the first configured topic.
+// A Datastream Avro file, block by block, as messages of the first configured topic. Records
+// are numbered on from `records_before` (the records of the files before it), so that every
+// change of one replay keeps an origin offset of its own (keyless tables record it).
 bool replay_avro_file(const std::string& path, const std::string& topic, replayer& replay,
-                      progress_bar& bar, size_t max_block_bytes) {
+                      progress_bar& bar, size_t max_block_bytes, uint64_t& records_before) {
   std::ifstream in(path, std::ios::binary);
   avro_block_stream blocks(max_block_bytes);
   std::string block;
   uint64_t counted = 0;
   // A file that cannot be cut into blocks: one dead letter, the blocks before it applied.
   auto fail = [&](const error& e) {
-    return replay.add_unreadable(topic, path, blocks.first_record(), e);
+    return replay.add_unreadable(topic, path, records_before + blocks.first_record(), e);
   };
+  uint64_t records = 0;
+  struct count_on_exit {
+    uint64_t& total;
+    const uint64_t& added;
+    ~count_on_exit() { total += added; }
+  } on_exit{records_before, records};
   if (auto err = blocks.open(in)) return fail(*err);
   while (!g_replay_stop.load()) {
     auto more = blocks.next(block);
@@ -146,7 +154,11 @@ bool replay_avro_file(const std::string& path, const std::string& topic, replaye
     counted = blocks.bytes_read();
     if (!more) return fail(more.err());
     if (!*more) break;
-    if (!replay.add_avro_block(topic, path, blocks.first_record(), block)) return false;
+    const std::string where = path + " record " + std::to_string(blocks.first_record());
+    if (!replay.add_avro_block(topic, where, records_before + blocks.first_record(), block)) {
+      return false;
+    }
+    records = blocks.first_record() + blocks.records();
     bar.update(replay.totals().lines, replay.totals().bytes);
   }
   return !in.bad();
@@ -227,12 +239,13 @@ int replay_command(const replay_options& command) {
 
   int code = 0;
   std::string bad_read;
+  uint64_t avro_records = 0;
   try {
     try {
       for (const replay_input& input : inputs) {
         if (g_replay_stop.load() || !replay.failure().empty()) break;
         bool ok = input.avro ? replay_avro_file(input.path, c->topics.front(), replay, bar,
-                                                c->limits.max_message_bytes)
+                                                c->limits.max_message_bytes, avro_records)
                              : replay_lines(input.path, replay, bar);
         if (!ok && replay.failure().empty() && !g_replay_stop.load()) bad_read = input.path;
         if (!bad_read.empty()) break;

@@ -143,7 +143,7 @@ bool replayer::add_avro_block(std::string_view topic, std::string_view where, ui
     d.origin = {std::string(topic), raw.partition, raw.offset, raw.timestamp};
     d.value = std::string(block);
     dead_letter_or_stop(std::move(d),
-                        std::string(where) + " record " + std::to_string(first_record));
+                        std::string(where));
     if (!_failure.empty()) return false;
     ++_totals.undecodable;
   }

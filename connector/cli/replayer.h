@@ -77,8 +77,9 @@ class replayer {
   // then names it. The line is not part of the batch.
   bool add_line(std::string_view line);
   // One block of a Datastream Avro file (avro_block_stream: the file's header + the block),
-  // as a message of `topic`: its records' origin offsets are their indexes in the file,
-  // from first_record; `where` (the file) names it in dead letters. Same return as add_line.
+  // as a message of `topic`: its records' origin offsets count on from first_record (unique
+  // within the replay); `where` (file and record) names it in dead letters. Same return as
+  // add_line.
   bool add_avro_block(std::string_view topic, std::string_view where, uint64_t first_record,
                       std::string_view block);
   // Input that could not be read into messages (a cut or corrupt Avro file): one dead
