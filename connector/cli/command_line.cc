@@ -17,10 +17,11 @@ namespace {
 // The exit codes, for every command (docs/operations.md has the same table).
 const char* const exit_codes = R"(Exit codes:
   0  ok (check: no failure, warnings allowed; decode: even when messages were refused)
-  1  the connector failed, a check failed, offsets reset was refused (live members), or
-     replay stopped before the end of its input
+  1  the connector failed, a check failed, offsets reset was refused (live members),
+     replay stopped before the end of its input, dead-letters show found no such letter,
+     or dead-letters purge was not given --yes
   2  usage or configuration error (found without contacting anything)
-  3  a service could not be reached (check, status, offsets)
+  3  a service could not be reached (check, status, offsets, dead-letters)
 )";
 
 CLI::Option* add_config(CLI::App& command, std::string& path) {
@@ -154,11 +155,74 @@ int run_command_line(int argc, char** argv) {
     command = [&] { return offsets_command(offsets_opts); };
   });
 
+  dead_letters_options letters_opts;
+  CLI::App* letters = app.add_subcommand(
+      "dead-letters", "list, show, re-apply or purge the connector's dead letters");
+  letters->require_subcommand(1);
+  CLI::App* letters_list =
+      letters->add_subcommand("list", "the dead letters the filter selects, oldest first");
+  CLI::App* letters_show =
+      letters->add_subcommand("show", "one letter: reason, origin, raw bytes or stored change");
+  CLI::App* letters_replay =
+      letters->add_subcommand("replay", "re-apply the selected letters once their cause is fixed");
+  CLI::App* letters_purge =
+      letters->add_subcommand("purge", "delete the selected letters (needs --yes)");
+  for (CLI::App* sub : {letters_list, letters_show, letters_replay, letters_purge})
+    add_config(*sub, letters_opts.config_path);
+  for (CLI::App* sub : {letters_list, letters_replay, letters_purge}) {
+    sub->add_option("--table", letters_opts.table, "target table: schema.table or its name")
+        ->type_name("T");
+    sub->add_option("--kind", letters_opts.kind, "one kind of letter")
+        ->check(CLI::IsMember({"decode", "routing", "rejected", "ddl_failed", "keyless", "chunk"}))
+        ->type_name("K");
+    sub->add_option("--reason", letters_opts.reason, "the reason holds this text (any case)")
+        ->type_name("TEXT");
+    sub->add_option("--topic", letters_opts.topic, "from this Kafka topic")->type_name("T");
+    sub->add_option("--since", letters_opts.since,
+                    "written at or after T (ISO 8601, e.g. 2026-12-03T10:00:00Z)")
+        ->type_name("T");
+    sub->add_option("--until", letters_opts.until, "written before T")->type_name("T");
+  }
+  for (CLI::App* sub : {letters_replay, letters_purge}) {
+    sub->add_option("--id", letters_opts.ids, "only this letter (repeatable)")
+        ->type_name("ID")
+        ->allow_extra_args(false);
+  }
+  letters_list->add_option("--limit", letters_opts.limit, "at most N letters (default 100)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  letters_list->add_flag("--json", letters_opts.json, "one JSON object per letter and line");
+  letters_show->add_option("id", letters_opts.ids, "the letter's id")
+      ->type_name("ID")
+      ->required()
+      ->expected(1);
+  letters_show->add_flag("--json", letters_opts.json, "one JSON object, bytes as base64");
+  letters_purge->add_flag("--yes", letters_opts.yes,
+                          "really delete (without it, only the count is printed, exit 1)");
+  letters_replay->footer(
+      "Each batch.size of letters is applied in one transaction through the merge and the CSN "
+      "guard, and the letters it took are deleted in that transaction; what fails again is "
+      "written anew with its new reason. Offsets never move.\n\n" +
+      std::string(exit_codes));
+  using letters_action = dead_letters_options::action_kind;
+  const std::pair<CLI::App*, letters_action> letter_actions[] = {
+      {letters_list, letters_action::list},
+      {letters_show, letters_action::show},
+      {letters_replay, letters_action::replay},
+      {letters_purge, letters_action::purge}};
+  for (const auto& [sub, action] : letter_actions) {
+    sub->callback([&, action = action] {
+      letters_opts.action = action;
+      command = [&] { return dead_letters_command(letters_opts); };
+    });
+  }
+
   CLI::App* reference =
       app.add_subcommand("config-reference", "print every configuration key (Markdown)");
   reference->callback([&] { command = [] { return config_reference_command(); }; });
 
-  for (CLI::App* sub : {run, check, decode, replay, status, offsets, offsets_show, reference}) {
+  for (CLI::App* sub : {run, check, decode, replay, status, offsets, offsets_show, letters,
+                        letters_list, letters_show, letters_purge, reference}) {
     if (sub->get_footer().empty()) sub->footer(exit_codes);
   }
 

@@ -45,4 +45,22 @@ struct offsets_options {
 };
 int offsets_command(const offsets_options& options);  // cli/offsets_command.cc
 
+struct dead_letters_options {
+  enum class action_kind { list, show, replay, purge };
+  action_kind action = action_kind::list;
+  std::string config_path;
+  // The filter (list, replay, purge): each one set narrows.
+  std::optional<std::string> table;   // target "schema.table" or a bare table name
+  std::optional<std::string> kind;    // decode, routing, rejected, ddl_failed, keyless, chunk
+  std::optional<std::string> reason;  // text the reason holds
+  std::optional<std::string> topic;
+  std::optional<std::string> since;  // created at or after (ISO 8601)
+  std::optional<std::string> until;  // created before
+  std::vector<int64_t> ids;          // show: the one; replay, purge: only these
+  size_t limit = 100;                // list
+  bool json = false;                 // list, show
+  bool yes = false;                  // purge
+};
+int dead_letters_command(const dead_letters_options& options);  // cli/dead_letters_command.cc
+
 }  // namespace sluice

@@ -110,17 +110,9 @@ bool replayer::add_line(std::string_view line) {
     // hold; this adds the bound ahead of the clock): an absurd time is bad input.
     const result<timestamp_ns> stamp = kafka_timestamp_ns(raw.timestamp.value() / 1'000'000, _now);
     if (!stamp) raw.timestamp = timestamp_ns{0};
-    if (raw.timestamp > _newest) _newest = raw.timestamp;
-    if (auto err = stamp ? _decoders.for_topic(raw.topic).decode(raw, _pending) : stamp.err()) {
-      dead_letter d;
-      d.reason = std::string(to_string(err->code)) + ": " + err->message;
-      d.origin = {std::string(raw.topic), raw.partition, raw.offset, raw.timestamp};
-      d.key = _record.key;
-      d.value = _record.payload;
-      d.headers = _record.headers;
-      dead_letter_or_stop(std::move(d), origin_text(raw));
-      if (!_failure.empty()) return false;
-      ++_totals.undecodable;
+    if (!decode_or_dead_letter(raw, origin_text(raw),
+                               stamp ? std::nullopt : std::optional(stamp.err()))) {
+      return false;
     }
     ++_totals.messages;
     _batch_bytes +=
@@ -128,6 +120,40 @@ bool replayer::add_line(std::string_view line) {
   }
   if (++_batch_messages >= _config.batch.size || _batch_bytes >= _config.batch.max_bytes) flush();
   return true;
+}
+
+bool replayer::decode_or_dead_letter(const raw_message& raw, std::string where,
+                                     std::optional<error> refused) {
+  if (raw.timestamp > _newest) _newest = raw.timestamp;
+  auto err = refused ? refused : _decoders.for_topic(raw.topic).decode(raw, _pending);
+  if (!err) return true;
+  dead_letter d;
+  d.reason = std::string(to_string(err->code)) + ": " + err->message;
+  d.origin = {std::string(raw.topic), raw.partition, raw.offset, raw.timestamp};
+  if (raw.key) d.key = std::string(*raw.key);
+  if (raw.value) d.value = std::string(*raw.value);
+  for (const auto& [name, v] : raw.headers)
+    d.headers.emplace_back(std::string(name),
+                           v ? std::optional<std::string>(std::string(*v)) : std::nullopt);
+  dead_letter_or_stop(std::move(d), std::move(where));
+  if (!_failure.empty()) return false;
+  ++_totals.undecodable;
+  return true;
+}
+
+bool replayer::add_message(const raw_message& raw, std::string where) {
+  if (!decode_or_dead_letter(raw, std::move(where), std::nullopt)) return false;
+  ++_totals.messages;
+  ++_batch_messages;
+  return true;
+}
+
+void replayer::add_changes(std::vector<change>& changes) {
+  for (change& c : changes)
+    _pending.changes.push_back(std::move(c));
+  changes.clear();
+  ++_totals.messages;
+  ++_batch_messages;
 }
 
 bool replayer::add_avro_block(std::string_view topic, std::string_view where, uint64_t first_record,
@@ -142,8 +168,7 @@ bool replayer::add_avro_block(std::string_view topic, std::string_view where, ui
     d.reason = std::string(to_string(err->code)) + ": " + err->message;
     d.origin = {std::string(topic), raw.partition, raw.offset, raw.timestamp};
     d.value = std::string(block);
-    dead_letter_or_stop(std::move(d),
-                        std::string(where));
+    dead_letter_or_stop(std::move(d), std::string(where));
     if (!_failure.empty()) return false;
     ++_totals.undecodable;
   }

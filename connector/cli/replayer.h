@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,14 @@ class replayer {
   // letter naming `where`. Same return as add_line.
   bool add_unreadable(std::string_view topic, std::string_view where, uint64_t offset,
                       const error& e);
+  // A stored dead letter's message (`sluice dead-letters replay`, kind decode), decoded as
+  // add_line decodes a kcat record; `where` names it when it fails again. Never flushes: the
+  // caller does, and deletes the batch's letters in its transaction. Same return as add_line.
+  bool add_message(const raw_message& raw, std::string where);
+  // Changes read back from a stored letter (stored_letter.h); moved from. Never flushes.
+  void add_changes(std::vector<change>& changes);
+  // The catalog the decoders intern source tables in (stored letters name theirs too).
+  table_catalog& catalog() { return _decoders.catalog(); }
   // Counts input bytes read outside add_line (Avro files), for the progress bar.
   void add_bytes(uint64_t n) { _totals.bytes += n; }
   void flush();
@@ -95,6 +104,10 @@ class replayer {
 
  private:
   void dead_letter_or_stop(dead_letter d, std::string where);
+  // Decodes raw into the batch, or makes it a dead letter (refused: the error it already
+  // has). False when the replay must stop.
+  bool decode_or_dead_letter(const raw_message& raw, std::string where,
+                             std::optional<error> refused);
 
   const config& _config;
   batch_applier& _applier;

@@ -27,6 +27,7 @@ class topic_decoders {
   // Throws std::invalid_argument when the topic's format is not supported (a configuration
   // error).
   decoder& for_topic(std::string_view topic);
+  table_catalog& catalog() { return _catalog; }
   // Lets DSQL decoders find unconfigured keys in the target database (see table_catalog).
   void set_key_resolver(table_catalog::key_resolver resolver) {
     _catalog.set_key_resolver(std::move(resolver));

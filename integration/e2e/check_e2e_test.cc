@@ -16,10 +16,6 @@
 namespace sluice::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // postgres_dsn() with another database or role.
 std::string dsn_with(const std::string& database, const std::string& role = "sluice") {
   std::string dsn = postgres_dsn();

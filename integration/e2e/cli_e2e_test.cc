@@ -15,10 +15,6 @@
 namespace sluice::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A valid configuration whose services do not exist: a command that ran would fail or hang,
 // not exit 2 at once.
 std::string unreachable_config() {
@@ -30,9 +26,20 @@ std::string unreachable_config() {
                         "metrics:\n  listen: \"\"\n");
 }
 
-const std::vector<std::vector<std::string>> commands = {
-    {"run"},     {"check"},           {"decode"},           {"replay"},          {"status"},
-    {"offsets"}, {"offsets", "show"}, {"offsets", "reset"}, {"config-reference"}};
+const std::vector<std::vector<std::string>> commands = {{"run"},
+                                                        {"check"},
+                                                        {"decode"},
+                                                        {"replay"},
+                                                        {"status"},
+                                                        {"offsets"},
+                                                        {"offsets", "show"},
+                                                        {"offsets", "reset"},
+                                                        {"config-reference"},
+                                                        {"dead-letters"},
+                                                        {"dead-letters", "list"},
+                                                        {"dead-letters", "show"},
+                                                        {"dead-letters", "replay"},
+                                                        {"dead-letters", "purge"}};
 
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
@@ -71,6 +78,9 @@ TEST_CASE("an unknown flag or a stray argument exits 2 before anything runs") {
       {"offsets", "-c", config},                                                // show or reset?
       {"offsets", "reset", "-c", config, "--to-earliest", "--to-offset", "5"},  // two targets
       {"offsets", "show", "-c", config, "--to-latest"},                         // a reset flag
+      {"dead-letters", "list", "-c", config, "--kind", "nonsense"},             // not a kind
+      {"dead-letters", "show", "-c", config},                                   // which one?
+      {"dead-letters", "purge", "-c", config, "--limit", "5"},                  // a list flag
       {"run"},                                                                  // -c is required
       {"replay", "-c", config},  // --file is required
       {"no-such-command"},

@@ -19,10 +19,6 @@
 namespace sluice::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 struct partition_offsets {
   int64_t sluice = -1, group = -1, high = -1, epoch = -1;
 };

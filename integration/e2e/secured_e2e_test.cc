@@ -148,10 +148,6 @@ std::string state(uint16_t port) {
   return body.substr(at + key.size(), body.find('"', at + key.size()) - at - key.size());
 }
 
-bool contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
-
 // Neither password in `text`.
 void check_no_password(const std::string& where, const std::string& text) {
   for (const char* file : {"kafka.secure.password", "postgres.secure.password"}) {

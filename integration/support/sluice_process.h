@@ -48,6 +48,11 @@ struct command_result {
 command_result run_sluice(const std::vector<std::string>& args, const std::string& stdin_text = "",
                           int timeout_seconds = 120);
 
+// Whether a command's output holds `part`.
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Writes text to a new file in the run dir named after prefix; returns its path.
 std::string write_run_file(const std::string& prefix, const std::string& text);
 

@@ -309,6 +309,7 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
   for (const dead_letter& d : chunk_letters)
     letters.push_back(&d);
   stats.dead_lettered = _dead_letters.write(tx, letters);
+  if (_transaction_hook) _transaction_hook(tx);
   stats.rejected = found.size();
   for (const auto& [target, error] : _ddl.failures())
     stats.ddl_failures.push_back({label(target), error});

@@ -101,6 +101,12 @@ class batch_applier {
   using dead_letter_sink = std::function<void(const std::vector<const dead_letter*>&)>;
   void set_dead_letter_sink(dead_letter_sink sink) { _dead_letter_sink = std::move(sink); }
 
+  // Called in the batch transaction after its dead letters are written, before the commit
+  // (each attempt): `sluice dead-letters replay` deletes the letters the batch re-applied
+  // there, so that a letter leaves exactly when its rows are in. A throw aborts the batch.
+  using transaction_hook = std::function<void(pqxx::transaction_base&)>;
+  void set_transaction_hook(transaction_hook hook) { _transaction_hook = std::move(hook); }
+
   const apply_options& options() const { return _options; }
   pg_session& session() { return _session; }
 
@@ -141,6 +147,7 @@ class batch_applier {
   route_registry _routes;
   std::unique_ptr<chunk_decoder> _chunk_decoder;  // made on first use
   dead_letter_sink _dead_letter_sink;
+  transaction_hook _transaction_hook;
   pg_session::keep_going _go;  // the running apply's (chunk decoders ask it)
   merge_engine _chunk_merge;
   merged_batch _completed;       // the last attempt's completed chunks (plans point into it)

@@ -69,6 +69,42 @@ dead_letter addressed(std::string reason, dead_letter_kind kind, const target_ta
   return dl;
 }
 
+// "source": [database, schema, table] (the label alone is ambiguous when a part is empty),
+// and "types": {"column": "decimal(12,2)", ...} for the columns the stream typed (the newest
+// schema of the batch naming each), so that a replayed letter creates and evolves its table
+// as the stream would have.
+void append_source_and_types(std::string& out, const table_rows& t,
+                             const std::vector<std::string_view>& columns) {
+  if (!t.table) return;
+  const table_name& n = t.table->name;
+  append_field(out, "source");
+  out.push_back('[');
+  append_json_string(out, n.database);
+  out.push_back(',');
+  append_json_string(out, n.schema);
+  out.push_back(',');
+  append_json_string(out, n.table);
+  out.push_back(']');
+  bool any = false;
+  for (const std::string_view name : columns) {
+    const column_types::column* typed = nullptr;
+    for (auto it = t.types.rbegin(); it != t.types.rend() && !typed; ++it)
+      typed = *it ? (*it)->find(name) : nullptr;
+    if (!typed || !typed->type.known()) continue;
+    if (!any) {
+      append_field(out, "types");
+      out.push_back('{');
+    } else {
+      out.push_back(',');
+    }
+    any = true;
+    append_json_string(out, name);
+    out.push_back(':');
+    append_json_string(out, typed->type.to_text());
+  }
+  if (any) out.push_back('}');
+}
+
 }  // namespace
 
 dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& row,
@@ -118,6 +154,10 @@ dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& ro
     }
     v.push_back('}');
   }
+  std::vector<std::string_view> names(row.key.columns.begin(), row.key.columns.end());
+  for (const merged_column& c : row.columns)
+    names.push_back(c.name);
+  append_source_and_types(v, table, names);
   v.push_back('}');
   dl.value = std::move(v);
   return dl;
@@ -140,6 +180,10 @@ dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::s
   for (const column_value& cv : c.after)
     bytes.note(cv.name, cv.v);
   bytes.append_to(v);
+  std::vector<std::string_view> names;
+  for (const column_value& cv : c.after)
+    if (!cv.v.is_absent()) names.push_back(cv.name);
+  append_source_and_types(v, table, names);
   v.push_back('}');
   dl.value = std::move(v);
   return dl;

@@ -21,7 +21,10 @@ namespace sluice {
 // key JSON is the letter's key. JSON has no bytes: a bytes value (value_kind::bytes) prints as
 // its base64 string, as Debezium's JSON carries it, and bytes_columns — there when some key or
 // image value is bytes — names those columns, so that a reader tells them from strings and
-// gets the bytes back. A keyless change's letter ({"table", "op", "csn", "image"}) carries
+// gets the bytes back. Both end with "source": [database, schema, table] and "types":
+// {"column": "decimal(12,2)", ...} (the stream's column types, when it gave any): what
+// `sluice dead-letters replay` (connector/cli/stored_letter.h) rebuilds the changes from.
+// A keyless change's letter ({"table", "op", "csn", "image"}) carries
 // bytes_columns the same way. A keyless change keeps its Kafka origin. Both name their
 // target table when given one.
 dead_letter merged_row_dead_letter(const table_rows& table, const merged_row& row,

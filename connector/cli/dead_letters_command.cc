@@ -1,0 +1,323 @@
+// `sluice dead-letters list|show|replay|purge`: the dead letters of a connector
+// (<state schema>.dead_letters) by filter — looked at, re-applied once their cause is fixed,
+// or purged.
+//
+// replay goes through what `sluice replay` uses (replayer: decode -> merge -> apply), one
+// batch.size of letters per transaction, with the CSN guard and tombstones as for the stream:
+//   decode letters          their raw message, decoded again by the topic's decoder
+//   routing, rejected,      the changes the letter stands for (stored_letter.h): one merged
+//   ddl_failed, keyless     row gives back its delete and upserts at their own CSNs
+//   chunk letters           skipped: a piece alone is no record (replay the topic instead)
+// In the batch's transaction the letters it took are deleted (batch_applier's transaction
+// hook); what fails again is written as a new letter with its new reason in that same
+// transaction. So a letter leaves exactly when its rows are in, a letter whose row a newer
+// change has since overtaken changes nothing (stale) and leaves, and offsets never move.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <pqxx/transaction>
+
+#include "connector/cli/cli_options.h"
+#include "connector/cli/commands.h"
+#include "connector/cli/replayer.h"
+#include "connector/cli/stored_letter.h"
+#include "connector/config/redact.h"
+#include "connector/runtime/stage_factory.h"
+#include "core/model/base64.h"
+#include "core/model/json_text.h"
+#include "sinks/postgres/batch_applier.h"
+#include "sinks/postgres/state/dead_letter_store.h"
+
+namespace sluice {
+namespace {
+
+dead_letter_filter filter_of(const dead_letters_options& o) {
+  dead_letter_filter f;
+  f.table = o.table;
+  f.kind = o.kind;
+  f.reason = o.reason;
+  f.topic = o.topic;
+  f.since = o.since;
+  f.until = o.until;
+  f.ids = o.ids;
+  return f;
+}
+
+std::string origin_of(const stored_dead_letter& d) {
+  if (!d.topic) return "-";
+  return *d.topic + "[" + std::to_string(d.partition) + "]@" + std::to_string(d.offset);
+}
+
+std::string one_line(std::string text, size_t width) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (text.size() > width) text = text.substr(0, width - 3) + "...";
+  return text;
+}
+
+// Whether bytes are printable UTF-8 text (else they are shown as base64).
+bool printable(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    if (n == 1 && c < 0x20 && c != '\n' && c != '\t' && c != '\r') return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string json_line(const stored_dead_letter& d) {
+  std::string out = "{\"id\":" + std::to_string(d.id) + ",\"created_at\":";
+  append_json_string(out, d.created_at);
+  out += ",\"kind\":";
+  append_json_string(out, d.kind);
+  out += ",\"table\":";
+  append_json_string(out, d.target);
+  out += ",\"topic\":";
+  if (d.topic) {
+    append_json_string(out, *d.topic);
+    out +=
+        ",\"partition\":" + std::to_string(d.partition) + ",\"offset\":" + std::to_string(d.offset);
+  } else {
+    out += "null";
+  }
+  out += ",\"reason\":";
+  append_json_string(out, d.reason);
+  return out + "}";
+}
+
+void print_bytes(const char* label, const std::optional<std::string>& bytes) {
+  if (!bytes) {
+    std::cout << label << ": (none)\n";
+  } else if (printable(*bytes)) {
+    std::cout << label << " (" << bytes->size() << " bytes):\n" << *bytes << "\n";
+  } else {
+    std::cout << label << " (" << bytes->size() << " bytes, base64):\n"
+              << encode_base64(*bytes) << "\n";
+  }
+}
+
+int list(pg_session& session, dead_letter_store& store, const dead_letters_options& o) {
+  const dead_letter_filter f = filter_of(o);
+  std::vector<stored_dead_letter> letters;
+  uint64_t total = 0;
+  session.run([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_dead_letters_list");
+    letters = store.select(tx, f, 0, o.limit);
+    total = store.count(tx, f);
+    return true;
+  });
+  if (o.json) {
+    for (const stored_dead_letter& d : letters)
+      std::cout << json_line(d) << "\n";
+    return 0;
+  }
+  std::printf("%-8s %-24s %-10s %-28s %-28s %s\n", "id", "created (UTC)", "kind", "table", "origin",
+              "reason");
+  for (const stored_dead_letter& d : letters) {
+    std::printf("%-8lld %-24s %-10s %-28s %-28s %s\n", static_cast<long long>(d.id),
+                d.created_at.c_str(), d.kind.empty() ? "-" : d.kind.c_str(),
+                d.target.empty() ? "-" : d.target.c_str(), origin_of(d).c_str(),
+                one_line(d.reason, 100).c_str());
+  }
+  std::printf("%zu of %llu dead letter(s)%s\n", letters.size(),
+              static_cast<unsigned long long>(total),
+              letters.size() < total ? " (--limit N shows more)" : "");
+  return 0;
+}
+
+int show(pg_session& session, dead_letter_store& store, const dead_letters_options& o) {
+  dead_letter_filter f;
+  f.ids = o.ids;
+  std::vector<stored_dead_letter> letters;
+  session.run([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_dead_letters_show");
+    letters = store.select(tx, f, 0, 1);
+    return true;
+  });
+  if (letters.empty()) {
+    std::cerr << "sluice dead-letters show: no dead letter " << o.ids.front() << " here\n";
+    return 1;
+  }
+  const stored_dead_letter& d = letters.front();
+  if (o.json) {
+    std::string line = json_line(d);
+    line.pop_back();
+    for (const auto& [name, bytes] : {std::pair{"key", &d.key}, std::pair{"value", &d.value}}) {
+      line += ",\"" + std::string(name) + "_base64\":";
+      if (*bytes) {
+        append_json_string(line, encode_base64(**bytes));
+      } else {
+        line += "null";
+      }
+    }
+    std::cout << line << ",\"headers\":" << d.headers_json << "}\n";
+    return 0;
+  }
+  std::cout << "id:       " << d.id << "\ncreated:  " << d.created_at
+            << "\nkind:     " << (d.kind.empty() ? "-" : d.kind)
+            << "\ntable:    " << (d.target.empty() ? "-" : d.target)
+            << "\norigin:   " << origin_of(d) << "\nreason:   " << d.reason
+            << "\nheaders:  " << d.headers_json << "\n";
+  print_bytes("key", d.key);
+  print_bytes("value", d.value);
+  return 0;
+}
+
+int purge(pg_session& session, dead_letter_store& store, const dead_letters_options& o) {
+  const dead_letter_filter f = filter_of(o);
+  uint64_t n = 0;
+  session.run([&](pqxx::connection& conn) {
+    pqxx::work tx(conn, "sluice_dead_letters_purge");
+    n = o.yes ? store.purge(tx, f) : store.count(tx, f);
+    tx.commit();
+    return true;
+  });
+  if (!o.yes) {
+    std::cout << n << " dead letter(s) match; nothing purged: add --yes to purge them\n";
+    return 1;
+  }
+  std::cout << "purged " << n << " dead letter(s)\n";
+  return 0;
+}
+
+struct replay_counts {
+  size_t taken = 0;    // letters put into batches (and deleted with them)
+  size_t skipped = 0;  // letters that cannot be replayed, left as they are
+};
+
+int replay(const config& c, pg_session& session, dead_letter_store& store,
+           const dead_letters_options& o) {
+  batch_applier applier(session, make_applier_options(c));
+  size_t reported = 0;
+  replayer replay(c, applier, [&](std::string_view text) {
+    if (reported++ < 20) std::cerr << "still failing: " << text << "\n";
+  });
+  std::vector<int64_t> batch_ids;  // the letters of the batch being built
+  applier.set_transaction_hook([&](pqxx::transaction_base& tx) { store.remove(tx, batch_ids); });
+
+  const dead_letter_filter f = filter_of(o);
+  // Letters written by the replay itself (what fails again) come after the last id there
+  // now: they are not taken again.
+  int64_t last_id = 0;
+  session.run([&](pqxx::connection& conn) {
+    pqxx::read_transaction tx(conn, "sluice_dead_letters_last");
+    last_id = store.last_id(tx, f);
+    return true;
+  });
+  replay_counts counts;
+  int64_t after = 0;
+  std::vector<change> changes;
+  while (true) {
+    std::vector<stored_dead_letter> page;
+    session.run([&](pqxx::connection& conn) {
+      pqxx::read_transaction tx(conn, "sluice_dead_letters_page");
+      page = store.select(tx, f, after, c.batch.size);
+      return true;
+    });
+    while (!page.empty() && page.back().id > last_id)
+      page.pop_back();
+    if (page.empty()) break;
+    after = page.back().id;
+    for (const stored_dead_letter& d : page) {
+      const std::string where = "letter " + std::to_string(d.id);
+      if (d.kind == "chunk") {
+        std::cerr << "skipped " << where << ": a piece of a chunked record alone is no "
+                  << "record (replay its topic instead)\n";
+        ++counts.skipped;
+      } else if (d.kind == "decode" || d.kind.empty()) {
+        if (!d.topic) {
+          std::cerr << "skipped " << where << ": no Kafka topic to decode it as\n";
+          ++counts.skipped;
+          continue;
+        }
+        raw_message raw;
+        raw.topic = *d.topic;
+        raw.partition = partition_id{d.partition};
+        raw.offset = kafka_offset{d.offset};
+        raw.timestamp = timestamp_ns{d.timestamp_ms * 1'000'000};
+        if (d.key) raw.key = *d.key;
+        if (d.value) raw.value = *d.value;
+        auto headers = read_stored_headers(d.headers_json);
+        if (!headers) {
+          std::cerr << "skipped " << where << ": " << headers.err().message << "\n";
+          ++counts.skipped;
+          continue;
+        }
+        for (const auto& [name, bytes] : *headers)
+          raw.headers.emplace_back(name,
+                                   bytes ? std::optional<std::string_view>(*bytes) : std::nullopt);
+        if (!replay.add_message(raw, where)) break;  // errors.tolerance: none
+        batch_ids.push_back(d.id);
+        ++counts.taken;
+      } else if (!d.value) {
+        std::cerr << "skipped " << where << ": it holds no stored change\n";
+        ++counts.skipped;
+      } else if (auto err = read_stored_letter(*d.value, replay.catalog(), changes)) {
+        std::cerr << "skipped " << where << ": " << err->message << "\n";
+        changes.clear();
+        ++counts.skipped;
+      } else {
+        replay.add_changes(changes);
+        batch_ids.push_back(d.id);
+        ++counts.taken;
+      }
+    }
+    replay.flush();
+    batch_ids.clear();
+    if (!replay.failure().empty()) break;
+  }
+  const replay_totals& t = replay.totals();
+  std::cout << "dead-letters replay\n"
+            << "  letters taken   " << counts.taken << " (deleted with the batch that took them)\n"
+            << "  rows written    " << t.applied.upserted + t.applied.deleted + t.applied.appended
+            << " (" << t.applied.upserted << " upserted, " << t.applied.deleted << " deleted)\n"
+            << "  stale           " << t.applied.stale << " (a newer change was there)\n"
+            << "  failing again   " << t.applied.dead_lettered
+            << " (new letters with their new reason)\n"
+            << "  skipped         " << counts.skipped << " (left as they are)\n";
+  if (!replay.failure().empty()) {
+    std::cerr << "sluice dead-letters replay: stopped at " << replay.failure()
+              << " (errors.tolerance: none; the batches before it are applied)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int dead_letters_command(const dead_letters_options& o) {
+  auto c = load_command_config(o.config_path, "dead-letters");
+  if (!c) return 2;
+  // A person waits for this command: a short, bounded retry policy, never a hang.
+  pg_session session(make_session_options(*c), retry_policy::bounded(), "dead-letters");
+  dead_letter_store store(session.schema(), c->name);
+  try {
+    switch (o.action) {
+      case dead_letters_options::action_kind::list:
+        return list(session, store, o);
+      case dead_letters_options::action_kind::show:
+        return show(session, store, o);
+      case dead_letters_options::action_kind::purge:
+        return purge(session, store, o);
+      case dead_letters_options::action_kind::replay:
+        return replay(*c, session, store, o);
+    }
+  } catch (const session_error& e) {
+    std::cerr << "sluice dead-letters: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
+              << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "sluice dead-letters: " << redact_secrets(redact(e.what()), c->secrets) << "\n";
+    return 1;
+  }
+  return 2;
+}
+
+}  // namespace sluice

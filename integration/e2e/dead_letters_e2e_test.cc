@@ -1,0 +1,163 @@
+// `sluice dead-letters` against the real broker and PostgreSQL (issue 15): a table whose DDL
+// failed (a view holds its name) leaves two ddl_failed letters and a message that is not JSON
+// a decode letter; list and show find them; a replay before the fix keeps them (with their
+// new reason); after the fix the replay applies them — the newer change that reached the
+// table meanwhile wins — and they leave; purge needs --yes.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "integration/support/datastream_events.h"
+#include "integration/support/replica_checks.h"
+#include "integration/support/services.h"
+#include "integration/support/sluice_process.h"
+
+namespace sluice::testing {
+namespace {
+
+kafka_record event(const std::string& schema, const std::string& table, int id, uint64_t lsn,
+                   const std::string& more) {
+  datastream_event e;
+  e.schema = schema;
+  e.table = table;
+  e.lsn = lsn;
+  e.payload_json = "\"id\":" + std::to_string(id) + more;
+  return {std::to_string(id), e.json(), 0};
+}
+
+int64_t count(const std::string& sql) {
+  const auto rows = query(sql);
+  return rows.empty() || !rows[0][0] ? 0 : std::stoll(*rows[0][0]);
+}
+
+size_t lines_of(const std::string& text) {
+  size_t n = 0;
+  for (char c : text)
+    n += c == '\n';
+  return n;
+}
+
+// Runs sluice until the topic's `messages` are committed, then stops it.
+void run_until_committed(const std::string& config, const std::string& connector,
+                         int64_t messages) {
+  sluice_process p(config);
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        try {  // the state schema is there once sluice has started
+                          return count(
+                                     "SELECT sum(next_offset) FROM sluice.offsets WHERE "
+                                     "connector = '" +
+                                     connector + "'") == messages;
+                        } catch (const std::exception&) {
+                          return false;
+                        }
+                      },
+                      std::chrono::seconds(90)),
+                  p.log());
+  CHECK(p.stop() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave") {
+  const std::string topic = unique_name("cdc_letters");
+  const std::string connector = unique_name("letters");
+  const std::string s = unique_name("lettered");
+  create_topic(topic, 1);
+  execute("CREATE SCHEMA \"" + s + "\"");
+  execute("CREATE VIEW \"" + s + "\".blocked AS SELECT 1 AS id");
+
+  produce(topic, {event(s, "blocked", 1, 103, ",\"v\":\"one\""),
+                  event(s, "blocked", 2, 104, ",\"v\":\"two\""),
+                  event(s, "fine", 1, 105, ",\"v\":\"x\""),
+                  {"9", std::string("{\"not json"), 0}});
+  const std::string yaml = basic_config(connector, topic, "datastream", "", 100);
+  const std::string config = write_run_file("letters", yaml);
+  run_until_committed(yaml, connector, 4);
+  CHECK(count("SELECT count(*) FROM \"" + s + "\".fine") == 1);
+
+  const std::string letters =
+      "SELECT count(*) FROM sluice.dead_letters WHERE connector = '" + connector + "' AND ";
+  const std::string blocked = letters + "kind = 'ddl_failed' AND target_table = 'blocked'";
+  REQUIRE(count(blocked) == 2);
+  REQUIRE(count(letters + "kind = 'decode'") == 1);
+
+  // list: by kind and table, as a table and as JSON lines.
+  const command_result all = run_sluice({"dead-letters", "list", "-c", config});
+  INFO(all.out << all.err);
+  CHECK(all.exit_code == 0);
+  CHECK(contains(all.out, "3 of 3 dead letter(s)"));
+  CHECK(contains(all.out, "ddl_failed"));
+  CHECK(contains(all.out, "decode"));
+  const command_result listed = run_sluice({"dead-letters", "list", "-c", config, "--kind",
+                                            "ddl_failed", "--table", s + ".blocked", "--json"});
+  CHECK(listed.exit_code == 0);
+  CHECK(lines_of(listed.out) == 2);
+  CHECK(contains(listed.out, "\"table\":\"" + s + ".blocked\""));
+  const command_result by_reason =
+      run_sluice({"dead-letters", "list", "-c", config, "--reason", "INVALID JSON", "--json"});
+  CHECK(lines_of(by_reason.out) == 1);
+
+  // show: the reason, the origin and the stored change.
+  const std::string id = str(query("SELECT min(id) FROM sluice.dead_letters WHERE connector = '" +
+                                   connector + "' AND kind = 'ddl_failed'")
+                                 .at(0)
+                                 .at(0));
+  const command_result shown = run_sluice({"dead-letters", "show", "-c", config, id});
+  INFO(shown.out << shown.err);
+  CHECK(shown.exit_code == 0);
+  CHECK(contains(shown.out, "kind:     ddl_failed"));
+  CHECK(contains(shown.out, "origin:   " + topic + "[0]@0"));
+  CHECK(contains(shown.out, "\"upsert_csn\""));
+  CHECK(run_sluice({"dead-letters", "show", "-c", config, "999999999"}).exit_code == 1);
+
+  // Replayed before the cause is fixed: they fail again and stay, with the reason of now.
+  const command_result early =
+      run_sluice({"dead-letters", "replay", "-c", config, "--table", s + ".blocked"});
+  INFO(early.out << early.err);
+  CHECK(early.exit_code == 0);
+  CHECK(contains(early.out, "letters taken   2"));
+  CHECK(contains(early.out, "failing again   2"));
+  CHECK(count(blocked) == 2);
+
+  // The cause fixed; meanwhile a newer change of id 2 reached the table through the stream.
+  execute("DROP VIEW \"" + s + "\".blocked");
+  produce(topic, {event(s, "blocked", 2, 300, ",\"v\":\"two, newer\"")});
+  run_until_committed(yaml, connector, 5);
+  CHECK(count("SELECT count(*) FROM \"" + s + "\".blocked") == 1);
+
+  const command_result fixed =
+      run_sluice({"dead-letters", "replay", "-c", config, "--kind", "ddl_failed"});
+  INFO(fixed.out << fixed.err);
+  CHECK(fixed.exit_code == 0);
+  CHECK(contains(fixed.out, "letters taken   2"));
+  CHECK(contains(fixed.out, "failing again   0"));
+  CHECK(count(blocked) == 0);
+  const auto rows = query("SELECT id, v FROM \"" + s + "\".blocked ORDER BY id");
+  REQUIRE(rows.size() == 2);
+  CHECK(str(rows[0][1]) == "one");
+  CHECK(str(rows[1][1]) == "two, newer");  // the letter's older change changed nothing
+
+  // The decode letter is still not JSON: replayed, it stays; purge needs --yes.
+  const command_result undecodable =
+      run_sluice({"dead-letters", "replay", "-c", config, "--kind", "decode"});
+  CHECK(undecodable.exit_code == 0);
+  CHECK(count(letters + "kind = 'decode'") == 1);
+  const command_result asked =
+      run_sluice({"dead-letters", "purge", "-c", config, "--kind", "decode"});
+  CHECK(asked.exit_code == 1);
+  CHECK(contains(asked.out, "1 dead letter(s) match"));
+  CHECK(count(letters + "kind = 'decode'") == 1);
+  const command_result purged =
+      run_sluice({"dead-letters", "purge", "-c", config, "--kind", "decode", "--yes"});
+  CHECK(purged.exit_code == 0);
+  CHECK(contains(purged.out, "purged 1 dead letter(s)"));
+  CHECK(count(letters + "true") == 0);
+  // Offsets never moved.
+  CHECK(count("SELECT sum(next_offset) FROM sluice.offsets WHERE connector = '" + connector +
+              "'") == 5);
+}
+
+}  // namespace sluice::testing
