@@ -80,12 +80,14 @@ elided_schema debezium_envelope_reader::known_schema(std::string_view message) {
   size_t length = 0;
   const std::vector<connect_field_schema>* columns =
       _schemas.find_prefix(message.substr(opening.size()), length);
-  // The cached bytes are a whole validated object: equal bytes end where it ends, and a
-  // comma must follow for the rest to be the wrapper's other members.
-  if (!columns || message.size() <= opening.size() + length ||
-      message[opening.size() + length] != ',') {
-    return e;
-  }
+  // The cached bytes are a whole validated object: equal bytes end where it ends. A comma
+  // and the opening quote of a next member must follow, so that the document left is the
+  // wrapper's other members and fails, if it does, as the whole message would: without the
+  // quote, `{"schema":{..},}` would become the valid `{}`.
+  const size_t comma = opening.size() + length;
+  if (!columns || comma >= message.size() || message[comma] != ',') return e;
+  const size_t next = message.find_first_not_of(" \t\n\r", comma + 1);
+  if (next == std::string_view::npos || message[next] != '"') return e;
   e.columns = columns;
   e.at = 1;
   e.bytes = opening.size() - 1 + length + 1;  // "schema":<block>,

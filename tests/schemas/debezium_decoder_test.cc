@@ -662,6 +662,14 @@ TEST_CASE("Debezium: with a known schema block skipped, errors still name the me
   CHECK(trailing.code == error_code::invalid_json);
   CHECK(trailing.message == cold.fails(good + " x", R"({"id":7})").message);
   CHECK(*column(warm.ok(good, R"({"id":7})"), "price") == value::number("29.99"));
+
+  // A known block followed by a comma and the wrapper's end is invalid JSON either way: cutting
+  // `"schema":<block>,` out must not leave the valid `{}` (a fuzzing finding).
+  const std::string dangling = good.substr(0, good.find(R"("payload")")) + "\n   }";
+  REQUIRE(dangling.find(R"("payload")") == std::string::npos);
+  const error dangling_cold = fixture{}.fails(dangling, R"({"id":7})");
+  CHECK(warm.fails(dangling, R"({"id":7})").code == dangling_cold.code);
+  CHECK(dangling_cold.code == error_code::invalid_json);
 }
 
 }  // namespace sluice
