@@ -5,16 +5,16 @@
 //   integration/bench/run_e2e_bench.sh [options]        starts its own Kafka and PostgreSQL
 //   SLUICE_RUN_DIR=… SLUICE_BINARY=build/sluice build/integration/e2e_bench [options]
 //
-// Phase 1, throughput. --events Datastream events (PostgreSQL-source flavour, 10 columns: id +
-// text, numeric, integer, boolean and timestamp-text columns) keyed by id with increasing LSNs
-// are pre-loaded on a --partitions topic before sluice starts: 60% inserts of new keys, 10%
-// updates of other live keys, 20% updates of a hot set (1% of the keys), 10% deletes of live
-// keys. Then `sluice run` starts (batch.size --batch-size, apply.lanes --lanes) and the clock
-// runs until sum(sluice.offsets.next_offset) reaches --events (polled every 100 ms). sluice's
-// CPU time and VmHWM are read from /proc before it stops; its /metrics give the rows written.
-// The same-run reference: the row image of every non-delete event COPYed (libpq, text format,
-// one transaction per --batch-size rows) into a fresh table LIKE sluice's (same columns, types
-// and primary key), keys made unique (a primary key refuses the hot keys' repeats).
+// Phase 1, throughput. --events events of --format (integration/bench/e2e_workloads.h: the
+// Datastream mix, JSON or Avro, or Debezium's 400/500/100 transactions with tombstones, 11 or
+// 40 columns, with or without schemas) are pre-loaded on a --partitions topic before sluice
+// starts. Then `sluice run` starts (batch.size --batch-size, apply.lanes --lanes) and the clock
+// runs until sum(sluice.offsets.next_offset) reaches the messages produced (polled every
+// 100 ms). sluice's CPU time and VmHWM are read from /proc before it stops; its /metrics give the
+// rows written. The same-run reference: the row image of every non-delete event COPYed (libpq,
+// text format, one transaction per --batch-size rows) into a fresh table LIKE sluice's (same
+// columns, types and primary key), keys made unique (a primary key refuses a key's repeats);
+// PostgreSQL's CPU is read for both, so its cost per event is set against COPY's per row.
 //
 // Phase 2, latency. A second sluice instance on a second topic; a producer paced in 10 ms
 // ticks writes --rate INSERTs/s of new keys for --seconds, each carrying its produce wall-clock
@@ -47,7 +47,7 @@
 
 #include <pqxx/pqxx>
 
-#include "integration/support/datastream_events.h"
+#include "integration/bench/e2e_workloads.h"
 #include "integration/support/process_stats.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
@@ -63,10 +63,11 @@ double since(clock_type::time_point t) {
 }
 
 struct options {
+  std::string format = "datastream";
   size_t events = 1'000'000;
   int batch_size = 10'000;
   int lanes = 2;
-  int partitions = 6;
+  int partitions = 0;  // 0: the format's (6 for Datastream, 4 for Debezium)
   int rate = 10'000;
   int seconds = 20;
   uint64_t seed = 42;
@@ -83,7 +84,9 @@ options parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) throw std::runtime_error("missing value after " + flag);
     const char* v = argv[++i];
-    if (flag == "--events") {
+    if (flag == "--format") {
+      o.format = v;
+    } else if (flag == "--events") {
       o.events = std::strtoull(v, nullptr, 10);
     } else if (flag == "--batch-size") {
       o.batch_size = std::atoi(v);
@@ -100,180 +103,16 @@ options parse(int argc, char** argv) {
     } else {
       throw std::runtime_error(
           "unknown option " + flag +
-          " (--events N --batch-size N --lanes N --partitions N --rate N --seconds N "
+          " (--format F --events N --batch-size N --lanes N --partitions N --rate N --seconds N "
           "--seed N --keep; --events 0 or --rate 0 skips a phase)");
     }
   }
+  if (o.partitions == 0) o.partitions = o.format.starts_with("debezium") ? 4 : 6;
+  make_workload(o.format, "t", 0, 0, false);  // refuses an unknown --format now
   if (o.batch_size < 1 || o.lanes < 1 || o.partitions < 1) {
     throw std::runtime_error("--batch-size, --lanes and --partitions must be at least 1");
   }
   return o;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Row images: id + 9 columns, as a Datastream payload and as a COPY text line
-// ---------------------------------------------------------------------------------------------
-
-struct row_image {
-  int64_t id = 0;
-  std::string name;    // text, 20-40 bytes
-  std::string email;   // text, 20-40 bytes
-  std::string amount;  // numeric, 2 decimals
-  std::string rate;    // numeric, 6 decimals
-  int64_t quantity = 0;
-  int64_t version = 0;  // the event's LSN
-  bool active = false;
-  std::string created_at;   // timestamp text
-  std::string modified_at;  // timestamp text
-
-  std::string payload_json() const {
-    std::string s;
-    s.reserve(256);
-    s += "\"id\":" + std::to_string(id);
-    s += ",\"name\":\"" + name + "\",\"email\":\"" + email + "\"";
-    s += ",\"amount\":" + amount + ",\"rate\":" + rate;
-    s += ",\"quantity\":" + std::to_string(quantity) + ",\"version\":" + std::to_string(version);
-    s += std::string(",\"active\":") + (active ? "true" : "false");
-    s += ",\"created_at\":\"" + created_at + "\",\"modified_at\":\"" + modified_at + "\"";
-    return s;
-  }
-
-  // Every value is plain ASCII without tabs, newlines or backslashes: no COPY escaping.
-  void append_copy_line(std::string& out, int64_t key, const std::string& csn_hex) const {
-    out += std::to_string(key);
-    for (const std::string* t : {&name, &email, &amount, &rate}) {
-      out.push_back('\t');
-      out += *t;
-    }
-    out += '\t' + std::to_string(quantity) + '\t' + std::to_string(version);
-    out += active ? "\tt\t" : "\tf\t";
-    out += created_at + '\t' + modified_at + "\t\\\\x" + csn_hex + '\n';
-  }
-};
-
-const std::vector<std::string> copy_columns = {"id",         "name",        "email",      "amount",
-                                               "rate",       "quantity",    "version",    "active",
-                                               "created_at", "modified_at", "_sluice_csn"};
-
-std::string timestamp_text(int64_t ms_since_2026) {
-  const int64_t s = ms_since_2026 / 1000;
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "2026-%02d-%02dT%02d:%02d:%02d.%03dZ",
-                static_cast<int>(1 + (s / 2'419'200) % 12), static_cast<int>(1 + (s / 86400) % 28),
-                static_cast<int>((s / 3600) % 24), static_cast<int>((s / 60) % 60),
-                static_cast<int>(s % 60), static_cast<int>(ms_since_2026 % 1000));
-  return buf;
-}
-
-class row_maker {
- public:
-  explicit row_maker(uint64_t seed) : _rng(seed) {}
-
-  row_image make(int64_t id, uint64_t lsn) {
-    static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyz";
-    row_image r;
-    r.id = id;
-    r.name = "Customer " + std::to_string(id) + " ";
-    const size_t name_len = 20 + _rng() % 21;
-    while (r.name.size() < name_len)
-      r.name.push_back(letters[_rng() % 26]);
-    r.email = "user" + std::to_string(id) + "." + std::to_string(lsn % 1000) + "@example.com";
-    while (r.email.size() < 20)
-      r.email.insert(r.email.begin(), letters[_rng() % 26]);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%llu.%02llu",
-                  static_cast<unsigned long long>(_rng() % 10'000'000),
-                  static_cast<unsigned long long>(_rng() % 100));
-    r.amount = buf;
-    std::snprintf(buf, sizeof buf, "0.%06llu", static_cast<unsigned long long>(_rng() % 1'000'000));
-    r.rate = buf;
-    r.quantity = static_cast<int64_t>(_rng() % 1000);
-    r.version = static_cast<int64_t>(lsn);
-    r.active = _rng() % 2 == 0;
-    r.created_at = timestamp_text(static_cast<int64_t>(_rng() % 31'000'000'000));
-    r.modified_at = timestamp_text(static_cast<int64_t>(lsn));
-    return r;
-  }
-
- private:
-  std::mt19937_64 _rng;
-};
-
-// The throughput workload, generated one event at a time (deterministic for a seed).
-class workload {
- public:
-  struct event {
-    std::string change_type;
-    uint64_t lsn = 0;
-    row_image row;
-  };
-
-  workload(size_t events, uint64_t seed) : _rng(seed), _rows(seed + 1) {
-    _hot = std::max<size_t>(1, events * 6 / 1000);  // 1% of the ~60% of events that insert
-  }
-
-  size_t hot_keys() const { return _hot; }
-
-  event next() {
-    event e;
-    e.lsn = 0x1'0000'0000ull + ++_count * 16;
-    if (_next_id <= static_cast<int64_t>(_hot)) {  // the hot keys are inserted first
-      e.change_type = "INSERT";
-      e.row = _rows.make(_next_id++, e.lsn);
-      return e;
-    }
-    const uint64_t dice = _rng() % 100;
-    if (dice < 20) {
-      e.change_type = "UPDATE";
-      e.row = _rows.make(1 + static_cast<int64_t>(_rng() % _hot), e.lsn);
-    } else if (dice < 30 && !_live.empty()) {
-      const size_t i = _rng() % _live.size();
-      e.change_type = "DELETE";
-      e.row = _rows.make(_live[i], e.lsn);
-      _live[i] = _live.back();
-      _live.pop_back();
-    } else if (dice < 40 && !_live.empty()) {
-      e.change_type = "UPDATE";
-      e.row = _rows.make(_live[_rng() % _live.size()], e.lsn);
-    } else {
-      e.change_type = "INSERT";
-      _live.push_back(_next_id);
-      e.row = _rows.make(_next_id++, e.lsn);
-    }
-    return e;
-  }
-
-  // Keys alive after the last event (hot keys are never deleted).
-  size_t live_keys() const { return _hot + _live.size(); }
-
- private:
-  std::mt19937_64 _rng;
-  row_maker _rows;
-  size_t _hot = 1;
-  uint64_t _count = 0;
-  int64_t _next_id = 1;
-  std::vector<int64_t> _live;  // inserted cold keys not deleted since
-};
-
-std::string datastream_json(const std::string& table, const std::string& change_type, uint64_t lsn,
-                            const std::string& payload) {
-  datastream_event e;
-  e.table = table;
-  e.change_type = change_type;
-  e.lsn = lsn;
-  e.payload_json = payload;
-  return e.json();
-}
-
-// A csn of the size sluice stores for a Datastream PostgreSQL-source event (version byte, then
-// two tagged 8-byte integers: source timestamp and LSN), as COPY text hex.
-std::string csn_hex(uint64_t lsn) {
-  const uint64_t ts = 1'767'225'600'000 + lsn;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "0101%016llx01%016llx",
-                static_cast<unsigned long long>(ts ^ (1ull << 63)),
-                static_cast<unsigned long long>(lsn ^ (1ull << 63)));
-  return buf;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,12 +146,14 @@ class bench_producer {
   bench_producer(const bench_producer&) = delete;
   bench_producer& operator=(const bench_producer&) = delete;
 
-  void send(const std::string& topic, const std::string& key, const std::string& value) {
+  void send(const std::string& topic, const bench_message& m) {
     for (;;) {
       const auto err = rd_kafka_producev(
           _rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_KEY(const_cast<char*>(key.data()), key.size()),
-          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
+          RD_KAFKA_V_KEY(const_cast<char*>(m.key.data()), m.key.size()),
+          RD_KAFKA_V_VALUE((m.value ? const_cast<char*>(m.value->data()) : nullptr),
+                           (m.value ? m.value->size() : 0)),
+          RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(_rk, 10);
         continue;
@@ -375,8 +216,8 @@ double metric(const std::string& text, const std::string& name, const std::strin
 
 // basic_config with apply.lanes and /metrics on a free loopback port.
 std::string bench_config(const std::string& connector, const std::string& topic, const options& o,
-                         uint16_t metrics_port) {
-  std::string y = basic_config(connector, topic, "datastream",
+                         const char* format, uint16_t metrics_port) {
+  std::string y = basic_config(connector, topic, format,
                                "apply.lanes: " + std::to_string(o.lanes) + "\n", o.batch_size);
   const std::string off = "  listen: \"\"";
   const size_t at = y.find(off);
@@ -510,7 +351,10 @@ std::string quoted_table(const std::string& name) {
 // ---------------------------------------------------------------------------------------------
 
 struct throughput_result {
+  std::string describe;
   size_t events = 0;
+  size_t messages = 0;       // events and tombstones
+  double message_bytes = 0;  // keys and values
   size_t inserts = 0, updates = 0, deletes = 0, hot_keys = 0, live_keys = 0;
   double produce_seconds = 0;
   double seconds = 0;                          // sluice spawn -> every event committed
@@ -521,6 +365,7 @@ struct throughput_result {
   double machine_busy = 0, machine_total = 0;  // every core, the same window
   double others_cpu = 0;  // machine_busy − sluice, Kafka, PostgreSQL and this program
   double copy_machine_busy = 0, copy_machine_total = 0;
+  double copy_postgres_cpu = -1;  // PostgreSQL during the COPY
   double peak_rss_mb = 0;
   double applied = 0, deleted = 0, stale = 0, collapsed = 0;
   double batches = 0, batch_apply_seconds = 0;
@@ -538,28 +383,34 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   create_topic(topic, o.partitions);
 
   // Pre-load; the COPY reference's lines are built on the way (untimed by the COPY clock).
-  std::fprintf(stderr, "producing %zu events to %s...\n", o.events, topic.c_str());
-  workload w(o.events, o.seed);
-  res.hot_keys = w.hot_keys();
+  std::fprintf(stderr, "producing %zu %s events to %s...\n", o.events, o.format.c_str(),
+               topic.c_str());
+  const std::unique_ptr<bench_workload> w = make_workload(o.format, table, o.events, o.seed, false);
+  res.describe = w->describe();
+  res.hot_keys = w->hot_keys();
   std::vector<std::string> copy_batches(1);
   size_t in_batch = 0;
   {
     bench_producer producer(20);
+    std::vector<bench_message> messages;
     const auto t0 = clock_type::now();
     for (size_t i = 0; i < o.events; ++i) {
-      const workload::event e = w.next();
-      producer.send(topic, std::to_string(e.row.id),
-                    datastream_json(table, e.change_type, e.lsn, e.row.payload_json()));
-      if (e.change_type == "DELETE") {
-        ++res.deletes;
-        continue;
-      }
-      ++(e.change_type == "INSERT" ? res.inserts : res.updates);
       if (in_batch == static_cast<size_t>(o.batch_size)) {
         copy_batches.emplace_back();
         in_batch = 0;
       }
-      e.row.append_copy_line(copy_batches.back(), static_cast<int64_t>(i + 1), csn_hex(e.lsn));
+      messages.clear();
+      const bench_op op = w->next(messages, copy_batches.back(), static_cast<int64_t>(i + 1));
+      for (const bench_message& m : messages) {
+        producer.send(topic, m);
+        res.message_bytes += static_cast<double>(m.key.size() + (m.value ? m.value->size() : 0));
+      }
+      res.messages += messages.size();
+      if (op == bench_op::remove) {
+        ++res.deletes;
+        continue;
+      }
+      ++(op == bench_op::insert ? res.inserts : res.updates);
       ++in_batch;
       ++res.copy_rows;
       if (i % 1024 == 0) producer.poll();
@@ -567,7 +418,7 @@ throughput_result run_throughput(const options& o, const std::string& table) {
     producer.flush();
     res.produce_seconds = since(t0);
   }
-  res.live_keys = w.live_keys();
+  res.live_keys = w->live_keys();
 
   // sluice, from spawn to the last commit.
   std::fprintf(stderr, "running sluice (batch.size %d, apply.lanes %d)...\n", o.batch_size,
@@ -578,8 +429,8 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   const machine_cpu machine_before = machine_cpu::now();
   const double self_before = process_cpu_seconds(::getpid());
   const auto start = clock_type::now();
-  sluice_process p(bench_config(connector, topic, o, port), "bench_e2e");
-  const auto first = watch.wait_for(static_cast<int64_t>(o.events), p, start);
+  sluice_process p(bench_config(connector, topic, o, w->sluice_format(), port), "bench_e2e");
+  const auto first = watch.wait_for(static_cast<int64_t>(res.messages), p, start);
   res.first_commit = first.seconds;
   res.first_commit_messages = first.messages;
   res.seconds = since(start);
@@ -612,11 +463,15 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   raw_copy copier;
   copier.exec("CREATE TABLE " + ref + " (LIKE " + quoted_table(table) + " INCLUDING ALL)");
   const machine_cpu copy_before = machine_cpu::now();
+  const service_cpu copy_services_before = service_cpu::now();
   const auto t1 = clock_type::now();
   for (const std::string& lines : copy_batches)
-    copier.copy(ref, copy_columns, lines);
+    copier.copy(ref, w->copy_columns(), lines);
   res.copy_seconds = since(t1);
   const machine_cpu copy_after = machine_cpu::now();
+  if (copy_services_before.postgres >= 0) {
+    res.copy_postgres_cpu = service_cpu::now().postgres - copy_services_before.postgres;
+  }
   res.copy_machine_busy = copy_after.busy - copy_before.busy;
   res.copy_machine_total = copy_after.total - copy_before.total;
   if (!o.keep) copier.exec("DROP TABLE " + ref);
@@ -656,20 +511,15 @@ latency_result run_latency(const options& o, const std::string& table) {
   offset_watch watch(connector);
   std::fprintf(stderr, "latency: sluice on %s, %d events/s for %d s...\n", topic.c_str(), o.rate,
                o.seconds);
-  sluice_process p(bench_config(connector, topic, o, port), "bench_latency");
+  const std::unique_ptr<bench_workload> w = make_workload(o.format, table, 0, o.seed + 7, true);
+  sluice_process p(bench_config(connector, topic, o, w->sluice_format(), port), "bench_latency");
   bench_producer producer(1);
-  row_maker rows(o.seed + 7);
-  auto send = [&](int64_t id, uint64_t lsn) {
-    const std::string payload =
-        rows.make(id, lsn).payload_json() + ",\"produced_us\":" + std::to_string(wall_clock_us());
-    producer.send(topic, std::to_string(id), datastream_json(table, "INSERT", lsn, payload));
-  };
+  auto send = [&](int64_t id) { producer.send(topic, w->stamped_insert(id, wall_clock_us())); };
 
   // Warm-up (negative keys, not measured): sluice joins the group and creates the table.
   const int warm = o.partitions * 20;
-  uint64_t lsn = 0x1'0000'0000ull;
   for (int i = 1; i <= warm; ++i)
-    send(-i, lsn += 16);
+    send(-i);
   producer.flush();
   watch.wait_for(warm, p, clock_type::now(), 60);
 
@@ -688,7 +538,7 @@ latency_result run_latency(const options& o, const std::string& table) {
     res.max_tick_lag_ms = std::max(res.max_tick_lag_ms, lag_ms);
     const int64_t target = total * (tick + 1) / ticks;
     for (; res.produced < target; ++res.produced)
-      send(res.produced + 1, lsn += 16);
+      send(res.produced + 1);
     producer.poll();
   }
   res.produce_seconds = since(start);
@@ -753,18 +603,27 @@ void report(const options& o, const throughput_result* t, const latency_result* 
     copy_s = static_cast<double>(t->copy_rows) / t->copy_seconds;
     const double written = t->applied + t->deleted;
     std::printf(
-        "\nPhase 1, throughput: %zu Datastream events (PostgreSQL source, 10 columns) "
-        "pre-loaded, then sluice started\n",
-        t->events);
-    std::printf("  mix: %zu inserts, %zu updates (20%% of events on %zu hot keys), %zu deletes\n",
-                t->inserts, t->updates, t->hot_keys, t->deletes);
+        "\nPhase 1, throughput: %zu %s pre-loaded (%zu messages, %.0f bytes a message), then "
+        "sluice started\n",
+        t->events, t->describe.c_str(), t->messages,
+        t->message_bytes / static_cast<double>(std::max<size_t>(1, t->messages)));
+    if (t->hot_keys > 0) {
+      std::printf("  mix: %zu inserts, %zu updates (20%% of events on %zu hot keys), %zu deletes\n",
+                  t->inserts, t->updates, t->hot_keys, t->deletes);
+    } else {
+      std::printf("  mix: %zu inserts, %zu updates, %zu deletes%s\n", t->inserts, t->updates,
+                  t->deletes,
+                  t->messages > t->events ? " (each followed by its tombstone, not an event)" : "");
+    }
     std::printf("  produce (librdkafka, acks=all)     %8.1f s   %10.0f events/s\n",
                 t->produce_seconds, static_cast<double>(t->events) / t->produce_seconds);
     std::printf("  sluice spawn -> all committed      %8.1f s   (first commit after %.1f s)\n",
                 t->seconds, t->first_commit);
     std::printf("  sluice events/s                    %10.0f   (%.0f after the first commit)\n",
                 events_s,
-                static_cast<double>(static_cast<int64_t>(t->events) - t->first_commit_messages) /
+                static_cast<double>(t->events) *
+                    (1 - static_cast<double>(t->first_commit_messages) /
+                             static_cast<double>(std::max<size_t>(1, t->messages))) /
                     (t->seconds - t->first_commit));
     std::printf(
         "  rows written/s                     %10.0f   (%.0f upserts + %.0f deletes "
@@ -784,6 +643,12 @@ void report(const options& o, const throughput_result* t, const latency_result* 
                 figure(t->cpu_seconds / m, "%.1f").c_str(),
                 figure(t->kafka_cpu < 0 ? -1 : t->kafka_cpu / m, "%.1f").c_str(),
                 figure(t->postgres_cpu < 0 ? -1 : t->postgres_cpu / m, "%.1f").c_str());
+    if (t->postgres_cpu >= 0 && t->copy_postgres_cpu > 0) {
+      const double copy_per_m = t->copy_postgres_cpu / (static_cast<double>(t->copy_rows) / 1e6);
+      std::printf(
+          "  PostgreSQL CPU s per 1M: sluice %.1f per event, COPY %.1f per row; ratio %.2f\n",
+          t->postgres_cpu / m, copy_per_m, t->postgres_cpu / m / copy_per_m);
+    }
     std::printf("  sluice peak RSS (VmHWM)            %10.0f MB   (exit code %d)\n", t->peak_rss_mb,
                 t->exit_code);
     // The machine is shared: what else ran shows how far the figures are from an idle box.

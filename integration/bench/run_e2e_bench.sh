@@ -4,9 +4,10 @@
 # (integration/services/{kafka,postgres}.sh with SLUICE_RUN_DIR=<build>/bench-e2e), and stops
 # both on exit. Arguments go to e2e_bench:
 #
-#   integration/bench/run_e2e_bench.sh [--events N] [--batch-size N] [--lanes N]
+#   integration/bench/run_e2e_bench.sh [--format F] [--events N] [--batch-size N] [--lanes N]
 #                                      [--partitions N] [--rate N] [--seconds N] [--seed N]
 #                                      [--keep]
+#   F: datastream (default), datastream-avro, debezium, debezium-40, debezium-schemaless
 #
 # Builds e2e_bench and sluice first (BUILD_DIR, default build; SKIP_BUILD=1 skips it).
 set -euo pipefail
