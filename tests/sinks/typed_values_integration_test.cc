@@ -210,5 +210,45 @@ TEST_CASE("a bytea key: upsert, delete, and a late older upsert does not bring i
   }
 }
 
+TEST_CASE("a \\u0000 escape PostgreSQL's jsonb refuses dead-letters its row, not the batch") {
+  // JSON may spell NUL as \u0000 inside a string; jsonb cannot hold it (22P05, "unsupported
+  // Unicode escape sequence"). The decoders refuse a NUL in text; an escape inside a JSON
+  // value (a Debezium io.debezium.data.Json string, a nested object) reaches PostgreSQL, which
+  // refuses that row alone: it goes to the dead letters with PostgreSQL's reason, the other
+  // rows of the batch apply. A string value holding that text is a JSON string for jsonb, its
+  // backslash escaped: stored as it is. Both bulk paths.
+  for (const apply_bulk_path path : {apply_bulk_path::copy, apply_bulk_path::unnest}) {
+    CAPTURE(path_name(path));
+    pg_world w;
+    create_typed_table(w);
+    apply_options o = w.options();
+    o.bulk_path = path;
+    test_sink applier(w.dsn, o);
+    table_entry* t = w.table("typed");
+    auto row = [&](int64_t id, value j) {
+      change c;
+      c.table = t;
+      c.key = key_of("id", value::number(std::to_string(id)));
+      c.after = {{"id", value::number(std::to_string(id))}, {"j", std::move(j)}};
+      c.seq = seq(10);
+      return c;
+    };
+    const apply_stats s = applier.apply(w.merge({row(1, value::json(R"({"a":"x\u0000y"})")),
+                                                 row(2, value::string(R"({"b":"\u0000"})")),
+                                                 row(3, value::json(R"({"c":"\u00e9"})"))}),
+                                        {}, {});
+    CHECK(s.upserted == 2);
+    CHECK(s.rejected == 1);
+    CHECK(s.dead_lettered == 1);
+    CHECK(w.one("SELECT j->>'c' FROM " + w.target("typed") + " WHERE id = 3") == "\u00e9");
+    CHECK(w.one("SELECT j #>> '{}' FROM " + w.target("typed") + " WHERE id = 2") ==
+          R"({"b":"\u0000"})");
+    CHECK(w.count("SELECT count(*) FROM " + w.target("typed")) == 2);
+    const std::string letters = "\"" + w.state + "\".dead_letters";
+    CHECK(w.count("SELECT count(*) FROM " + letters +
+                  " WHERE reason LIKE '%unsupported Unicode escape sequence%'") == 1);
+  }
+}
+
 }  // namespace
 }  // namespace sluice
