@@ -71,7 +71,9 @@ struct options {
   int rate = 10'000;
   int seconds = 20;
   uint64_t seed = 42;
-  bool keep = false;  // keep the bench tables
+  bool keep = false;               // keep the bench tables
+  std::vector<std::string> kafka;  // --kafka name=value: librdkafka properties for sluice
+  std::vector<std::string> set;    // --set name=value: top-level config settings for sluice
 };
 
 options parse(int argc, char** argv) {
@@ -86,6 +88,11 @@ options parse(int argc, char** argv) {
     const char* v = argv[++i];
     if (flag == "--format") {
       o.format = v;
+    } else if (flag == "--kafka" || flag == "--set") {
+      const std::string kv = v;
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos) throw std::runtime_error(flag + " takes name=value");
+      (flag == "--kafka" ? o.kafka : o.set).push_back(kv.substr(0, eq) + ": " + kv.substr(eq + 1));
     } else if (flag == "--events") {
       o.events = std::strtoull(v, nullptr, 10);
     } else if (flag == "--batch-size") {
@@ -101,10 +108,10 @@ options parse(int argc, char** argv) {
     } else if (flag == "--seed") {
       o.seed = std::strtoull(v, nullptr, 10);
     } else {
-      throw std::runtime_error(
-          "unknown option " + flag +
-          " (--format F --events N --batch-size N --lanes N --partitions N --rate N --seconds N "
-          "--seed N --keep; --events 0 or --rate 0 skips a phase)");
+      throw std::runtime_error("unknown option " + flag +
+                               " (--format F --kafka name=value --set name=value --events N "
+                               "--batch-size N --lanes N --partitions N --rate N --seconds N "
+                               "--seed N --keep; --events 0 or --rate 0 skips a phase)");
     }
   }
   if (o.partitions == 0) o.partitions = o.format.starts_with("debezium") ? 4 : 6;
@@ -217,8 +224,12 @@ double metric(const std::string& text, const std::string& name, const std::strin
 // basic_config with apply.lanes and /metrics on a free loopback port.
 std::string bench_config(const std::string& connector, const std::string& topic, const options& o,
                          const char* format, uint16_t metrics_port) {
-  std::string y = basic_config(connector, topic, format,
-                               "apply.lanes: " + std::to_string(o.lanes) + "\n", o.batch_size);
+  std::string extra = "apply.lanes: " + std::to_string(o.lanes) + "\n";
+  for (const std::string& line : o.set)
+    extra += line + "\n";
+  std::string y = basic_config(connector, topic, format, extra, o.batch_size);
+  for (const std::string& line : o.kafka)
+    y.insert(y.find("kafka:\n") + 7, "  " + line + "\n");
   const std::string off = "  listen: \"\"";
   const size_t at = y.find(off);
   if (at == std::string::npos) throw std::runtime_error("basic_config has no metrics.listen");

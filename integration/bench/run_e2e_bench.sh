@@ -6,8 +6,10 @@
 #
 #   integration/bench/run_e2e_bench.sh [--format F] [--events N] [--batch-size N] [--lanes N]
 #                                      [--partitions N] [--rate N] [--seconds N] [--seed N]
-#                                      [--keep]
+#                                      [--kafka name=value] [--set name=value] [--keep]
 #   F: datastream (default), datastream-avro, debezium, debezium-40, debezium-schemaless
+#   --kafka / --set: added to sluice's config, for experiments (--kafka queued.max.messages.kbytes=16384,
+#   --set batch.max.bytes=16MiB)
 #
 # Builds e2e_bench and sluice first (BUILD_DIR, default build; SKIP_BUILD=1 skips it).
 set -euo pipefail
