@@ -416,7 +416,11 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
                              : std::clamp(until_deadline, std::chrono::milliseconds(0),
                                           std::chrono::milliseconds(100));
       size_t before = _batch.size();
-      _consumer->poll(_batch, std::max<size_t>(room, 1), wait);
+      // batch.max.bytes bounds what one poll takes, not only when the next batch closes: a
+      // poll of `room` 4 KB messages would otherwise overshoot it by up to batch.size of them.
+      const size_t bytes_room =
+          _batch_bytes < _config.batch.max_bytes ? _config.batch.max_bytes - _batch_bytes : 0;
+      _consumer->poll(_batch, std::max<size_t>(room, 1), std::max<size_t>(bytes_room, 1), wait);
       drop_unready(before);
       if (_batch.size() < before || _batch_trimmed) {
         // A rebalance inside the poll, or a claim or resync answered, dropped or trimmed the

@@ -215,9 +215,11 @@ const config_key keys[] = {
    .min = 1, .max = 10'000'000,
    .description = "A batch closes when it holds this many rows (changes).",
    .binding = field<&config::batch, &batch_config::size>()},
-  {.name = "batch.max.bytes", .type = value_type::size, .default_value = "64MiB",
+  {.name = "batch.max.bytes", .type = value_type::size, .default_value = "16MiB",
    .min = kib, .max = 16 * gib,
-   .description = "A batch closes when its messages hold this many bytes.",
+   .description = "A batch closes when its messages hold this many bytes (keys and values). "
+                  "With a few batches in flight and librdkafka's prefetch, this bounds memory: "
+                  "16 MiB keeps sluice under 200 MB with a backlog of 3.7 KB Debezium messages.",
    .binding = field<&config::batch, &batch_config::max_bytes>()},
   {.name = "batch.max.ms", .type = value_type::integer, .default_value = "500",
    .min = 1, .max = 10 * minute,

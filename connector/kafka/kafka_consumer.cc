@@ -188,11 +188,11 @@ void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partit
   }
 }
 
-size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
+size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max, size_t max_bytes,
                             std::chrono::milliseconds wait) {
   const auto deadline = std::chrono::steady_clock::now() + wait;
-  size_t got = 0;
-  while (got < max) {
+  size_t got = 0, bytes = 0;
+  while (got < max && bytes < max_bytes) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     // Once something arrived, only drain what is already buffered.
@@ -227,6 +227,7 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max,
       }
       continue;
     }
+    bytes += m->len + m->key_len;
     out.push_back(std::move(m));
     ++got;
     _brokers_down = false;

@@ -63,11 +63,13 @@ class kafka_consumer {
   kafka_consumer(const kafka_consumer&) = delete;
   kafka_consumer& operator=(const kafka_consumer&) = delete;
 
-  // Appends up to max messages to out, waiting at most `wait` in total. Errors that are
-  // not messages (partition EOF, transient broker errors) are consumed here; fatal
-  // consumer errors throw, and so do a failed TLS handshake (a certificate that does not
-  // verify) and refused SASL credentials: neither goes away by waiting.
-  size_t poll(std::vector<kafka_message>& out, size_t max, std::chrono::milliseconds wait);
+  // Appends up to max messages to out, and stops once those appended hold max_bytes (keys
+  // and values; the message that reaches it is kept), waiting at most `wait` in total.
+  // Errors that are not messages (partition EOF, transient broker errors) are consumed here;
+  // fatal consumer errors throw, and so do a failed TLS handshake (a certificate that does
+  // not verify) and refused SASL credentials: neither goes away by waiting.
+  size_t poll(std::vector<kafka_message>& out, size_t max, size_t max_bytes,
+              std::chrono::milliseconds wait);
 
   // Kafka's committed offsets, for lag tools only; failures are logged, not fatal.
   void commit_async(const std::vector<partition_progress>& progress);

@@ -149,7 +149,7 @@ TEST_CASE("keys the file leaves out take the key table's defaults") {
   CHECK(c.format == message_format::auto_detect);
   CHECK(c.postgres.state_schema == "sluice");
   CHECK(c.batch.size == 10000);
-  CHECK(c.batch.max_bytes == 64u << 20);
+  CHECK(c.batch.max_bytes == 16u << 20);
   CHECK(c.batch.max_time == 500ms);
   CHECK(c.apply_lanes == 2);
   CHECK(c.auto_create);

@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,7 +49,7 @@ size_t poll_until(kafka_consumer& c, Done done, std::chrono::seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!done() && std::chrono::steady_clock::now() < deadline) {
     std::vector<kafka_message> batch;
-    got += c.poll(batch, 100, 100ms);
+    got += c.poll(batch, 100, SIZE_MAX, 100ms);
   }
   return got;
 }
@@ -81,5 +83,30 @@ TEST_CASE("a partition paused before its assignment was lost is consumed when as
   for (int i = 0; i < 10 && again < 50; ++i)
     again += poll_until(consumer, never, 1s);
   CHECK(again == 50);
+  consumer.close();
+}
+
+TEST_CASE("a poll stops at its byte budget: the message that reaches it is the last taken") {
+  // The pipeline gives each poll what is left of batch.max.bytes: 1 KB messages against a
+  // 2.5 KB budget are three a poll, however many the count would allow.
+  const std::string topic = "byte_budget";
+  std::vector<std::string> values(30, std::string(1000, 'v'));
+  mock_topic cluster(topic, values);
+  recording_listener listener;
+  kafka_consumer consumer(settings_for(cluster, topic), listener);
+  size_t got = 0;
+  std::vector<size_t> sizes;
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (got < 30 && std::chrono::steady_clock::now() < deadline) {
+    std::vector<kafka_message> batch;
+    const size_t n = consumer.poll(batch, 100, 2500, 100ms);
+    CHECK(n == batch.size());
+    if (n > 0) sizes.push_back(n);
+    got += n;
+  }
+  CHECK(got == 30);
+  for (const size_t n : sizes)
+    CHECK(n <= 3);
+  CHECK(std::count(sizes.begin(), sizes.end(), size_t{3}) >= 5);  // most polls fill up
   consumer.close();
 }
