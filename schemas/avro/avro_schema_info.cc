@@ -216,6 +216,11 @@ class avro_schema_parser {
         const std::string_view ns = o["namespace"].is_string() ? text_of(o, "namespace") : space;
         if (!ns.empty()) full = std::string(ns) + "." + full;
       }
+      // The spec lets a name be defined once; Avro C refuses a second definition too, but
+      // leaks what it had parsed of the schema when it does (a fuzzing finding), so it never
+      // sees one.
+      if (_info._named.contains(full))
+        return bad("named type " + full.substr(0, 80) + " defined twice");
       inner_space = full.substr(0, full.rfind('.') == std::string::npos ? 0 : full.rfind('.'));
       n = &add(kind == "enum"    ? avro_kind::enumeration
                : kind == "fixed" ? avro_kind::fixed

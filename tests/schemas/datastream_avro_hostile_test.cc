@@ -195,6 +195,15 @@ TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
     REQUIRE(err);
     CHECK(err->message.find("two fields named") != std::string::npos);
   }
+  SUBCASE("a named type defined twice (Avro C refuses it but leaks what it parsed)") {
+    auto err = f.decode(container(
+        R"({"type":"record","name":"e","fields":[{"name":"m","type":{"type":"record",)"
+        R"("name":"m","fields":[{"name":"n","type":{"type":"record","name":"m","fields":[]}}]}}]})",
+        {}));
+    REQUIRE(err);
+    CHECK(err->code == error_code::invalid_avro);
+    CHECK(err->message.find("named type m defined twice") != std::string::npos);
+  }
   SUBCASE("a repeated key (simdjson reads the first, Avro C the last: a recursive field)") {
     // Avro C would read this as {"x": ["null", "R"]} and recurse through the bytes below.
     const std::string nested(4096, '\x02');
