@@ -17,21 +17,6 @@
 namespace sluice::testing {
 namespace {
 
-kafka_record event(const std::string& schema, const std::string& table, int id, uint64_t lsn,
-                   const std::string& more) {
-  datastream_event e;
-  e.schema = schema;
-  e.table = table;
-  e.lsn = lsn;
-  e.payload_json = "\"id\":" + std::to_string(id) + more;
-  return {std::to_string(id), e.json(), 0};
-}
-
-int64_t count(const std::string& sql) {
-  const auto rows = query(sql);
-  return rows.empty() || !rows[0][0] ? 0 : std::stoll(*rows[0][0]);
-}
-
 size_t lines_of(const std::string& text) {
   size_t n = 0;
   for (char c : text)
@@ -46,7 +31,7 @@ void run_until_committed(const std::string& config, const std::string& connector
   REQUIRE_MESSAGE(wait_until(
                       [&] {
                         try {  // the state schema is there once sluice has started
-                          return count(
+                          return count_of(
                                      "SELECT sum(next_offset) FROM sluice.offsets WHERE "
                                      "connector = '" +
                                      connector + "'") == messages;
@@ -69,20 +54,20 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   execute("CREATE SCHEMA \"" + s + "\"");
   execute("CREATE VIEW \"" + s + "\".blocked AS SELECT 1 AS id");
 
-  produce(topic, {event(s, "blocked", 1, 103, ",\"v\":\"one\""),
-                  event(s, "blocked", 2, 104, ",\"v\":\"two\""),
-                  event(s, "fine", 1, 105, ",\"v\":\"x\""),
+  produce(topic, {datastream_record(s, "blocked", 1, 103, ",\"v\":\"one\""),
+                  datastream_record(s, "blocked", 2, 104, ",\"v\":\"two\""),
+                  datastream_record(s, "fine", 1, 105, ",\"v\":\"x\""),
                   {"9", std::string("{\"not json"), 0}});
   const std::string yaml = basic_config(connector, topic, "datastream", "", 100);
   const std::string config = write_run_file("letters", yaml);
   run_until_committed(yaml, connector, 4);
-  CHECK(count("SELECT count(*) FROM \"" + s + "\".fine") == 1);
+  CHECK(count_of("SELECT count(*) FROM \"" + s + "\".fine") == 1);
 
   const std::string letters =
       "SELECT count(*) FROM sluice.dead_letters WHERE connector = '" + connector + "' AND ";
   const std::string blocked = letters + "kind = 'ddl_failed' AND target_table = 'blocked'";
-  REQUIRE(count(blocked) == 2);
-  REQUIRE(count(letters + "kind = 'decode'") == 1);
+  REQUIRE(count_of(blocked) == 2);
+  REQUIRE(count_of(letters + "kind = 'decode'") == 1);
 
   // list: by kind and table, as a table and as JSON lines.
   const command_result all = run_sluice({"dead-letters", "list", "-c", config});
@@ -120,13 +105,13 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   CHECK(early.exit_code == 0);
   CHECK(contains(early.out, "letters taken   2"));
   CHECK(contains(early.out, "failing again   2"));
-  CHECK(count(blocked) == 2);
+  CHECK(count_of(blocked) == 2);
 
   // The cause fixed; meanwhile a newer change of id 2 reached the table through the stream.
   execute("DROP VIEW \"" + s + "\".blocked");
-  produce(topic, {event(s, "blocked", 2, 300, ",\"v\":\"two, newer\"")});
+  produce(topic, {datastream_record(s, "blocked", 2, 300, ",\"v\":\"two, newer\"")});
   run_until_committed(yaml, connector, 5);
-  CHECK(count("SELECT count(*) FROM \"" + s + "\".blocked") == 1);
+  CHECK(count_of("SELECT count(*) FROM \"" + s + "\".blocked") == 1);
 
   const command_result fixed =
       run_sluice({"dead-letters", "replay", "-c", config, "--kind", "ddl_failed"});
@@ -134,7 +119,7 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   CHECK(fixed.exit_code == 0);
   CHECK(contains(fixed.out, "letters taken   2"));
   CHECK(contains(fixed.out, "failing again   0"));
-  CHECK(count(blocked) == 0);
+  CHECK(count_of(blocked) == 0);
   const auto rows = query("SELECT id, v FROM \"" + s + "\".blocked ORDER BY id");
   REQUIRE(rows.size() == 2);
   CHECK(str(rows[0][1]) == "one");
@@ -144,20 +129,20 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   const command_result undecodable =
       run_sluice({"dead-letters", "replay", "-c", config, "--kind", "decode"});
   CHECK(undecodable.exit_code == 0);
-  CHECK(count(letters + "kind = 'decode'") == 1);
+  CHECK(count_of(letters + "kind = 'decode'") == 1);
   const command_result asked =
       run_sluice({"dead-letters", "purge", "-c", config, "--kind", "decode"});
   CHECK(asked.exit_code == 1);
   CHECK(contains(asked.out, "1 dead letter(s) match"));
-  CHECK(count(letters + "kind = 'decode'") == 1);
+  CHECK(count_of(letters + "kind = 'decode'") == 1);
   const command_result purged =
       run_sluice({"dead-letters", "purge", "-c", config, "--kind", "decode", "--yes"});
   CHECK(purged.exit_code == 0);
   CHECK(contains(purged.out, "purged 1 dead letter(s)"));
-  CHECK(count(letters + "true") == 0);
+  CHECK(count_of(letters + "true") == 0);
   // Offsets never moved.
-  CHECK(count("SELECT sum(next_offset) FROM sluice.offsets WHERE connector = '" + connector +
-              "'") == 5);
+  CHECK(count_of("SELECT sum(next_offset) FROM sluice.offsets WHERE connector = '" + connector +
+                 "'") == 5);
 }
 
 }  // namespace sluice::testing

@@ -18,25 +18,6 @@
 #include "tests/connector/http/http_test_client.h"
 
 namespace sluice::testing {
-namespace {
-
-kafka_record event(const std::string& schema, const std::string& table, int id, uint64_t lsn,
-                   const std::string& more = "") {
-  datastream_event e;
-  e.schema = schema;
-  e.table = table;
-  e.lsn = lsn;
-  e.payload_json = "\"id\":" + std::to_string(id) + more;
-  return {std::to_string(id), e.json(), 0};
-}
-
-int64_t count(const std::string& sql) {
-  const auto rows = query(sql);
-  return rows.empty() || !rows[0][0] ? 0 : std::stoll(*rows[0][0]);
-}
-
-}  // namespace
-
 TEST_CASE("hostile routing and a refused DDL are dead letters; everything else goes on") {
   const std::string topic = unique_name("cdc_guards");
   const std::string connector = unique_name("guards");
@@ -47,17 +28,17 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
 
   std::vector<kafka_record> records = {
       // Routed to sluice.offsets by ${schema}.${table}: it would add a column there.
-      event("sluice", "offsets", 1, 101,
-            ",\"connector\":\"" + connector +
-                "\",\"topic\":\"x\",\"partition\":0,"
-                "\"next_offset\":0,\"evil\":1"),
-      event("pg_catalog", "pg_class", 1, 102, ",\"relname\":\"x\""),
-      event(s, "blocked", 1, 103, ",\"v\":1"),
-      event(s, "blocked", 2, 104, ",\"v\":2"),
-      event(s, "fine", 1, 105, ",\"v\":1"),
-      event(s, "skipped", 1, 106, ",\"v\":1"),
-      event(s, "Orders", 1, 107, ",\"v\":1"),
-      event(s, "ORDERS", 2, 108, ",\"v\":2"),
+      datastream_record("sluice", "offsets", 1, 101,
+                        ",\"connector\":\"" + connector +
+                            "\",\"topic\":\"x\",\"partition\":0,"
+                            "\"next_offset\":0,\"evil\":1"),
+      datastream_record("pg_catalog", "pg_class", 1, 102, ",\"relname\":\"x\""),
+      datastream_record(s, "blocked", 1, 103, ",\"v\":1"),
+      datastream_record(s, "blocked", 2, 104, ",\"v\":2"),
+      datastream_record(s, "fine", 1, 105, ",\"v\":1"),
+      datastream_record(s, "skipped", 1, 106, ",\"v\":1"),
+      datastream_record(s, "Orders", 1, 107, ",\"v\":1"),
+      datastream_record(s, "ORDERS", 2, 108, ",\"v\":2"),
   };
   produce(topic, records);
   const uint16_t port = free_port();
@@ -75,30 +56,30 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
                         }
                         return metric_sample(metrics,
                                              "sluice_consumer_lag_messages{partition=\"0\"") == 0 &&
-                               count("SELECT count(*) FROM \"" + s + "\".fine") == 1;
+                               count_of("SELECT count(*) FROM \"" + s + "\".fine") == 1;
                       },
                       std::chrono::seconds(90)),
                   p.log());
   CHECK(metric_sample(metrics, "sluice_state{state=\"RUNNING\"}") == 1);
 
   // Nothing reached sluice's own state or PostgreSQL's catalog.
-  CHECK(count("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'sluice' "
-              "AND table_name = 'offsets' AND column_name IN ('id', 'evil')") == 0);
-  CHECK(count("SELECT count(*) FROM sluice.offsets WHERE connector = '" + connector +
-              "' AND topic = 'x'") == 0);
+  CHECK(count_of("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'sluice' "
+                 "AND table_name = 'offsets' AND column_name IN ('id', 'evil')") == 0);
+  CHECK(count_of("SELECT count(*) FROM sluice.offsets WHERE connector = '" + connector +
+                 "' AND topic = 'x'") == 0);
   const std::string letters =
       "SELECT count(*) FROM sluice.dead_letters WHERE connector = '" + connector + "' AND ";
-  CHECK(count(letters + "kind = 'routing' AND reason LIKE '%state schema%'") == 1);
-  CHECK(count(letters + "kind = 'routing' AND reason LIKE '%PostgreSQL''s catalogs%'") == 1);
+  CHECK(count_of(letters + "kind = 'routing' AND reason LIKE '%state schema%'") == 1);
+  CHECK(count_of(letters + "kind = 'routing' AND reason LIKE '%PostgreSQL''s catalogs%'") == 1);
   // Orders and ORDERS: one claimed the target, the other is refused.
-  CHECK(count("SELECT count(*) FROM \"" + s + "\".orders") == 1);
-  CHECK(count(letters + "kind = 'routing' AND reason LIKE '%folds onto this target%'") == 1);
+  CHECK(count_of("SELECT count(*) FROM \"" + s + "\".orders") == 1);
+  CHECK(count_of(letters + "kind = 'routing' AND reason LIKE '%folds onto this target%'") == 1);
   // The view's table: both rows dead-lettered with the reason, the table named.
-  CHECK(count(letters + "kind = 'ddl_failed' AND target_schema = '" + s +
-              "' AND target_table = 'blocked'") == 2);
+  CHECK(count_of(letters + "kind = 'ddl_failed' AND target_schema = '" + s +
+                 "' AND target_table = 'blocked'") == 2);
   // Left out, not dead-lettered: counted as filtered.
-  CHECK(count("SELECT count(*) FROM pg_tables WHERE schemaname = '" + s +
-              "' AND tablename = 'skipped'") == 0);
+  CHECK(count_of("SELECT count(*) FROM pg_tables WHERE schemaname = '" + s +
+                 "' AND tablename = 'skipped'") == 0);
   CHECK(metric_sample(metrics,
                       "sluice_messages_total{outcome=\"filtered\",topic=\"" + topic + "\"}") == 1);
   CHECK(metric_sample(metrics, "sluice_table_ddl_failed{table=\"" + s + ".blocked\"}") == 1);
@@ -110,11 +91,11 @@ TEST_CASE("hostile routing and a refused DDL are dead letters; everything else g
 
   // The cause fixed, the table's next rows are applied and it leaves the list.
   execute("DROP VIEW \"" + s + "\".blocked");
-  produce(topic, {event(s, "blocked", 3, 200, ",\"v\":3")});
+  produce(topic, {datastream_record(s, "blocked", 3, 200, ",\"v\":3")});
   REQUIRE_MESSAGE(wait_until(
                       [&] {
                         try {
-                          return count("SELECT count(*) FROM \"" + s + "\".blocked") == 1 &&
+                          return count_of("SELECT count(*) FROM \"" + s + "\".blocked") == 1 &&
                                  http_request(port, "GET", "/status").body.find("failed_tables") ==
                                      std::string::npos;
                         } catch (const std::exception&) {

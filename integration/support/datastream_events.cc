@@ -33,6 +33,16 @@ std::string datastream_event::json() const {
   return s;
 }
 
+kafka_record datastream_record(const std::string& schema, const std::string& table, int id,
+                               uint64_t lsn, const std::string& more) {
+  datastream_event e;
+  e.schema = schema;
+  e.table = table;
+  e.lsn = lsn;
+  e.payload_json = "\"id\":" + std::to_string(id) + more;
+  return {std::to_string(id), e.json(), 0};
+}
+
 std::vector<kafka_record> datastream_rows(const std::string& table, int first_id, int count) {
   std::vector<kafka_record> out;
   for (int id = first_id; id < first_id + count; ++id) {

@@ -23,6 +23,11 @@ struct datastream_event {
   std::string json() const;
 };
 
+// One event of schema.table keyed by id: payload {"id": id<more>} at `lsn` (more: further
+// members, each with its leading comma).
+kafka_record datastream_record(const std::string& schema, const std::string& table, int id,
+                               uint64_t lsn, const std::string& more = "");
+
 // Inserts of rows id = first_id… (count of them) into `table`, each {"id": id, "v": id} at
 // LSN 100 + id, keyed by id.
 std::vector<kafka_record> datastream_rows(const std::string& table, int first_id, int count);

@@ -255,6 +255,11 @@ std::vector<row> query(const std::string& sql) {
   return out;
 }
 
+int64_t count_of(const std::string& sql) {
+  const auto rows = query(sql);
+  return rows.empty() || rows[0].empty() || !rows[0][0] ? 0 : std::stoll(*rows[0][0]);
+}
+
 void execute(const std::string& sql) {
   pqxx::connection c(postgres_dsn());
   pqxx::nontransaction tx(c);

@@ -56,6 +56,9 @@ using row = std::vector<std::optional<std::string>>;
 // Runs a query with libpqxx and returns the rows as text (nullopt for NULL).
 std::vector<row> query(const std::string& sql);
 void execute(const std::string& sql);
+// The first column of the first row as an integer (0 when there is none or it is NULL):
+// SELECT count(*) … and the like.
+int64_t count_of(const std::string& sql);
 
 // Polls `done` every 100 ms until it returns true or `timeout` passes; returns its last answer.
 bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout);
