@@ -38,6 +38,13 @@ bool any_accepted(const table_plan& plan, const uint32_t* first, const uint32_t*
   return false;
 }
 
+// Whether the table's primary key is the plan's key: an index finds each key's row.
+bool key_indexed(const table_plan& plan, const table_shape& shape) {
+  if (shape.primary_key.size() != plan.key_columns.size()) return false;
+  return std::is_permutation(shape.primary_key.begin(), shape.primary_key.end(),
+                             plan.key_columns.begin());
+}
+
 bool versioned(const table_shape& shape, const write_sql_context& ctx) {
   return !ctx.soft_delete && shape.find(meta::col_csn) != nullptr;
 }
@@ -240,9 +247,18 @@ void table_writer::write_deletes(pqxx::transaction_base& tx, const table_plan& p
   _params = {plan.target.schema, plan.target.name};
   const std::string from = source(tx, lead, keys, {}, 3);
   const std::vector<const column_def*> all = data_columns(plan, shape);
+  // A batch's deletes are few against the table, and the planner, costing each index probe
+  // as a random read, joins them by hashing the whole table: a sequential scan of every row
+  // on each batch (16 of a 26 ms statement, 200 deletes on a 30,000-row table; 3 ms with
+  // the probes). Where the key is indexed, probes are what the statement should do, so the
+  // hash and merge joins are ruled out for it alone: the next statement may be a table whose
+  // key is not indexed (and a nested loop there would read the table once per row).
+  const bool probe = shape.exists && key_indexed(plan, shape);
+  if (probe) tx.exec("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off");
   const pqxx::row r = tx.exec_params1(delete_sql(plan.target, keys, shape.exists, _ctx,
                                                  versioned(shape, _ctx) ? &all : nullptr, from),
                                       pqxx::prepare::make_dynamic_params(_params));
+  if (probe) tx.exec("SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT");
   stats.deleted += r[0].as<size_t>();
   stats.tombstones += r[1].as<size_t>();
 }
