@@ -1,0 +1,2 @@
+-- The MERGE's text -> type casts alone.
+SELECT count(*) FROM (SELECT CAST(s.id AS bigint), CAST(s.customer_id AS bigint), CAST(s.amount AS float8), CAST(s.tax_rate AS float8), CAST(s.quantity AS int4), CAST(s.status AS text), CAST(s.note AS text), CAST(s.is_gift AS bool), CAST(s.created_at AS timestamp), CAST(s.updated_at AS timestamp), CAST(s.discount_code AS text) FROM public.stage s OFFSET 0) x;
