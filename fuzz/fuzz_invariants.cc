@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fuzz/fuzz_targets.h"
+#include "schemas/common/decode_budget.h"
 #include "schemas/common/json_value_reader.h"
 
 namespace sluice::fuzz {
@@ -116,6 +117,21 @@ void append_key(std::string& out, const row_key& k) {
   out += "}" + k.canonical;
 }
 
+uint64_t units_of(const value& v, std::string_view name) {
+  return decode_budget::value_units + name.size() + v.text.size();
+}
+
+uint64_t units_of(const row_key& k) {
+  uint64_t n = k.canonical.size();
+  for (size_t i = 0; i < k.columns.size(); ++i)
+    n += units_of(k.values[i], k.columns[i]);
+  return n;
+}
+
+uint64_t units_of(const table_name& t) {
+  return t.database.size() + t.schema.size() + t.table.size();
+}
+
 std::optional<error> decode_once(decoder& d, const raw_message& msg, decode_output& out) {
   try {
     return d.decode(msg, out);
@@ -132,6 +148,40 @@ std::optional<error> decode_once(decoder& d, const raw_message& msg, decode_outp
 
 void require(bool ok, std::string_view what) {
   if (!ok) throw invariant_violation(std::string(what));
+}
+
+uint64_t decoded_units(const decode_output& out) {
+  constexpr uint64_t record = decode_budget::record_units;
+  uint64_t n = 0;
+  for (const change& c : out.changes) {
+    n += record + units_of(c.key) + c.seq.bytes().size() + c.source.tx.size() +
+         c.source.origin.topic.size();
+    if (c.old_key) n += units_of(*c.old_key);
+    for (const column_value& cv : c.after)
+      n += units_of(cv.v, cv.name);
+  }
+  for (const catalog_update& u : out.catalog) {
+    n += record + units_of(u.table) + u.learned_from.size() + u.seq.bytes().size();
+    for (const column_info& col : u.columns)
+      n += decode_budget::value_units + col.name.size() + col.source_type.size();
+    for (const std::string& k : u.key_columns)
+      n += decode_budget::value_units + k.size();
+  }
+  for (const ddl_record& r : out.ddl)
+    n += record + units_of(r.table) + r.statement.size() + r.seq.bytes().size();
+  for (const chunk_piece& p : out.pieces)
+    n += record + p.chunk_id.size() + p.payload.size() + p.origin.topic.size();
+  return n;
+}
+
+uint64_t decoded_bound(size_t input_bytes) {
+  return output_slack * (decode_budget::units_per_byte * input_bytes + decode_budget::free_units);
+}
+
+size_t inflation_allowance(std::string_view message, size_t max_message_bytes) {
+  const bool may_inflate = message.find("deflate") != std::string_view::npos ||
+                           message.find("snappy") != std::string_view::npos;
+  return may_inflate ? max_message_bytes : 0;
 }
 
 std::string describe(const decode_output& out) {
@@ -185,6 +235,13 @@ void decode_and_check(decoder& d, table_catalog& catalog, const raw_message& msg
                       const decode_expectations& expect) {
   decode_output out;
   const std::optional<error> err = decode_once(d, msg, out);
+  // SPEC §8: a small message never decodes into a huge one (schemas/common/decode_budget.h).
+  const size_t input = (msg.value ? msg.value->size() : 0) + (msg.key ? msg.key->size() : 0) +
+                       expect.decompressed_allowance;
+  const uint64_t units = decoded_units(out);
+  require(units <= decoded_bound(input),
+          "a message of " + std::to_string(input) + " bytes decoded into " + std::to_string(units) +
+              " units, over the bound of " + std::to_string(decoded_bound(input)));
   if (err) {
     require(out.empty(), "decode returned an error and appended output");
   } else {

@@ -2,8 +2,10 @@
 # Bounded fuzzing, as CI runs it (scripts/test.sh): every libFuzzer target built in
 # build-fuzz/fuzz/ runs for SECONDS from the committed corpus fuzz/corpus/<target>, JOBS
 # targets at a time, each one plain libFuzzer process (not fork mode: the first finding ends
-# it). A crash, leak, timeout (an input over 10 s), out-of-memory or broken invariant fails
-# the run; the end of the output names each finding's file and the command that reproduces it.
+# it), with the limits of fuzz/scripts/limits.sh (64 KiB+ inputs for the Avro targets, no
+# allocation near 64 MiB). A crash, leak, timeout (an input over 10 s), out-of-memory (a
+# malloc over the limit too) or broken invariant (the output bound among them) fails the run;
+# the end of the output names each finding's file and the command that reproduces it.
 #
 # New inputs go to build-fuzz/work/<target> (fuzz/scripts/merge_corpus.sh distils them into
 # the committed corpus); findings and logs to build-fuzz/ci/<target>/, emptied first.
@@ -17,6 +19,8 @@ seconds="${1:-60}"
 jobs="${2:-2}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-fuzz"
+# shellcheck source=fuzz/scripts/limits.sh
+. "$root/fuzz/scripts/limits.sh"
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
 targets=()
@@ -33,9 +37,10 @@ run_one() {
   rm -rf "$dir"
   mkdir -p "$dir" "$build/work/$t"
   [[ -f "$root/fuzz/dict/$t.dict" ]] && dict=(-dict="$root/fuzz/dict/$t.dict")
-  local rc=0
+  local rc=0 limits
+  read -r -a limits <<<"$(fuzz_limits "$t")"
   "$build/fuzz/fuzz_$t" "$build/work/$t" "$root/fuzz/corpus/$t" "${dict[@]}" \
-    -max_len=4096 -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" \
+    "${limits[@]}" -max_total_time="$seconds" \
     -print_final_stats=1 -artifact_prefix="$dir/" >"$dir/log" 2>&1 || rc=$?
   echo "$rc" >"$dir/status"
 }

@@ -48,7 +48,9 @@ void fuzz_format_auto(std::string_view input) {
     msg.topic = "fuzz";
     msg.offset = kafka_offset{static_cast<int64_t>(i)};
     msg.value = parts[i];
-    decode_and_check(d, catalog, msg);
+    decode_expectations expect;
+    expect.decompressed_allowance = inflation_allowance(parts[i], limits.max_message_bytes);
+    decode_and_check(d, catalog, msg, expect);
     if (detected.ok()) {
       require(d.last_format() == *detected, "auto_decoder and format_detector disagree");
     }

@@ -60,8 +60,8 @@ avro_record_schema::~avro_record_schema() {
   if (_schema) avro_schema_decref(_schema);
 }
 
-avro_container_reader::avro_container_reader(size_t max_block_bytes)
-    : _max_block_bytes(max_block_bytes) {}
+avro_container_reader::avro_container_reader(size_t max_decompressed_bytes)
+    : _max_decompressed(max_decompressed_bytes) {}
 
 avro_container_reader::~avro_container_reader() = default;
 
@@ -73,6 +73,7 @@ std::optional<error> avro_container_reader::open(std::string_view bytes) {
   _left_in_block = 0;
   _block = 0;
   _index = 0;
+  _decompressed = 0;
   if (!is_avro_container(bytes)) return bad("not an Avro object container (no \"Obj\\x01\")");
   std::string_view in = bytes.substr(magic.size());
   std::string_view codec = "null";
@@ -123,9 +124,17 @@ std::optional<error> avro_container_reader::next_block() {
   }
   _rest.remove_prefix(static_cast<size_t>(size) + _sync.size());
   if (_codec != avro_codec::null) {
-    if (auto err = _decompressor.decompress(_codec, data, _max_block_bytes, _buffer)) {
-      return in_context(where, std::move(*err));
+    // The bound is the message's, not the block's: what is left of it after the blocks before
+    // (each block may inflate ~1000x; a message of many blocks must not multiply that).
+    const size_t room = _max_decompressed - _decompressed;
+    if (auto err = _decompressor.decompress(_codec, data, room, _buffer)) {
+      if (err->code != error_code::too_large) return in_context(where, std::move(*err));
+      return make_error(error_code::too_large,
+                        where + ": the container's blocks decompress to more than " +
+                            std::to_string(_max_decompressed) +
+                            " bytes in all (the message size bound, limits.max.message.bytes)");
     }
+    _decompressed += _buffer.size();
     data = _buffer;
   }
   // Every record of an event is at least one byte: more records than bytes is corrupt (and

@@ -54,15 +54,17 @@ class avro_record_schema {
 //
 // A block must hold exactly its count of records: bytes left over, a record running past
 // its block, a wrong sync marker, a count or size that does not fit the bytes, corrupt
-// compressed data are errors (invalid_avro) naming the block; a block whose records exceed
-// max_block_bytes once decompressed is too_large. Views point into the bytes given to
-// open() or, for a compressed block, into this reader's buffer (until the next block).
+// compressed data are errors (invalid_avro) naming the block. The blocks of one container
+// may decompress to max_decompressed_bytes in all, not each (a Kafka message of 200 deflate
+// blocks would otherwise carry 200 times the bound): past that, too_large naming the bound,
+// found while inflating, before anything past it is held. Views point into the bytes given
+// to open() or, for a compressed block, into this reader's buffer (until the next block).
 //
 // Lifecycle: one per decoder, reopened for each message (it keeps the decompression state
 // and its buffer). Threading: as its decoder.
 class avro_container_reader {
  public:
-  explicit avro_container_reader(size_t max_block_bytes);
+  explicit avro_container_reader(size_t max_decompressed_bytes);
   ~avro_container_reader();
   avro_container_reader(const avro_container_reader&) = delete;
   avro_container_reader& operator=(const avro_container_reader&) = delete;
@@ -78,11 +80,14 @@ class avro_container_reader {
 
   // The index of the record next() returned last, from 0, across blocks.
   uint64_t record_index() const { return _index - 1; }
+  // What the compressed blocks read so far inflated to, in all (0 with codec null).
+  size_t decompressed_bytes() const { return _decompressed; }
 
  private:
   std::optional<error> next_block();
 
-  size_t _max_block_bytes;  // decompressed
+  size_t _max_decompressed;  // the blocks of one container, in all
+  size_t _decompressed = 0;  // so far, in this container
   avro_codec _codec = avro_codec::null;
   avro_decompressor _decompressor;
   std::string _buffer;     // a compressed block's records, reused across blocks and messages

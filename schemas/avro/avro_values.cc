@@ -112,14 +112,10 @@ error avro_failure(std::string_view what) {
   return make_error(error_code::invalid_avro, std::string(what) + ": " + avro_strerror());
 }
 
-std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& node,
-                                             value& out) {
-  return read(in, node, 0, out);
-}
-
-std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& n,
-                                             size_t depth, value& out) {
-  if (depth > _max_depth) return make_error(error_code::too_deep, "value nested too deep");
+// Inlined into read(), its one caller: a call per value cost 2% of the Datastream Avro decode.
+[[gnu::always_inline]] inline std::optional<error> avro_value_reader::scalar(avro_binary_cursor& in,
+                                                                             const avro_node& n,
+                                                                             value& out) {
   switch (n.kind) {
     case avro_kind::null:
       set(out, value_kind::null, {});
@@ -183,21 +179,45 @@ std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_
       set(out, value_kind::string, n.symbols[static_cast<size_t>(index)]);
       return std::nullopt;
     }
+    case avro_kind::record:
+      if (n.logical != avro_logical::none) return logical_record(in, n, out);
+      break;
+    case avro_kind::union_of:
+    case avro_kind::array:
+    case avro_kind::map:
+      break;
+  }
+  return mismatch(n);
+}
+
+std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& node,
+                                             value& out) {
+  return read(in, node, 0, out);
+}
+
+std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& n,
+                                             size_t depth, value& out) {
+  if (depth > _max_depth) return make_error(error_code::too_deep, "value nested too deep");
+  switch (n.kind) {
     case avro_kind::union_of: {
       auto b = branch(in, n);
       if (!b) return b.err();
       return read(in, **b, depth + 1, out);
     }
     case avro_kind::record:
-      if (n.logical != avro_logical::none) return logical_record(in, n, out);
+      if (n.logical != avro_logical::none) break;  // one scalar text
       [[fallthrough]];
     case avro_kind::array:
     case avro_kind::map:
       out.kind = value_kind::json;
       out.text.clear();
-      return json(in, n, depth, out.text);
+      return json(in, n, depth, out.text);  // charges as it writes
+    default:
+      break;
   }
-  return mismatch(n);
+  if (auto err = scalar(in, n, out)) return err;
+  if (!_budget.charge_value(out.text.size())) return _budget.exceeded();
+  return std::nullopt;
 }
 
 std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_node& node) {
@@ -209,6 +229,8 @@ std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_
 std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_node& n,
                                              size_t depth) {
   if (depth > _max_depth) return make_error(error_code::too_deep, "value nested too deep");
+  // A step of work: items of a 0-byte type cost no input, and each block may claim them again.
+  if (!_budget.charge(1)) return _budget.exceeded();
   std::string_view ignored;
   int64_t number = 0;
   bool flag = false;
@@ -312,10 +334,9 @@ result<int64_t> avro_value_reader::item_block(avro_binary_cursor& in) {
     }
     count = -count;
   }
-  // Each item counts as at least one byte: a count of 2^62 zero-byte nulls would loop.
-  if (static_cast<uint64_t>(count) > in.left()) {
-    return make_error(error_code::invalid_avro, "more items than bytes");
-  }
+  // No bound on the count here: an item of a type that encodes to 0 bytes (null, an empty
+  // record) costs no input, so the bytes left bound nothing, and each block may claim them
+  // again. Every reader of the items charges each one to the message's budget instead.
   return count;
 }
 
@@ -335,6 +356,8 @@ std::optional<error> avro_value_reader::json(avro_binary_cursor& in, const avro_
   if (n.kind == avro_kind::record) {
     out.push_back('{');
     for (size_t i = 0; i < n.fields.size(); ++i) {
+      // The name comes from the schema, not the input: each use of it is charged.
+      if (!_budget.charge(n.fields[i].name.size() + 4)) return _budget.exceeded();
       if (i > 0) out.push_back(',');
       append_json_string(out, n.fields[i].name);
       out.push_back(':');
@@ -351,11 +374,13 @@ std::optional<error> avro_value_reader::json(avro_binary_cursor& in, const avro_
     if (!count) return count.err();
     if (*count == 0) break;
     for (int64_t i = 0; i < *count; ++i) {
+      if (!_budget.charge(1)) return _budget.exceeded();
       if (!first) out.push_back(',');
       first = false;
       if (object) {
         std::string_view key;
         if (!in.read_bytes(key)) return cut(n);
+        if (!_budget.charge(key.size() + 3)) return _budget.exceeded();
         // A map key is message data: JSON text (and PostgreSQL's json) needs it valid UTF-8.
         if (!simdjson::validate_utf8(key.data(), key.size())) {
           return make_error(error_code::wrong_type, "map key is not valid UTF-8");

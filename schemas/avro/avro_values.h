@@ -9,6 +9,7 @@
 #include "core/model/value.h"
 #include "schemas/avro/avro_binary_cursor.h"
 #include "schemas/avro/avro_schema_info.h"
+#include "schemas/common/decode_budget.h"
 
 namespace sluice {
 
@@ -28,6 +29,12 @@ namespace sluice {
 // The texts are those the Debezium decoder writes for its logical types (connect_logical_types.h),
 // so that PostgreSQL reads the same SQL values whichever format brought them.
 //
+// Bounded per message, not per value: every value read, item written and node skipped is
+// charged to budget() (decode_budget.h), which its reader start()s for each message; the
+// first charge over the bound is a too_large error naming it. So an array of 0-byte items
+// (null, an empty record, fixed(0)) whose every block claims the rest of the input again
+// stops after a bounded number of items, in read() and skip() alike.
+//
 // Lifecycle: one per decoder (it keeps a JSON parser to check json strings). Threading: as
 // its decoder.
 class avro_value_reader {
@@ -43,19 +50,25 @@ class avro_value_reader {
   std::optional<error> skip(avro_binary_cursor& in, const avro_node& node);
   // The branch of a union (its index read from in); other types as they are.
   static result<const avro_node*> branch(avro_binary_cursor& in, const avro_node& node);
-  // The item count of the next block of an array or map (0: the end), each item counted as
-  // at least one byte against the bytes left.
+  // The item count of the next block of an array or map (0: the end). Unbounded: its caller
+  // charges each item it reads to budget() (items of 0-byte types cost no input).
   static result<int64_t> item_block(avro_binary_cursor& in);
+
+  // What the current message may still produce: start() it for each message.
+  decode_budget& budget() { return _budget; }
 
  private:
   std::optional<error> read(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             value& out);
   std::optional<error> json(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             std::string& out);
+  // A value that is not a union, record, array or map (or a logical record), uncharged.
+  std::optional<error> scalar(avro_binary_cursor& in, const avro_node& node, value& out);
   std::optional<error> logical_record(avro_binary_cursor& in, const avro_node& node, value& out);
   std::optional<error> skip(avro_binary_cursor& in, const avro_node& node, size_t depth);
 
   size_t _max_depth;
+  decode_budget _budget;
   value _scratch;
 };
 

@@ -37,6 +37,10 @@ namespace sluice {
 // Views in the event point into the message bytes, the container's buffer or this reader's
 // texts: valid until the next next() or open().
 //
+// Bounds per message: the container's blocks inflate to at most limits.max_message_bytes in
+// all; what its records decode into (changes, values, walked fields) is charged to one
+// decode_budget over the message's bytes and what they inflated to.
+//
 // Lifecycle: one per Datastream decoder; the cache holds at most max_cached_schemas
 // layouts (a topic repeats one schema; a new one clears the cache when it is full).
 // Threading: as its decoder.
@@ -92,8 +96,9 @@ class datastream_avro_reader {
   bool _single = false;          // open_record(): one record, _body
   bool _single_pending = false;  // not yet returned by next()
   std::string_view _body;
-  avro_value_reader _values;
-  std::deque<value> _texts;  // the current record's member and leaf values, reused
+  avro_value_reader _values;  // and the message's budget
+  size_t _inflated = 0;       // the container's decompressed bytes already in the budget
+  std::deque<value> _texts;   // the current record's member and leaf values, reused
   size_t _texts_used = 0;
   size_t _builds = 0;
 };

@@ -178,6 +178,7 @@ std::optional<error> debezium_avro_reader::read(
     debezium_envelope& out) {
   _texts = &_value_texts;
   _texts->used = 0;
+  _budget.start(body.size());
   out.clear();
   auto l = layout_for(schema, /*key=*/false);
   if (!l) return l.err();
@@ -223,6 +224,7 @@ std::optional<error> debezium_avro_reader::read_key(
     debezium_envelope& out) {
   _texts = &_key_texts;
   _texts->used = 0;
+  _budget.start(body.size());
   out.clear();
   auto l = layout_for(schema, /*key=*/true);
   if (!l) return l.err();
@@ -279,8 +281,11 @@ std::optional<error> debezium_avro_reader::token(avro_binary_cursor& in, const a
   if (!n) return n.err();
   const avro_kind kind = (*n)->kind;
   if (kind != avro_kind::record && kind != avro_kind::map && kind != avro_kind::array) {
-    return scalar(in, **n, out);
+    if (auto err = scalar(in, **n, out)) return err;
+    if (!_budget.charge_value(out.text.size())) return _budget.exceeded();
+    return std::nullopt;
   }
+  if (!_budget.charge(decode_budget::value_units)) return _budget.exceeded();
   std::string& text = fresh();
   if (auto err = json(in, **n, depth, text, {}, e)) return err;
   out.kind = kind == avro_kind::array ? json_kind::array : json_kind::object;
@@ -388,6 +393,8 @@ std::optional<error> debezium_avro_reader::json(avro_binary_cursor& in, const av
     json_leaf& leaf = e.leaves.emplace_back();
     leaf.name = name;
     if (auto err = scalar(in, node, leaf.token)) return err;
+    // The leaf and its text in the JSON: twice the text.
+    if (!_budget.charge_value(2 * leaf.token.text.size())) return _budget.exceeded();
     if (leaf.token.kind == json_kind::string) {
       append_json_string(out, leaf.token.text);
     } else {
@@ -399,6 +406,8 @@ std::optional<error> debezium_avro_reader::json(avro_binary_cursor& in, const av
   out.push_back(object ? '{' : '[');
   if (node.kind == avro_kind::record) {
     for (size_t i = 0; i < node.fields.size(); ++i) {
+      // The name comes from the schema, not the input: each use of it is charged.
+      if (!_budget.charge(node.fields[i].name.size() + 4)) return _budget.exceeded();
       if (i > 0) out.push_back(',');
       append_json_string(out, node.fields[i].name);
       out.push_back(':');
@@ -419,9 +428,10 @@ std::optional<error> debezium_avro_reader::json(avro_binary_cursor& in, const av
       if (count == INT64_MIN || !in.read_long(size) || size < 0) return bad("bad item block");
       count = -count;
     }
-    // Each item counts as at least one byte: a count of 2^62 zero-byte nulls would loop.
-    if (static_cast<uint64_t>(count) > in.left()) return bad("more items than bytes");
+    // Each item is charged: items of a 0-byte type (null, an empty record) cost no input, so
+    // the bytes left bound nothing, and each block may claim them again.
     for (int64_t i = 0; i < count; ++i) {
+      if (!_budget.charge(1)) return _budget.exceeded();
       if (!first) out.push_back(',');
       first = false;
       std::string_view key;
@@ -431,6 +441,7 @@ std::optional<error> debezium_avro_reader::json(avro_binary_cursor& in, const av
         if (!simdjson::validate_utf8(key.data(), key.size())) {
           return make_error(error_code::wrong_type, "map key is not valid UTF-8");
         }
+        if (!_budget.charge(key.size() + 3)) return _budget.exceeded();
         append_json_string(out, key);
         out.push_back(':');
       }

@@ -11,6 +11,7 @@
 
 #include "schemas/avro/avro_binary_cursor.h"
 #include "schemas/avro/avro_schema_info.h"
+#include "schemas/common/decode_budget.h"
 #include "schemas/common/decoder.h"
 #include "schemas/debezium/debezium_envelope.h"
 #include "schemas/registry/schema_source.h"
@@ -43,6 +44,10 @@ namespace sluice {
 // record; bytes left over are an error. Views in out point into the message, this reader's
 // texts and the schemas' nodes: valid until the next read of the same kind (a value's views
 // survive a key's read) and while the message lives.
+//
+// Bounded per body, not per value: each token, leaf, item and field name is charged to one
+// decode_budget started over the body's bytes, so an array of 0-byte items (null, an empty
+// record) that each block claims again stops at the bound (too_large, naming it).
 //
 // Lifecycle: one per Debezium decoder; parsed schemas are cached by id (max_cached_schemas,
 // cleared when full). Threading: as its decoder.
@@ -100,6 +105,7 @@ class debezium_avro_reader {
   texts _value_texts;
   texts _key_texts;
   texts* _texts = &_value_texts;  // those of the read under way
+  decode_budget _budget;          // of the read under way
   std::string _scratch;
   size_t _builds = 0;
 };

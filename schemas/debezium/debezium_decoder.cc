@@ -95,6 +95,7 @@ std::optional<error> debezium_decoder::read_avro(std::string_view bytes, bool ke
 std::optional<error> debezium_decoder::decode(const raw_message& msg, decode_output& out) {
   if (!msg.value) return std::nullopt;  // a Kafka tombstone: nothing to apply
   _key_read = false;
+  _budget.start(msg.value->size() + (msg.key ? msg.key->size() : 0));
   if (framed(*msg.value)) {
     if (auto err = read_avro(*msg.value, /*key=*/false)) return err;
   } else {
@@ -148,7 +149,7 @@ std::optional<error> debezium_decoder::to_change(const raw_message& msg, change&
     return make_error(error_code::missing_field,
                       "op " + std::string(_event.top_field("op")->token.text) + " without after");
   }
-  auto partial = _values.decode_row(_event, row, upsert ? "after" : "before", c.after);
+  auto partial = _values.decode_row(_event, row, upsert ? "after" : "before", c.after, _budget);
   if (!partial) return partial.err();
   c.partial = *partial;
   // From here on the value's views are not used: the message key may take the parser.
@@ -224,7 +225,7 @@ std::optional<error> debezium_decoder::read_message_key(const raw_message& msg) 
       return in_context("message key", std::move(*err));
     }
   }
-  auto partial = _values.decode_row(_key, _key.after, "message key", _key_image);
+  auto partial = _values.decode_row(_key, _key.after, "message key", _key_image, _budget);
   if (!partial) return partial.err();
   return std::nullopt;
 }

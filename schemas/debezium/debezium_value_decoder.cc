@@ -82,40 +82,43 @@ debezium_value_decoder::debezium_value_decoder(std::string unavailable_value)
 
 result<bool> debezium_value_decoder::decode_row(const debezium_envelope& e,
                                                 const debezium_envelope::row& row,
-                                                std::string_view where, image& out) {
+                                                std::string_view where, image& out,
+                                                decode_budget& budget) {
   bool partial = false;
   image_writer columns(out);
   for (size_t i = 0; i < row.columns.size(); ++i) {
     const debezium_envelope::field& column = row.columns[i];
     const connect_field_schema* schema = e.schema_of(column.name, i);
+    const auto failed = [&](error err) {
+      return in_context(std::string(where) + " column \"" + std::string(column.name) + "\"",
+                        std::move(err));
+    };
+    column_value* c = nullptr;
     if (!unavailable(e, column) && column.token.kind != json_kind::null &&
         (!schema || schema->name.empty())) {
       // A plain value (the common case): written in place, reusing the column's strings.
-      column_value& c = columns.next();
-      if (!same_text(c.name, column.name))
-        c.name.assign(column.name);  // recycled images repeat names
+      c = &columns.next();
+      if (!same_text(c->name, column.name))
+        c->name.assign(column.name);  // recycled images repeat names
       if (schema && schema->type == "bytes") {
-        if (auto err = assign_bytes(c.v, column.token)) {
-          return in_context(std::string(where) + " column \"" + std::string(column.name) + "\"",
-                            std::move(*err));
-        }
+        if (auto err = assign_bytes(c->v, column.token)) return failed(std::move(*err));
+      } else {
+        assign_plain_value(c->v, column.token);
+      }
+    } else {
+      auto v = decode(e, column, schema);
+      if (!v) return failed(v.err());
+      if (v->is_absent()) {
+        partial = true;
         continue;
       }
-      assign_plain_value(c.v, column.token);
-      continue;
+      c = &columns.next();
+      c->name.assign(column.name);
+      c->v = std::move(*v);
     }
-    auto v = decode(e, column, schema);
-    if (!v) {
-      return in_context(std::string(where) + " column \"" + std::string(column.name) + "\"",
-                        v.err());
+    if (!budget.charge_value(c->name.size() + c->v.text.size())) {
+      return failed(budget.exceeded());
     }
-    if (v->is_absent()) {
-      partial = true;
-      continue;
-    }
-    column_value& c = columns.next();
-    c.name.assign(column.name);
-    c.v = std::move(*v);
   }
   columns.finish();
   return partial;

@@ -5,6 +5,7 @@
 
 #include "core/model/result.h"
 #include "core/model/value.h"
+#include "schemas/common/decode_budget.h"
 #include "schemas/debezium/debezium_envelope.h"
 
 namespace sluice {
@@ -43,9 +44,12 @@ class debezium_value_decoder {
 
   // Writes the row's columns into out (over what it held: image_writer), leaving the
   // unavailable ones out. Returns whether any was left out (the image is partial). where
-  // names the row in errors ("after").
+  // names the row in errors ("after"). Each column's name and text are charged to budget:
+  // a logical type's text may be far longer than its token (a Decimal of scale 16383 from
+  // one byte, a Bits of length 65536), so the message's bound is checked here, for JSON and
+  // Avro alike.
   result<bool> decode_row(const debezium_envelope& e, const debezium_envelope::row& row,
-                          std::string_view where, image& out);
+                          std::string_view where, image& out, decode_budget& budget);
   // One column: an absent value for the placeholder.
   result<value> decode(const debezium_envelope& e, const debezium_envelope::field& column,
                        const connect_field_schema* schema);

@@ -4,9 +4,6 @@
 // modified here: a flipped CRC byte, cut data, a block that inflates past the bound.
 #include <doctest/doctest.h>
 
-#include <snappy.h>
-#include <zlib.h>
-
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +11,7 @@
 #include "schemas/avro/avro_block_stream.h"
 #include "schemas/avro/avro_codec.h"
 #include "schemas/datastream/datastream_decoder.h"
+#include "tests/schemas/avro_builder.h"
 #include "tests/schemas/avro_fixture.h"
 
 namespace sluice {
@@ -48,14 +46,9 @@ struct fixture_decoder {
   }
 };
 
-void put_long(std::string& out, int64_t v) {
-  uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-  while (z >= 0x80) {
-    out.push_back(static_cast<char>((z & 0x7f) | 0x80));
-    z >>= 7;
-  }
-  out.push_back(static_cast<char>(z));
-}
+using avro_build::put_long;
+using avro_build::raw_deflate;
+using avro_build::snappy_block;
 
 int64_t take_long(std::string_view& in) {
   uint64_t v = 0;
@@ -105,32 +98,6 @@ struct framed {
     return out;
   }
 };
-
-// Raw DEFLATE (no zlib header), as Avro's deflate codec writes it, by zlib itself.
-std::string raw_deflate(std::string_view data) {
-  z_stream z{};
-  REQUIRE(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-// Snappy data then the big-endian CRC32 of the uncompressed data, as Avro's snappy codec.
-std::string snappy_block(std::string_view data) {
-  std::string out;
-  snappy::Compress(data.data(), data.size(), &out);
-  const auto crc = static_cast<uint32_t>(
-      crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>(crc >> shift));
-  return out;
-}
 
 bool has(const error& e, std::string_view text) {
   return e.message.find(text) != std::string::npos;

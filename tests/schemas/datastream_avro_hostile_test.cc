@@ -9,6 +9,7 @@
 
 #include "schemas/avro/avro_allocator.h"
 #include "schemas/datastream/datastream_decoder.h"
+#include "tests/schemas/avro_builder.h"
 #include "tests/schemas/avro_fixture.h"
 
 namespace sluice {
@@ -18,64 +19,11 @@ std::string fixture(const std::string& name) {
   return avro_fixture(name);
 }
 
-void put_long(std::string& out, int64_t v) {
-  uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-  while (z >= 0x80) {
-    out.push_back(static_cast<char>((z & 0x7f) | 0x80));
-    z >>= 7;
-  }
-  out.push_back(static_cast<char>(z));
-}
-
-void put_bytes(std::string& out, std::string_view b) {
-  put_long(out, static_cast<int64_t>(b.size()));
-  out.append(b);
-}
-
-const std::string sync(16, '\x5a');
-
-// A container with one metadata map, then the given blocks (each: count, bytes).
-std::string container(std::string_view schema,
-                      const std::vector<std::pair<int64_t, std::string>>& blocks,
-                      std::string_view codec = "null") {
-  std::string out("Obj\x01", 4);
-  put_long(out, 2);
-  put_bytes(out, "avro.schema");
-  put_bytes(out, schema);
-  put_bytes(out, "avro.codec");
-  put_bytes(out, codec);
-  put_long(out, 0);
-  out += sync;
-  for (const auto& [count, data] : blocks) {
-    put_long(out, count);
-    put_bytes(out, data);
-    out += sync;
-  }
-  return out;
-}
-
-// A minimal event: read_method, source_metadata {database, table, primary_keys}, payload {id,
-// name}.
-constexpr std::string_view event_schema = R"({"type":"record","name":"e","fields":[
-  {"name":"read_method","type":"string"},
-  {"name":"source_metadata","type":{"type":"record","name":"m","fields":[
-    {"name":"database","type":"string"},{"name":"table","type":"string"},
-    {"name":"primary_keys","type":{"type":"array","items":"string"}}]}},
-  {"name":"payload","type":{"type":"record","name":"p","fields":[
-    {"name":"id","type":"long"},{"name":"name","type":"string"}]}}]})";
-
-std::string event_record(int64_t id, std::string_view name) {
-  std::string r;
-  put_bytes(r, "mysql-backfill-fulldump");
-  put_bytes(r, "db");
-  put_bytes(r, "t");
-  put_long(r, 1);
-  put_bytes(r, "id");
-  put_long(r, 0);
-  put_long(r, id);
-  put_bytes(r, name);
-  return r;
-}
+using avro_build::container;
+using avro_build::event_record;
+using avro_build::put_bytes;
+using avro_build::put_long;
+const std::string event_schema = avro_build::event_schema();
 
 struct fixture_decoder {
   table_catalog catalog;
