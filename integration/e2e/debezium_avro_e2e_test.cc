@@ -55,20 +55,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-// Registers an Avro schema (its JSON text) under `subject` through the Confluent API, as
-// AvroConverter's serializer does; returns the id the registry assigned.
-int32_t register_schema(const std::string& subject, const std::string& schema_text) {
-  const std::string body =
-      write_run_file(subject + ".json", "{\"schema\":" + json_string(schema_text) + "}");
-  const std::string out = run_shell(
-      "curl -sS -f -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' "
-      "--data-binary @'" +
-      body + "' '" + registry_url() + "/subjects/" + subject + "/versions' 2>&1");
-  const auto at = out.find("\"id\":");
-  REQUIRE_MESSAGE(at != std::string::npos, out);
-  return std::stoi(out.substr(at + 5));
-}
-
 // The Confluent wire format: magic byte 0, the schema id big-endian, the Avro binary body.
 std::string framed(int32_t id, const std::string& body) {
   const auto u = static_cast<uint32_t>(id);

@@ -23,6 +23,11 @@ std::string registry_url();
 // printed).
 std::string run_shell(const std::string& command);
 
+// Registers an Avro schema (its JSON text) under `subject` through the registry's Confluent
+// API, as AvroConverter's serializer does; returns the id the registry assigned. Throws when
+// the registry refuses it.
+int32_t register_schema(const std::string& subject, const std::string& schema_text);
+
 // A topic name unique to this process and call, so tests never see each other's data.
 std::string unique_name(const std::string& prefix);
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,11 +125,15 @@ command_result run_sluice(const std::vector<std::string>& args, const std::strin
     ::_exit(127);
   }
   command_result r;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::seconds(timeout_seconds);
   for (;;) {
     int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
+    struct rusage usage {};
+    if (::wait4(pid, &status, WNOHANG, &usage) == pid) {
       r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      r.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       break;
     }
     if (std::chrono::steady_clock::now() >= deadline) {

@@ -37,9 +37,11 @@ class sluice_process {
 
 // What a sluice command run to completion printed, and its exit code.
 struct command_result {
-  int exit_code = -1;  // or 128+signal
-  std::string out;     // stdout
-  std::string err;     // stderr
+  int exit_code = -1;      // or 128+signal
+  std::string out;         // stdout
+  std::string err;         // stderr
+  double peak_rss_mb = 0;  // the process's peak resident set (wait4's ru_maxrss)
+  double seconds = 0;      // wall time from start to exit
 };
 
 // Runs `sluice <args...>` to completion (stdin from stdin_text, stdout and stderr captured
