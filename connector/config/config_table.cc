@@ -283,7 +283,10 @@ const config_key keys[] = {
    .binding = field<&config::chunk_max_bytes>()},
   {.name = "limits.max.message.bytes", .type = value_type::size, .default_value = "16MiB",
    .min = kib, .max = gib,
-   .description = "A bigger message is not decoded: it goes to the dead letters.",
+   .description = "A bigger message is not decoded: it goes to the dead letters. The blocks "
+                  "of a compressed Avro container may inflate to this much in all, not each; "
+                  "what a message decodes into is bounded by 64 units a byte of it once "
+                  "decompressed (docs/avro.md, \"Bounds per message\").",
    .binding = field<&config::limits, &limits_config::max_message_bytes>()},
   {.name = "limits.max.depth", .type = value_type::integer, .default_value = "64",
    .min = 1, .max = 1024,
