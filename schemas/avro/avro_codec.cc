@@ -95,8 +95,10 @@ std::optional<error> avro_decompressor::inflate(std::string_view block, size_t m
   // One byte of room more than allowed: filling it tells a block that inflates past the bound
   // without ever holding more than the bound.
   const size_t room = max_bytes + (max_bytes < std::numeric_limits<size_t>::max() ? 1 : 0);
-  resize_exactly(out,
-                 std::min(room, std::max({out.capacity(), 4 * block.size(), size_t{64} << 10})), 0);
+  // The first guess follows the block, not the buffer's capacity: resize() zero-fills, and a
+  // message of many tiny blocks after a big one would fill the whole buffer for each of them.
+  // Doubling from there fills no more than the block inflates to.
+  resize_exactly(out, std::min(room, std::max(4 * block.size(), size_t{1} << 10)), 0);
   size_t produced = 0;
   for (;;) {
     if (produced > max_bytes) return too_large("deflate", max_bytes);

@@ -125,10 +125,12 @@ std::optional<error> avro_container_reader::next_block() {
   _rest.remove_prefix(static_cast<size_t>(size) + _sync.size());
   if (_codec != avro_codec::null) {
     // The bound is the message's, not the block's: what is left of it after the blocks before
-    // (each block may inflate ~1000x; a message of many blocks must not multiply that).
-    const size_t room = _max_decompressed - _decompressed;
+    // (each block may inflate ~1000x; a message of many blocks must not multiply that). An
+    // empty block must inflate to nothing.
+    const size_t room = count == 0 ? 0 : _max_decompressed - _decompressed;
     if (auto err = _decompressor.decompress(_codec, data, room, _buffer)) {
       if (err->code != error_code::too_large) return in_context(where, std::move(*err));
+      if (count == 0) return bad(where + ": a block of no records holds bytes");
       return make_error(error_code::too_large,
                         where + ": the container's blocks decompress to more than " +
                             std::to_string(_max_decompressed) +
@@ -137,8 +139,8 @@ std::optional<error> avro_container_reader::next_block() {
     _decompressed += _buffer.size();
     data = _buffer;
   }
-  // Every record of an event is at least one byte: more records than bytes is corrupt (and
-  // would make a loop of empty reads).
+  // More records than bytes is refused: an event takes dozens of bytes, and a record of a
+  // schema that encodes to none would still cost a change each (the budget counts them too).
   if (static_cast<uint64_t>(count) > data.size()) return bad(where + ": more records than bytes");
   _data = data;
   _pos = 0;

@@ -106,16 +106,38 @@ std::optional<error> set_string(value& out, const avro_node& n, std::string_view
   return std::nullopt;
 }
 
-}  // namespace
-
-error avro_failure(std::string_view what) {
-  return make_error(error_code::invalid_avro, std::string(what) + ": " + avro_strerror());
+// Datastream's DATETIME and INTERVAL records (unified types) as the text of one SQL value.
+std::optional<error> logical_record(avro_binary_cursor& in, const avro_node& n, value& out) {
+  int64_t parts[3] = {0, 0, 0};
+  const size_t want = n.logical == avro_logical::datetime ? 2 : 3;
+  if (n.fields.size() != want) return mismatch(n);
+  for (size_t i = 0; i < want; ++i) {
+    const avro_kind k = n.fields[i].type->kind;
+    int32_t small = 0;
+    if (k == avro_kind::int32) {
+      if (!in.read_int(small)) return cut(n);
+      parts[i] = small;
+    } else if (k == avro_kind::int64) {
+      if (!in.read_long(parts[i])) return cut(n);
+    } else {
+      return mismatch(n);
+    }
+  }
+  if (n.logical == avro_logical::datetime) {
+    auto time = time_text(parts[1], 1'000'000);
+    if (!time) return make_error(error_code::wrong_type, "datetime time out of range");
+    set(out, value_kind::string, date_text(parts[0]) + "T" + *time);
+  } else {
+    set(out, value_kind::string,
+        std::to_string(parts[0]) + " mons " + std::to_string(parts[1]) + " hours " +
+            std::to_string(parts[2]) + " microseconds");
+  }
+  return std::nullopt;
 }
 
-// Inlined into read(), its one caller: a call per value cost 2% of the Datastream Avro decode.
-[[gnu::always_inline]] inline std::optional<error> avro_value_reader::scalar(avro_binary_cursor& in,
-                                                                             const avro_node& n,
-                                                                             value& out) {
+// A value that is not a union, record, array or map (or a logical record), uncharged: read()
+// charges it. A free function with one caller, which the compiler inlines.
+std::optional<error> scalar(avro_binary_cursor& in, const avro_node& n, value& out) {
   switch (n.kind) {
     case avro_kind::null:
       set(out, value_kind::null, {});
@@ -190,6 +212,12 @@ error avro_failure(std::string_view what) {
   return mismatch(n);
 }
 
+}  // namespace
+
+error avro_failure(std::string_view what) {
+  return make_error(error_code::invalid_avro, std::string(what) + ": " + avro_strerror());
+}
+
 std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_node& node,
                                              value& out) {
   return read(in, node, 0, out);
@@ -209,9 +237,11 @@ std::optional<error> avro_value_reader::read(avro_binary_cursor& in, const avro_
       [[fallthrough]];
     case avro_kind::array:
     case avro_kind::map:
+      // The value itself (an empty record costs no input), then its text as it is written.
+      if (!_budget.charge(decode_budget::value_units)) return _budget.exceeded();
       out.kind = value_kind::json;
       out.text.clear();
-      return json(in, n, depth, out.text);  // charges as it writes
+      return json(in, n, depth, out.text);
     default:
       break;
   }
@@ -285,36 +315,6 @@ std::optional<error> avro_value_reader::skip(avro_binary_cursor& in, const avro_
   return mismatch(n);
 }
 
-// Datastream's DATETIME and INTERVAL records (unified types) as the text of one SQL value.
-std::optional<error> avro_value_reader::logical_record(avro_binary_cursor& in, const avro_node& n,
-                                                       value& out) {
-  int64_t parts[3] = {0, 0, 0};
-  const size_t want = n.logical == avro_logical::datetime ? 2 : 3;
-  if (n.fields.size() != want) return mismatch(n);
-  for (size_t i = 0; i < want; ++i) {
-    const avro_kind k = n.fields[i].type->kind;
-    int32_t small = 0;
-    if (k == avro_kind::int32) {
-      if (!in.read_int(small)) return cut(n);
-      parts[i] = small;
-    } else if (k == avro_kind::int64) {
-      if (!in.read_long(parts[i])) return cut(n);
-    } else {
-      return mismatch(n);
-    }
-  }
-  if (n.logical == avro_logical::datetime) {
-    auto time = time_text(parts[1], 1'000'000);
-    if (!time) return make_error(error_code::wrong_type, "datetime time out of range");
-    set(out, value_kind::string, date_text(parts[0]) + "T" + *time);
-  } else {
-    set(out, value_kind::string,
-        std::to_string(parts[0]) + " mons " + std::to_string(parts[1]) + " hours " +
-            std::to_string(parts[2]) + " microseconds");
-  }
-  return std::nullopt;
-}
-
 result<const avro_node*> avro_value_reader::branch(avro_binary_cursor& in, const avro_node& n) {
   if (n.kind != avro_kind::union_of) return &n;
   int64_t i = 0;
@@ -348,11 +348,15 @@ std::optional<error> avro_value_reader::json(avro_binary_cursor& in, const avro_
     if (!b) return b.err();
     return json(in, **b, depth + 1, out);
   }
+  // Charged as written: its text, each item's comma, each field's name and quotes.
   if (n.kind != avro_kind::record && n.kind != avro_kind::array && n.kind != avro_kind::map) {
-    if (auto err = read(in, n, depth, _scratch)) return err;
+    if (auto err = scalar(in, n, _scratch)) return err;
+    const size_t at = out.size();
     append_json_value(out, _scratch);
+    if (!_budget.charge(out.size() - at)) return _budget.exceeded();
     return std::nullopt;
   }
+  if (!_budget.charge(2)) return _budget.exceeded();  // {} or []: an empty record is not free
   if (n.kind == avro_kind::record) {
     out.push_back('{');
     for (size_t i = 0; i < n.fields.size(); ++i) {

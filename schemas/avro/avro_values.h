@@ -29,17 +29,19 @@ namespace sluice {
 // The texts are those the Debezium decoder writes for its logical types (connect_logical_types.h),
 // so that PostgreSQL reads the same SQL values whichever format brought them.
 //
-// Bounded per message, not per value: every value read, item written and node skipped is
-// charged to budget() (decode_budget.h), which its reader start()s for each message; the
-// first charge over the bound is a too_large error naming it. So an array of 0-byte items
-// (null, an empty record, fixed(0)) whose every block claims the rest of the input again
-// stops after a bounded number of items, in read() and skip() alike.
+// Bounded per message, not per value: every value read (32 units and its text), byte of JSON
+// text written and node skipped (1) is charged to the budget its reader owns and start()s
+// for each message (decode_budget.h); the first charge over the bound is a too_large error
+// naming it. So an array of 0-byte items (null, an empty record, fixed(0)) whose every
+// block claims the rest of the input again stops after a bounded number of items, in read()
+// and skip() alike.
 //
-// Lifecycle: one per decoder (it keeps a JSON parser to check json strings). Threading: as
-// its decoder.
+// Lifecycle: one per decoder (it keeps a JSON parser to check json strings); the budget
+// outlives it. Threading: as its decoder.
 class avro_value_reader {
  public:
-  explicit avro_value_reader(size_t max_depth) : _max_depth(max_depth) {}
+  avro_value_reader(size_t max_depth, decode_budget& budget)
+      : _max_depth(max_depth), _budget(budget) {}
 
   // Reads one value of this type from in (Avro binary), overwriting out (reusing its text's
   // capacity). Every length, count, branch and index is checked against the bytes left and
@@ -51,24 +53,18 @@ class avro_value_reader {
   // The branch of a union (its index read from in); other types as they are.
   static result<const avro_node*> branch(avro_binary_cursor& in, const avro_node& node);
   // The item count of the next block of an array or map (0: the end). Unbounded: its caller
-  // charges each item it reads to budget() (items of 0-byte types cost no input).
+  // charges each item it reads to the budget (items of 0-byte types cost no input).
   static result<int64_t> item_block(avro_binary_cursor& in);
-
-  // What the current message may still produce: start() it for each message.
-  decode_budget& budget() { return _budget; }
 
  private:
   std::optional<error> read(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             value& out);
   std::optional<error> json(avro_binary_cursor& in, const avro_node& node, size_t depth,
                             std::string& out);
-  // A value that is not a union, record, array or map (or a logical record), uncharged.
-  std::optional<error> scalar(avro_binary_cursor& in, const avro_node& node, value& out);
-  std::optional<error> logical_record(avro_binary_cursor& in, const avro_node& node, value& out);
   std::optional<error> skip(avro_binary_cursor& in, const avro_node& node, size_t depth);
 
   size_t _max_depth;
-  decode_budget _budget;
+  decode_budget& _budget;  // the message's, its reader's
   value _scratch;
 };
 

@@ -41,7 +41,10 @@ json_kind kind_of(const value& v) {
 }  // namespace
 
 datastream_avro_reader::datastream_avro_reader(const decode_limits& limits)
-    : _limits(limits), _container(limits.max_message_bytes), _values(limits.max_depth) {
+    : _limits(limits),
+      _budget(limits.max_message_bytes),
+      _container(limits.max_message_bytes),
+      _values(limits.max_depth, _budget) {
   // No single allocation of a record can exceed the message it is read from, nor the block it
   // is read from once decompressed (bounded by the same limit: _container).
   install_avro_allocator(limits.max_message_bytes + 4096);
@@ -101,7 +104,7 @@ result<std::unique_ptr<datastream_avro_reader::layout>> datastream_avro_reader::
 std::optional<error> datastream_avro_reader::open(std::string_view bytes) {
   _layout = nullptr;
   _single = false;
-  _values.budget().start(bytes.size());
+  _budget.start(bytes.size());
   _inflated = 0;
   if (auto err = _container.open(bytes)) return err;
   return use_schema(_container.schema_json());
@@ -113,7 +116,7 @@ std::optional<error> datastream_avro_reader::open_record(std::string_view schema
   _single = true;
   _single_pending = true;
   _body = body;
-  _values.budget().start(body.size());
+  _budget.start(body.size());
   return use_schema(schema_json);
 }
 
@@ -160,12 +163,11 @@ result<bool> datastream_avro_reader::next(datastream_event& out) {
     auto more = _container.next(record);
     if (!more || !*more) return more;
     // A compressed block's records are input too: the budget grows as they inflate.
-    _values.budget().add_input(_container.decompressed_bytes() - _inflated);
+    _budget.add_input(_container.decompressed_bytes() - _inflated);
     _inflated = _container.decompressed_bytes();
   }
-  decode_budget& budget = _values.budget();
-  if (!budget.charge(decode_budget::record_units)) {
-    return in_context("record " + std::to_string(record_index()), budget.exceeded());
+  if (!_budget.charge(decode_budget::record_units)) {
+    return in_context("record " + std::to_string(record_index()), _budget.exceeded());
   }
   out.clear();
   _texts_used = 0;
@@ -230,7 +232,7 @@ std::optional<error> datastream_avro_reader::read_payload(avro_binary_cursor& in
   for (const avro_node::field& f : (*node)->fields) {
     column_value& c = columns.next();
     // The name comes from the schema: a record of 0-byte columns costs it, not the input.
-    if (!_values.budget().charge(f.name.size())) return _values.budget().exceeded();
+    if (!_budget.charge(f.name.size())) return _budget.exceeded();
     if (c.name != f.name) c.name.assign(f.name);
     if (auto err = _values.read(in, *f.type, c.v)) {
       return in_context("column \"" + f.name + "\"", std::move(*err));
@@ -308,7 +310,7 @@ std::optional<error> datastream_avro_reader::read_member(
         if (n.kind == avro_kind::map) {
           if (!in.read_bytes(key)) return bad("map key cut short");
           if (!simdjson::validate_utf8(key.data(), key.size())) return bad("map key not UTF-8");
-          if (!_values.budget().charge(key.size())) return _values.budget().exceeded();
+          if (!_budget.charge(key.size())) return _budget.exceeded();
         }
         if (auto err = leaf(n.kind == avro_kind::map ? keep(key) : std::string_view(), *n.items)) {
           return err;

@@ -14,6 +14,7 @@
 #include "schemas/avro/avro_container.h"
 #include "schemas/avro/avro_schema_info.h"
 #include "schemas/avro/avro_values.h"
+#include "schemas/common/decode_budget.h"
 #include "schemas/common/decoder.h"
 #include "schemas/datastream/datastream_event.h"
 
@@ -88,6 +89,7 @@ class datastream_avro_reader {
   std::string_view keep(std::string_view text);
 
   decode_limits _limits;
+  decode_budget _budget;  // the message's: charged by _values and by this reader
   std::unordered_map<std::string, std::unique_ptr<layout>> _layouts;  // by schema text
   std::string _key;  // scratch: the lookup key, reused
   const std::pair<const std::string, std::unique_ptr<layout>>* _last = nullptr;  // last used
@@ -96,9 +98,9 @@ class datastream_avro_reader {
   bool _single = false;          // open_record(): one record, _body
   bool _single_pending = false;  // not yet returned by next()
   std::string_view _body;
-  avro_value_reader _values;  // and the message's budget
-  size_t _inflated = 0;       // the container's decompressed bytes already in the budget
-  std::deque<value> _texts;   // the current record's member and leaf values, reused
+  avro_value_reader _values;
+  size_t _inflated = 0;      // the container's decompressed bytes already in the budget
+  std::deque<value> _texts;  // the current record's member and leaf values, reused
   size_t _texts_used = 0;
   size_t _builds = 0;
 };

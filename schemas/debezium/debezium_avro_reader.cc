@@ -102,7 +102,8 @@ const avro_node* record_of(const avro_node& n) {
 
 }  // namespace
 
-debezium_avro_reader::debezium_avro_reader(const decode_limits& limits) : _limits(limits) {
+debezium_avro_reader::debezium_avro_reader(const decode_limits& limits)
+    : _limits(limits), _budget(limits.max_message_bytes) {
   // No single allocation of a record can exceed the message it is read from.
   install_avro_allocator(limits.max_message_bytes + 4096);
 }
@@ -402,6 +403,7 @@ std::optional<error> debezium_avro_reader::json(avro_binary_cursor& in, const av
     }
     return std::nullopt;
   }
+  if (!_budget.charge(2)) return _budget.exceeded();  // {} or []: an empty record is not free
   const bool object = node.kind != avro_kind::array;
   out.push_back(object ? '{' : '[');
   if (node.kind == avro_kind::record) {

@@ -99,7 +99,7 @@ class debezium_decoder final : public decoder {
   std::unique_ptr<debezium_avro_reader> _avro;  // made at the first Avro message
   debezium_ordering _ordering;
   debezium_value_decoder _values;
-  decode_budget _budget;  // what the message's values may take (logical types expand)
+  decode_budget _budget{_options.limits.max_message_bytes};  // the message's values
   debezium_type_cache _types;
   image _key_image;  // the message key's fields, decoded
   bool _key_read = false;

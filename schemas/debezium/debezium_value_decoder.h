@@ -44,7 +44,7 @@ class debezium_value_decoder {
 
   // Writes the row's columns into out (over what it held: image_writer), leaving the
   // unavailable ones out. Returns whether any was left out (the image is partial). where
-  // names the row in errors ("after"). Each column's name and text are charged to budget:
+  // names the row in errors ("after"). Each column's value and text are charged to budget:
   // a logical type's text may be far longer than its token (a Decimal of scale 16383 from
   // one byte, a Bits of length 65536), so the message's bound is checked here, for JSON and
   // Avro alike.

@@ -7,7 +7,8 @@
 // events stay far below it.
 #include <doctest/doctest.h>
 
-#include <filesystem>
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,8 +17,8 @@
 #include "schemas/common/decode_budget.h"
 #include "schemas/datastream/datastream_decoder.h"
 #include "schemas/debezium/debezium_decoder.h"
-#include "tests/schemas/avro_builder.h"
 #include "tests/schemas/avro_fixture.h"
+#include "tests/schemas/hostile_avro.h"
 
 namespace sluice {
 namespace {
@@ -49,11 +50,6 @@ struct datastream_fixture {
     return decoder.decode(msg, out);
   }
 };
-
-// The decoded-output bound of a message of `bytes` (after decompression).
-uint64_t output_bound(size_t bytes) {
-  return decode_budget::free_units + decode_budget::units_per_byte * bytes;
-}
 
 class two_schemas : public schema_source {
  public:
@@ -130,26 +126,56 @@ TEST_CASE("Avro bounds: items of every 0-byte type are bounded, nested ones too"
   }
   SUBCASE("an array of arrays of nulls: each inner array claims the rest again") {
     // [[null × n], [null × n], ...]: an inner array is one byte at least (its end), and its
-    // own blocks may claim everything after them.
+    // own blocks may claim everything after them: ~20 × 250,000 nulls from 20 KB, too many
+    // to walk over (skip()) as well as to read.
     std::string nested;
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < 20; ++i) {
       put_long(nested, 1);  // one inner array
-      nested += zero_byte_items(60);
+      nested += zero_byte_items(1000);
     }
     put_long(nested, 0);
     const std::string type = R"({"type":"array","items":{"type":"array","items":"null"}})";
-    for (const extra_at at : {extra_at::payload, extra_at::top_level}) {
+    for (const extra_at at : {extra_at::payload, extra_at::top_level, extra_at::sort_keys}) {
+      CAPTURE(static_cast<int>(at));
       datastream_fixture f;
-      const std::string bytes =
-          container(event_schema(at, type), {{1, event_record(1, "a", at, nested)}});
-      const auto err = f.decode(bytes);
-      if (err) {
-        CHECK_MESSAGE(err->code == error_code::too_large, err->message);
-      } else {
-        REQUIRE(f.out.changes.size() == 1);
-        CHECK(fuzz::decoded_units(f.out) <= output_bound(bytes.size()));
-      }
+      const auto err =
+          f.decode(container(event_schema(at, type), {{1, event_record(1, "a", at, nested)}}));
+      REQUIRE(err);
+      CHECK_MESSAGE(err->code == error_code::too_large, err->message);
     }
+  }
+  SUBCASE("empty records kept as an envelope member's leaves, or as columns") {
+    // An empty record costs no input in any position: as sort_keys' items (each a kept value)
+    // and as the payload's columns (each a column of every record).
+    const std::string empty = R"({"type":"record","name":"nothing","fields":[]})";
+    datastream_fixture f;
+    auto err = f.decode(
+        container(event_schema(extra_at::sort_keys, R"({"type":"array","items":)" + empty + "}"),
+                  {{1, event_record(1, "a", extra_at::sort_keys, items)}}));
+    REQUIRE(err);
+    CHECK_MESSAGE(err->code == error_code::too_large, err->message);
+    std::string columns = R"({"type":"record","name":"e","fields":[)"
+                          R"({"name":"read_method","type":"string"},)"
+                          R"({"name":"source_metadata","type":{"type":"record","name":"m",)"
+                          R"("fields":[{"name":"database","type":"string"},)"
+                          R"({"name":"table","type":"string"}]}},)"
+                          R"({"name":"payload","type":{"type":"record","name":"p","fields":[)";
+    for (int i = 0; i < 4000; ++i) {
+      columns += std::string(i ? "," : "") + R"({"name":"c)" + std::to_string(i) + R"(","type":)" +
+                 (i ? R"("nothing")" : empty) + "}";
+    }
+    columns += "]}}]}";
+    std::string record;  // read_method, database, table: 29 bytes, then 4,000 empty columns
+    put_bytes(record, "mysql-backfill-fulldump");
+    put_bytes(record, "d");
+    put_bytes(record, "t");
+    datastream_fixture g;
+    std::string records;
+    for (int i = 0; i < 4000; ++i)
+      records += record;
+    err = g.decode(container(columns, {{4000, records}}));
+    REQUIRE(err);
+    CHECK_MESSAGE(err->code == error_code::too_large, err->message);
   }
 }
 
@@ -205,6 +231,130 @@ TEST_CASE("Avro bounds: 200 deflate blocks of 4 MiB each stop at the default lim
   CHECK(err->code == error_code::too_large);
   CHECK_MESSAGE(has(*err, "more than 16777216 bytes in all"), err->message);
   CHECK(f.out.changes.empty());
+}
+
+TEST_CASE("Avro bounds: a message that inflates a thousandfold earns no more than the cap") {
+  // Each record: a 2-byte decimal of scale 16383 (16 KB of text), ~45 bytes in all. Its
+  // blocks inflate to half the 1 MiB limit: 64 units a byte of that would allow 32 Mi units;
+  // the cap allows 8 × the limit.
+  constexpr size_t limit = 1 << 20;
+  const std::string decimal =
+      R"({"type":"bytes","logicalType":"decimal","precision":16384,"scale":16383})";
+  std::string one;
+  put_bytes(one, "\x01");
+  const std::string record = event_record(1, "a", extra_at::payload, one);
+  std::string records;
+  while (records.size() + record.size() < limit / 2)
+    records += record;
+  const size_t count = records.size() / record.size();
+  const std::string bytes =
+      container(event_schema(extra_at::payload, decimal),
+                {{static_cast<int64_t>(count), raw_deflate(records)}}, "deflate");
+  REQUIRE(bytes.size() < limit / 100);
+  datastream_fixture f(limit);
+  const auto err = f.decode(bytes);
+  REQUIRE(err);
+  CHECK(err->code == error_code::too_large);
+  CHECK_MESSAGE(has(*err, "decoded-output bound of 8388608 units (8 × the message limit)"),
+                err->message);
+  CHECK(f.out.changes.empty());
+}
+
+TEST_CASE("Avro bounds: many tiny compressed blocks after a big one cost what they inflate to") {
+  // Each block's buffer was first sized to the buffer's capacity (zero-filled): 20,000 blocks
+  // after one of 8 MiB filled 160 GB. Now each costs what it inflates to.
+  const std::string big = event_records(1, 60'000, 100);  // ~8 MiB
+  std::vector<std::pair<int64_t, std::string>> blocks{{60'000, raw_deflate(big)}};
+  const std::string small = raw_deflate(event_records(1, 1, 10));
+  blocks.resize(20'001, {1, small});
+  const std::string bytes = container(event_schema(), blocks, "deflate");
+  datastream_fixture f;
+  const auto started = std::chrono::steady_clock::now();
+  const auto err = f.decode(bytes);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  REQUIRE_MESSAGE(!err, (err ? err->message : ""));
+  CHECK(f.out.changes.size() == 80'000);
+  MESSAGE("20,001 blocks of a " << bytes.size() << "-byte message decoded in " << seconds << " s");
+  SUBCASE("a block of no records must inflate to nothing") {
+    std::vector<std::pair<int64_t, std::string>> empty{{0, small}};
+    datastream_fixture g;
+    const auto refused = g.decode(container(event_schema(), empty, "deflate"));
+    REQUIRE(refused);
+    CHECK_MESSAGE(has(*refused, "block 0: a block of no records holds bytes"), refused->message);
+  }
+}
+
+TEST_CASE("Avro bounds: wide, sparse rows decode (a real table of mostly NULL columns)") {
+  // 1,000 columns of 24-character names, all null but the key: Datastream Avro charges a
+  // name for each column of each record; the row is still far under the bound.
+  std::string schema = R"({"type":"record","name":"e","fields":[)"
+                       R"({"name":"read_method","type":"string"},)"
+                       R"({"name":"source_metadata","type":{"type":"record","name":"m",)"
+                       R"("fields":[{"name":"database","type":"string"},)"
+                       R"({"name":"table","type":"string"},)"
+                       R"({"name":"primary_keys","type":{"type":"array","items":"string"}}]}},)"
+                       R"({"name":"payload","type":{"type":"record","name":"p","fields":[)"
+                       R"({"name":"id","type":"long"})";
+  for (int i = 0; i < 1000; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "a_rather_long_column_%03d", i);
+    schema += R"(,{"name":")" + std::string(name) + R"(","type":["null","string"]})";
+  }
+  schema += "]}}]}";
+  std::string records;
+  for (int id = 1; id <= 50; ++id) {
+    std::string r;
+    put_bytes(r, "mysql-backfill-fulldump");
+    put_bytes(r, "db");
+    put_bytes(r, "wide");
+    put_long(r, 1);
+    put_bytes(r, "id");
+    put_long(r, 0);
+    put_long(r, id);
+    r.append(1000, '\0');  // every column: the null branch
+    records += r;
+  }
+  datastream_fixture f;
+  const auto err = f.decode(container(schema, {{50, records}}));
+  REQUIRE_MESSAGE(!err, (err ? err->message : ""));
+  CHECK(f.out.changes.size() == 50);
+  CHECK(f.out.changes[0].after.size() == 1001);
+  SUBCASE("Debezium Avro: 4,096 null columns of 64-character names") {
+    std::string row = R"({"type":"record","name":"Value","fields":[{"name":"id","type":"int"})";
+    std::string key_schema =
+        R"({"type":"record","name":"Key","fields":[{"name":"id","type":"int"}]})";
+    for (int i = 0; i < 4095; ++i) {
+      char name[80];
+      std::snprintf(name, sizeof name, "%060d_col", i);
+      row += R"(,{"name":"c)" + std::string(name) + R"(","type":["null","long"]})";
+    }
+    row += "]}";
+    auto registry = std::make_shared<two_schemas>(debezium_envelope_schema(row), key_schema);
+    std::string values;
+    put_long(values, 7);
+    values.append(4095, '\0');  // every column: the null branch
+    const std::string body = debezium_row_body(values);
+    std::string key;
+    put_long(key, 7);
+    debezium_fixture g(registry);
+    const auto ok = g.decode(confluent_framed(1, body), confluent_framed(2, key));
+    REQUIRE_MESSAGE(!ok, (ok ? ok->message : ""));
+    REQUIRE(g.out.changes.size() == 1);
+    CHECK(g.out.changes[0].after.size() == 4096);
+  }
+}
+
+TEST_CASE("Avro bounds: the fuzz corpus holds what the builder writes (make_bound_seeds.py)") {
+  const auto corpus = [](const std::string& name) {
+    return avro_fixture("../../../fuzz/corpus/" + name);
+  };
+  CHECK(corpus("datastream_avro/regression-null-items-payload") ==
+        null_items_container(64 << 10, extra_at::payload));
+  CHECK(corpus("datastream_avro/regression-null-items-skipped") ==
+        null_items_container(64 << 10, extra_at::top_level));
+  CHECK(corpus("datastream_avro/regression-null-items-sort-keys") ==
+        null_items_container(64 << 10, extra_at::sort_keys));
 }
 
 TEST_CASE("Avro bounds: real events decode far below the output bound") {

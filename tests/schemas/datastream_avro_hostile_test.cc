@@ -9,8 +9,8 @@
 
 #include "schemas/avro/avro_allocator.h"
 #include "schemas/datastream/datastream_decoder.h"
-#include "tests/schemas/avro_builder.h"
 #include "tests/schemas/avro_fixture.h"
+#include "tests/schemas/hostile_avro.h"
 
 namespace sluice {
 namespace {
