@@ -286,7 +286,7 @@ const config_key keys[] = {
    .description = "A bigger message is not decoded: it goes to the dead letters. The blocks "
                   "of a compressed Avro container may inflate to this much in all, not each; "
                   "what a message decodes into is bounded by 64 units a byte of it once "
-                  "decompressed (docs/avro.md, \"Bounds per message\").",
+                  "decompressed, and by 8 times this (docs/avro.md, \"Bounds per message\").",
    .binding = field<&config::limits, &limits_config::max_message_bytes>()},
   {.name = "limits.max.depth", .type = value_type::integer, .default_value = "64",
    .min = 1, .max = 1024,

@@ -25,6 +25,7 @@
 
 #include "core/model/base64.h"
 #include "integration/support/kcat_lines.h"
+#include "integration/support/registry_admin.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
@@ -168,8 +169,9 @@ TEST_CASE(
   create_topic(avro_topic, 1);
   create_topic(json_topic, 1);
 
-  const int32_t key_id = register_schema(avro_topic + "-key", read_fixture("key.avsc"));
-  const int32_t value_id = register_schema(avro_topic + "-value", read_fixture("value.avsc"));
+  const int32_t key_id = register_schema(avro_topic + "-key", read_fixture("key.avsc")).value();
+  const int32_t value_id =
+      register_schema(avro_topic + "-value", read_fixture("value.avsc")).value();
   REQUIRE(key_id != never_issued_id);
   REQUIRE(value_id != never_issued_id);
 
@@ -254,8 +256,9 @@ TEST_CASE(
   const auto own = [&](std::string schema) {
     return schema.insert(1, "\"doc\":\"" + topic + "\","), schema;
   };
-  const int32_t key_id = register_schema(topic + "-key", own(read_fixture("key.avsc")));
-  const int32_t value_id = register_schema(topic + "-value", own(read_fixture("value.avsc")));
+  const int32_t key_id = register_schema(topic + "-key", own(read_fixture("key.avsc"))).value();
+  const int32_t value_id =
+      register_schema(topic + "-value", own(read_fixture("value.avsc"))).value();
   const std::vector<kafka_record> avro = avro_records(key_id, value_id);
   produce(topic, avro);
   const auto total = static_cast<int64_t>(avro.size());

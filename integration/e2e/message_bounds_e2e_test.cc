@@ -17,10 +17,11 @@
 
 #include "integration/support/kcat_lines.h"
 #include "integration/support/process_stats.h"
+#include "integration/support/registry_admin.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
-#include "tests/schemas/avro_builder.h"
+#include "tests/schemas/hostile_avro.h"
 
 namespace sluice::testing {
 namespace {
@@ -145,9 +146,9 @@ TEST_CASE(
     return schema.insert(1, "\"doc\":\"" + topic + "\",");
   };
   const int32_t key_id =
-      register_schema(topic + "-key", own(avro_build::debezium_key_schema(nulls)));
+      register_schema(topic + "-key", own(avro_build::debezium_key_schema(nulls))).value();
   const int32_t value_id =
-      register_schema(topic + "-value", own(avro_build::debezium_value_schema(nulls)));
+      register_schema(topic + "-value", own(avro_build::debezium_value_schema(nulls))).value();
   const auto key = [&](int32_t id) {
     std::string k;
     avro_build::put_long(k, id);

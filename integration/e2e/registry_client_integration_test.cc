@@ -19,6 +19,7 @@
 
 #include "connector/registry/pg_schema_store.h"
 #include "connector/registry/schema_registry_client.h"
+#include "integration/support/registry_admin.h"
 #include "integration/support/services.h"
 #include "sinks/postgres/session/state_schema.h"
 
@@ -71,7 +72,7 @@ TEST_CASE(
     CHECK(state_schema(state).migrate(c) == 0);
   }
   const std::string url = registry_url();
-  const schema_id id{register_schema(unique_name("orders-value"), orders_text)};
+  const schema_id id = register_schema(unique_name("orders-value"), orders_text);
   session_options session;
   session.dsn = postgres_dsn();
   session.state_schema = state;
@@ -136,9 +137,9 @@ TEST_CASE(
     for (int32_t filler = 1; filler < id.value(); ++filler) {
       const std::string text =
           R"({"type":"record","name":"filler)" + std::to_string(filler) + R"(","fields":[]})";
-      REQUIRE(register_schema(unique_name("filler-value"), text) == filler);
+      REQUIRE(register_schema(unique_name("filler-value"), text) == schema_id(filler));
     }
-    CHECK(schema_id(register_schema(unique_name("orders-value"), orders_text)) == id);
+    CHECK(register_schema(unique_name("orders-value"), orders_text) == id);
     REQUIRE(call.wait_for(30s) == std::future_status::ready);
     auto answered = call.get();
     // The registry may have answered between its start and the registration: "not in the

@@ -13,9 +13,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "integration/support/kcat_lines.h"
-#include "integration/support/sluice_process.h"
-
 namespace sluice::testing {
 namespace {
 
@@ -83,18 +80,6 @@ std::string run_shell(const std::string& command) {
     out.append(buffer.data(), n);
   if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command + "\n" + out);
   return out;
-}
-
-int32_t register_schema(const std::string& subject, const std::string& schema_text) {
-  const std::string body =
-      write_run_file(subject + ".json", "{\"schema\":" + json_string(schema_text) + "}");
-  const std::string out = run_shell(
-      "curl -sS -f -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' "
-      "--data-binary @'" +
-      body + "' '" + registry_url() + "/subjects/" + subject + "/versions' 2>&1");
-  const auto at = out.find("\"id\":");
-  if (at == std::string::npos) throw std::runtime_error("register_schema: " + out);
-  return std::stoi(out.substr(at + 5));
 }
 
 std::string kafka_bootstrap() {

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -22,11 +21,6 @@ std::string registry_url();
 // Runs a shell command and returns its standard output; throws when it fails (with what it
 // printed).
 std::string run_shell(const std::string& command);
-
-// Registers an Avro schema (its JSON text) under `subject` through the registry's Confluent
-// API, as AvroConverter's serializer does; returns the id the registry assigned. Throws when
-// the registry refuses it.
-int32_t register_schema(const std::string& subject, const std::string& schema_text);
 
 // A topic name unique to this process and call, so tests never see each other's data.
 std::string unique_name(const std::string& prefix);
