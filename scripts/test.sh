@@ -3,14 +3,19 @@
 #
 #   ./scripts/test.sh [extra ctest arguments for the main run, e.g. -L unit or -R decode]
 #
+# Each suite runs once, on the build that checks the most (issue 26: two full runs of every
+# test took 22 of CI's 65 minutes):
 # 1. installs dependencies (integration/services/install-deps.sh; fast when already installed);
-# 2. builds build/ (RelWithDebInfo) and runs all its tests (unit, integration, fault): the
-#    Kafka broker, PostgreSQL and the Schema Registry (Apicurio) are started and stopped by
-#    CTest fixtures (integration/CMakeLists.txt), in build/run;
-# 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan): the unit tests, the sluice
-#    binary and the integration programs; runs the unit tests, then the integration and fault
-#    tests (their own services, in build-asan/run). A sanitizer report fails the test, also
-#    one from a `sluice` child process (integration/support/child_reports.h);
+# 2. builds build/ (RelWithDebInfo: everything, the benchmarks included, so they keep
+#    compiling) and runs the unit tests (the format and docs checks among them) and the tests
+#    labelled `release`, which measure what only a release build shows (peak RSS); the Kafka
+#    broker, PostgreSQL and the Schema Registry (Apicurio) are started and stopped by CTest
+#    fixtures (integration/CMakeLists.txt), in build/run;
+# 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan, -O1 -g1): the unit tests, the
+#    sluice binary and the integration programs; runs the unit tests, then every integration
+#    and fault test (their own services, in build-asan/run). A sanitizer report fails the test,
+#    also one from a `sluice` child process (integration/support/child_reports.h). With
+#    SLUICE_SKIP_ASAN=1, step 2 runs every test instead;
 # 4. builds the libFuzzer targets in build-fuzz/ (clang-14, -DSLUICE_FUZZ=ON) and runs each
 #    for SLUICE_FUZZ_SECONDS from its committed corpus (fuzz/scripts/run_bounded.sh): any
 #    finding fails the run and is named, with the command that reproduces it.
@@ -95,8 +100,13 @@ step "Build (build/, RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"
 
-step "Tests (build/, all labels)"
-run_ctest all build -j1 "$@"
+if [[ "${SLUICE_SKIP_ASAN:-0}" == 1 ]]; then
+  step "Tests (build/, all labels)"
+  run_ctest all build -j1 "$@"
+else
+  step "Tests (build/, -L 'unit|release': the rest run under ASan below)"
+  run_ctest release build -j1 -L 'unit|release' "$@"
+fi
 
 if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
   step "Build (build-asan/, ASan + UBSan: unit tests, sluice, integration programs)"
@@ -113,11 +123,11 @@ if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
   export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$repo/tests/sinks/lsan.supp:print_suppressions=0}"
 
   step "Unit tests under ASan + UBSan (build-asan/, -L unit)"
-  # format.check and docs.config_reference already ran in build/ (they need no sanitizer).
-  run_ctest unit build-asan -j"$jobs" -L unit -E '^(format\.check|docs\.config_reference)$'
+  # format.check and the docs checks already ran in build/ (they need no sanitizer).
+  run_ctest unit build-asan -j"$jobs" -L unit -E '^(format\.check|docs\..*)$'
 
   step "Integration and fault tests under ASan + UBSan (build-asan/, -L 'integration|fault')"
-  # compose.config only validates docker-compose.yml: it ran in build/.
+  # compose.config only validates docker-compose.yml: it ran in build/ (label release).
   run_ctest services build-asan -j1 -L 'integration|fault' -E '^compose\.config$'
 fi
 
