@@ -23,29 +23,6 @@ std::string codec_fixture(const std::string& name) {
   return avro_fixture("../datastream_avro_codecs/" + name);
 }
 
-struct fixture_decoder {
-  table_catalog catalog;
-  datastream_decoder decoder;
-  decode_output out;
-
-  explicit fixture_decoder(size_t max_message_bytes = decode_limits{}.max_message_bytes)
-      : decoder(catalog, options(max_message_bytes)) {}
-
-  static datastream_options options(size_t max_message_bytes) {
-    datastream_options o;
-    o.limits.max_message_bytes = max_message_bytes;
-    return o;
-  }
-
-  std::optional<error> decode(std::string_view bytes) {
-    raw_message msg;
-    msg.topic = "ds";
-    msg.offset = kafka_offset{7};
-    msg.value = bytes;
-    return decoder.decode(msg, out);
-  }
-};
-
 using avro_build::put_long;
 using avro_build::raw_deflate;
 using avro_build::snappy_block;
@@ -106,7 +83,7 @@ bool has(const error& e, std::string_view text) {
 }  // namespace
 
 TEST_CASE("Avro codecs: deflate and snappy containers decode to exactly the null one's changes") {
-  fixture_decoder plain;
+  datastream_fixture plain;
   REQUIRE_FALSE(plain.decode(avro_fixture("mysql_orders.avro")));
   REQUIRE(plain.out.changes.size() == 5);
   for (const std::string codec : {"deflate", "snappy"}) {
@@ -114,7 +91,7 @@ TEST_CASE("Avro codecs: deflate and snappy containers decode to exactly the null
     const std::string bytes = codec_fixture("mysql_orders_" + codec + ".avro");
     REQUIRE(bytes.find(codec) != std::string::npos);  // avro.codec in the header
     REQUIRE(framed(bytes).blocks.size() == 4);        // several blocks, each compressed
-    fixture_decoder f;
+    datastream_fixture f;
     const auto err = f.decode(bytes);
     REQUIRE_MESSAGE(!err, (err ? err->message : ""));
     REQUIRE(f.out.changes.size() == plain.out.changes.size());
@@ -152,7 +129,7 @@ TEST_CASE("Avro codecs: bytes after the end of the DEFLATE data are ignored, as 
   c.blocks[0].second += "junk";
   REQUIRE_FALSE(d.decompress(avro_codec::deflate, c.blocks[0].second, 1 << 20, out));
   CHECK(out.size() == records);
-  fixture_decoder f;
+  datastream_fixture f;
   REQUIRE_FALSE(f.decode(c.bytes()));
   CHECK(f.out.changes.size() == 5);
 }
@@ -163,7 +140,7 @@ TEST_CASE("Avro codecs: replay --file streams a compressed container block by bl
     std::istringstream in(codec_fixture("mysql_orders_" + codec + ".avro"));
     avro_block_stream blocks(1 << 20);
     REQUIRE_FALSE(blocks.open(in));
-    fixture_decoder f;
+    datastream_fixture f;
     std::string block;
     size_t count = 0;
     while (true) {
@@ -183,7 +160,7 @@ TEST_CASE("Avro codecs: a compressed container cut anywhere is an error or whole
     CAPTURE(codec);
     const std::string whole = codec_fixture("mysql_orders_" + codec + ".avro");
     for (size_t n = 0; n < whole.size(); ++n) {
-      fixture_decoder f;
+      datastream_fixture f;
       auto err = f.decode(std::string_view(whole).substr(0, n));
       if (err) {
         CHECK(f.out.changes.empty());
@@ -197,7 +174,7 @@ TEST_CASE("Avro codecs: a compressed container cut anywhere is an error or whole
 TEST_CASE("Avro codecs: a snappy block whose CRC32 does not match is an error naming it") {
   framed c(codec_fixture("mysql_orders_snappy.avro"));
   c.blocks[2].second.back() ^= 0x01;  // the CRC's last byte
-  fixture_decoder f;
+  datastream_fixture f;
   auto err = f.decode(c.bytes());
   REQUIRE(err);
   CHECK(err->code == error_code::invalid_avro);
@@ -207,7 +184,7 @@ TEST_CASE("Avro codecs: a snappy block whose CRC32 does not match is an error na
 }
 
 TEST_CASE("Avro codecs: corrupt compressed blocks are errors naming the block, never a crash") {
-  fixture_decoder f;
+  datastream_fixture f;
   SUBCASE("deflate data cut short") {
     framed c(codec_fixture("mysql_orders_deflate.avro"));
     c.blocks[1].second.resize(c.blocks[1].second.size() / 2);
@@ -223,7 +200,7 @@ TEST_CASE("Avro codecs: corrupt compressed blocks are errors naming the block, n
       for (size_t i = 0; i < whole.blocks[1].second.size(); ++i) {
         framed c = whole;
         c.blocks[1].second[i] ^= 0x55;
-        fixture_decoder g;
+        datastream_fixture g;
         if (g.decode(c.bytes())) CHECK(g.out.changes.empty());
       }
     }
@@ -257,7 +234,7 @@ TEST_CASE("Avro codecs: a block that decompresses past the message limit is too_
   }
   const std::string bytes = c.bytes();
   REQUIRE(bytes.size() < 200'000);
-  fixture_decoder f(1 << 20);
+  datastream_fixture f(1 << 20);
   auto err = f.decode(bytes);
   REQUIRE(err);
   CHECK(err->code == error_code::too_large);

@@ -29,28 +29,6 @@ bool has(const error& e, std::string_view text) {
   return e.message.find(text) != std::string::npos;
 }
 
-struct datastream_fixture {
-  table_catalog catalog;
-  datastream_decoder decoder;
-  decode_output out;
-
-  explicit datastream_fixture(size_t max_message_bytes = decode_limits{}.max_message_bytes)
-      : decoder(catalog, options(max_message_bytes)) {}
-
-  static datastream_options options(size_t max_message_bytes) {
-    datastream_options o;
-    o.limits.max_message_bytes = max_message_bytes;
-    return o;
-  }
-
-  std::optional<error> decode(std::string_view bytes) {
-    raw_message msg;
-    msg.topic = "ds";
-    msg.value = bytes;
-    return decoder.decode(msg, out);
-  }
-};
-
 class two_schemas : public schema_source {
  public:
   two_schemas(std::string value, std::string key) {

@@ -25,23 +25,10 @@ using avro_build::put_bytes;
 using avro_build::put_long;
 const std::string event_schema = avro_build::event_schema();
 
-struct fixture_decoder {
-  table_catalog catalog;
-  datastream_decoder decoder{catalog, datastream_options{}};
-  decode_output out;
-
-  std::optional<error> decode(std::string_view bytes) {
-    raw_message msg;
-    msg.topic = "ds";
-    msg.value = bytes;
-    return decoder.decode(msg, out);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("Datastream Avro: a hand-built container decodes (the builder the hostile tests use)") {
-  fixture_decoder f;
+  datastream_fixture f;
   REQUIRE_FALSE(
       f.decode(container(event_schema, {{2, event_record(1, "a") + event_record(2, "b")}})));
   REQUIRE(f.out.changes.size() == 2);
@@ -66,7 +53,7 @@ TEST_CASE("Datastream Avro: a timestamp before year 1 is written as PostgreSQL r
   put_long(r, 0);
   put_long(r, 1);
   put_long(r, -62'167'219'200'000'000 - 86'400'000'000);  // 0000-12-31 = 1 BC
-  fixture_decoder f;
+  datastream_fixture f;
   REQUIRE_FALSE(f.decode(container(schema, {{1, r}})));
   REQUIRE(f.out.changes.size() == 1);
   const std::string& ts = f.out.changes[0].after[1].v.text;
@@ -78,7 +65,7 @@ TEST_CASE(
     "Datastream Avro: a container cut anywhere is an error or fewer whole blocks, never a crash") {
   const std::string whole = fixture("mysql_orders.avro");
   for (size_t n = 0; n < whole.size(); ++n) {
-    fixture_decoder f;
+    datastream_fixture f;
     auto err = f.decode(std::string_view(whole).substr(0, n));
     if (err) {
       CHECK(f.out.changes.empty());  // never a partial result
@@ -86,7 +73,7 @@ TEST_CASE(
       CHECK(f.out.changes.size() < 5);  // cut exactly between blocks: the blocks before
     }
   }
-  fixture_decoder f;  // cut inside the last block
+  datastream_fixture f;  // cut inside the last block
   auto err = f.decode(std::string_view(whole).substr(0, whole.size() - 20));
   REQUIRE(err);
   CHECK(err->code == error_code::invalid_avro);
@@ -96,7 +83,7 @@ TEST_CASE(
 TEST_CASE("Datastream Avro: a wrong sync marker is an error naming it") {
   std::string bytes = fixture("postgresql_items.avro");
   bytes[bytes.size() - 1] ^= 0x01;
-  fixture_decoder f;
+  datastream_fixture f;
   auto err = f.decode(bytes);
   REQUIRE(err);
   CHECK(err->message.find("sync marker") != std::string::npos);
@@ -104,7 +91,7 @@ TEST_CASE("Datastream Avro: a wrong sync marker is an error naming it") {
 }
 
 TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
-  fixture_decoder f;
+  datastream_fixture f;
   SUBCASE("a record shorter than the schema") {
     auto err = f.decode(container(event_schema, {{1, event_record(1, "a").substr(0, 10)}}));
     REQUIRE(err);
@@ -206,7 +193,7 @@ TEST_CASE("Datastream Avro: records that do not match the schema are errors") {
 }
 
 TEST_CASE("Datastream Avro: a huge length prefix is refused by the allocator, not allocated") {
-  fixture_decoder f;
+  datastream_fixture f;
   std::string r;
   put_bytes(r, "mysql-backfill-fulldump");
   put_bytes(r, "db");
