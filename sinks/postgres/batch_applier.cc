@@ -108,19 +108,62 @@ apply_result batch_applier::apply(const merged_batch& batch,
   } restore{_go};
   _go = go;
   apply_result out;
-  const auto abandoned = [this, &out](std::string why) {
-    _session.withdraw();
-    out.outcome = apply_outcome::abandoned;
-    out.why = std::move(why);
-    return out;
-  };
   bool isolate = false;
   int attempts = 0;
   int chunk_ddl_rounds = 0;
   bool chunk_ddl = false;  // the last attempt completed chunks whose tables need DDL first
-  retry_state retries;
-  for (;;) {
-    if (go && !go()) return abandoned("abandoned before its transaction ran");
+  std::optional<commit_outcome> in_doubt;  // what reading a commit in doubt back found
+  std::exception_ptr refused;              // the batch cannot be applied: thrown as it is
+  std::string abandoned = "abandoned before its transaction ran";
+  using after_failure = pg_session::after_failure;
+
+  // One attempt: a value ends the loop, nothing runs another at once; a PostgreSQL failure
+  // goes to the session's loop, which asks on_failure below what to do about it.
+  const auto attempt_once = [&](pqxx::connection& conn) -> std::optional<apply_result> {
+    check_routes(conn, plans, found);
+    _ddl.prepare(conn, plans, found);
+    if (chunk_ddl) {
+      std::vector<dead_letter> ignored;  // found again by the next attempt
+      std::vector<table_plan> completed = _planner.plan(_completed, ignored);
+      check_routes(conn, completed, ignored);
+      _ddl.prepare(conn, completed, ignored);
+      chunk_ddl = false;
+    }
+    switch (
+        run_batch(plans, dead_letters, found, progress, metadata, isolate, out.stats, out.why)) {
+      case attempt_end::committed:
+        out.outcome = apply_outcome::committed;
+        return out;
+      case attempt_end::stale:
+        out.outcome = apply_outcome::stale;
+        return out;
+      case attempt_end::abandoned:
+        out.outcome = apply_outcome::abandoned;
+        out.why = "abandoned inside its transaction (rolled back)";
+        return out;
+      case attempt_end::chunk_ddl_needed:
+        // A chunk completed in the batch transaction needs a table or columns that DDL must
+        // make first, in a transaction of its own: make them, run the batch again.
+        if (++chunk_ddl_rounds > _session.policy().statement_attempts) {
+          throw std::runtime_error("completed chunked records keep needing new tables or columns");
+        }
+        chunk_ddl = true;
+        return std::nullopt;
+    }
+    return std::nullopt;
+  };
+  const auto attempt = [&](pqxx::connection& conn) -> std::optional<apply_result> {
+    if (in_doubt) {
+      // The previous attempt's commit was in doubt and has been read back.
+      const commit_outcome outcome = *in_doubt;
+      in_doubt.reset();
+      if (outcome == commit_outcome::committed) return out;
+      if (outcome == commit_outcome::stale) {
+        out.outcome = apply_outcome::stale;
+        return out;
+      }
+      out.why.clear();  // not committed: run it again
+    }
     apply_stats& stats = out.stats;
     stats = apply_stats{};
     stats.attempts = ++attempts;
@@ -129,81 +172,52 @@ apply_result batch_applier::apply(const merged_batch& batch,
       plans[i].rejected = planned[i];
       plans[i].truncate = planned_truncate[i];
     }
-    pg_error_class error;
-    std::exception_ptr failure;
     try {
-      pqxx::connection& conn = _session.connection();
-      _session.succeeded();  // the server answered: whatever fails next, it is not unreachable
-      retries.connection_failures = 0;  // a later outage is a new one
-      pg_session::round_trip guard(_session);
-      check_routes(conn, plans, found);
-      _ddl.prepare(conn, plans, found);
-      if (chunk_ddl) {
-        std::vector<dead_letter> ignored;  // found again by the next attempt
-        std::vector<table_plan> completed = _planner.plan(_completed, ignored);
-        check_routes(conn, completed, ignored);
-        _ddl.prepare(conn, completed, ignored);
-        chunk_ddl = false;
-      }
-      switch (run_batch(plans, dead_letters, found, progress, metadata, isolate, stats, out.why)) {
-        case attempt_end::committed:
-          _session.succeeded();
-          out.outcome = apply_outcome::committed;
-          return out;
-        case attempt_end::stale:
-          _session.succeeded();
-          out.outcome = apply_outcome::stale;
-          return out;
-        case attempt_end::abandoned:
-          return abandoned("abandoned inside its transaction (rolled back)");
-        case attempt_end::chunk_ddl_needed:
-          // A chunk completed in the batch transaction needs a table or columns that DDL
-          // must make first, in a transaction of its own: make them, run the batch again.
-          if (++chunk_ddl_rounds > _session.policy().statement_attempts) {
-            throw std::runtime_error(
-                "completed chunked records keep needing new tables or columns");
-          }
-          chunk_ddl = true;
-          continue;
-      }
+      return attempt_once(conn);
     } catch (const schema_error&) {
-      throw;
-    } catch (const std::exception& e) {
-      error = _session.classify(e);
-      failure = std::current_exception();
+      // The configuration forbids fixing a table: the operator's to act, not a failure of
+      // PostgreSQL to retry or report (the transaction, if any, rolled back).
+      refused = std::current_exception();
+      return out;
     }
+  };
+
+  const auto on_failure = [&](const pg_error_class& error) {
+    abandoned = "abandoned while retrying: " + error.message;
     switch (error.action) {
       case pg_error_action::reject:
         // Once: re-run with the table writes under savepoints to find the culprit. A
         // reject outside the table writes (or again) has no change to blame: fatal.
-        _session.recover(error, retries, go);  // reported; a reject is never retried
-        if (isolate) std::rethrow_exception(failure);
+        if (isolate) return after_failure::rethrow;
         isolate = true;
-        continue;
+        return after_failure::again;
       case pg_error_action::in_doubt: {
-        _session.recover(error, retries, go);  // reported; the connection dropped
         // Whether the commit happened: read the offsets back (waiting out an outage, each
         // round trip under the session's deadline). Until it is known, nothing goes on.
-        const std::optional<commit_outcome> outcome = _session.run_while(
+        abandoned = "commit outcome unknown: " + error.message;
+        in_doubt = _session.run_while(
             go, [&](pqxx::connection& conn) { return resolve_in_doubt(conn, progress); });
-        if (!outcome) return abandoned("commit outcome unknown: " + error.message);
-        if (*outcome == commit_outcome::committed) return out;
-        if (*outcome == commit_outcome::stale) {
-          out.outcome = apply_outcome::stale;
+        if (in_doubt && *in_doubt == commit_outcome::stale) {
           out.why = "commit outcome unknown and the offsets moved on: " + error.message;
-          return out;
         }
-        continue;  // not committed: run it again
+        return after_failure::again;  // abandoned (go() said stop) at the loop's first test
       }
       case pg_error_action::fatal:
         _ddl.forget();
-        [[fallthrough]];
+        return after_failure::policy;
       default:
-        if (_session.recover(error, retries, go)) continue;
-        if (go && !go()) return abandoned("abandoned while retrying: " + error.message);
-        _session.give_up(error, failure);
+        return after_failure::policy;
     }
+  };
+
+  std::optional<apply_result> result = _session.run_attempts(go, attempt, on_failure);
+  if (refused) std::rethrow_exception(refused);
+  if (!result) {
+    out.outcome = apply_outcome::abandoned;
+    out.why = std::move(abandoned);
+    return out;
   }
+  return *result;
 }
 
 batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& plans,

@@ -128,26 +128,32 @@ pg_error_class pg_session::classify(const std::exception& e) {
   return c;
 }
 
-bool pg_session::recover(const pg_error_class& error, retry_state& state, const keep_going& go) {
+void pg_session::report(const pg_error_class& error, retry_state& state) {
   _last_error = error;
   if (_observer) _observer->error(error);
+  if (error.action != pg_error_action::reconnect && error.action != pg_error_action::in_doubt) {
+    return;
+  }
+  drop();
+  if (state.connection_failures++ == 0) state.outage_since = std::chrono::steady_clock::now();
+  if (!_down) {
+    _down = true;
+    if (_observer) _observer->unreachable(_role, error);
+  }
+}
+
+bool pg_session::wait_to_retry(const pg_error_class& error, retry_state& state,
+                               const keep_going& go) {
   std::chrono::milliseconds wait{0};
   switch (error.action) {
     case pg_error_action::reconnect:
-    case pg_error_action::in_doubt: {
-      drop();
-      const auto now = std::chrono::steady_clock::now();
-      if (state.connection_failures++ == 0) state.outage_since = now;
-      if (!_down) {
-        _down = true;
-        if (_observer) _observer->unreachable(_role, error);
-      }
-      if (_policy.outage_limit.count() > 0 && now - state.outage_since >= _policy.outage_limit) {
+    case pg_error_action::in_doubt:
+      if (_policy.outage_limit.count() > 0 &&
+          std::chrono::steady_clock::now() - state.outage_since >= _policy.outage_limit) {
         return false;
       }
       wait = _policy.backoff(state.connection_failures);
       break;
-    }
     case pg_error_action::retry:
       if (++state.statement_failures >= _policy.statement_attempts) return false;
       wait = _policy.backoff(state.statement_failures);

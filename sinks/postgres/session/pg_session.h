@@ -34,16 +34,11 @@ class session_error : public std::runtime_error {
 
 // One PostgreSQL connection and everything about keeping it (issue "unattended survival"):
 // its settings (timeouts and keepalives by default, application_name "sluice:<role>"), the
-// state-schema migration on first connect, the round-trip deadline, and the one retry loop,
-// with the policy its user chose (retry_policy.h). The roles (batch_applier,
-// partition_owner, state_reader, state_janitor, target_key_reader) each work on a session.
-//
-//   run(body):  loop
-//                 connection()            opens if needed: connect, SETs, open hook, migrate
-//                 body(conn)              under the round-trip watchdog
-//                 ok                      → reachable again? tell the observer; return
-//                 failed                  → recover(): classify (pg_error_policy), report,
-//                                           drop a broken connection, back off, or give up
+// state-schema migration on first connect, the round-trip deadline, and the one retry loop
+// (run_attempts), with the policy its user chose (retry_policy.h). The roles (batch_applier,
+// partition_owner, state_reader, state_janitor, target_key_reader) each work on a session;
+// none loops on its own: a role with rules of its own for a failure (the batch applier's
+// isolation of a rejected row, its resolution of a commit in doubt) answers on_failure.
 //
 // Lifecycle: construct (no I/O); the connection opens on first use and after every loss.
 // Threading: one thread at a time uses a session; the observer is called on that thread.
@@ -68,21 +63,66 @@ class pg_session {
   template <typename F>
   auto run_while(const keep_going& go, F&& body)
       -> std::optional<std::invoke_result_t<F, pqxx::connection&>> {
+    using R = std::invoke_result_t<F, pqxx::connection&>;
+    return run_attempts(
+        go, [&](pqxx::connection& conn) { return std::optional<R>(body(conn)); },
+        [](const pg_error_class&) { return after_failure::policy; });
+  }
+
+  // What a caller with rules of its own (the batch applier) makes of a failed attempt:
+  enum class after_failure {
+    policy,   // the policy's: back off and try again, or give up (throw)
+    again,    // try again at once: the caller knows what to do differently (isolate a
+              // rejected row, resolve a commit in doubt)
+    rethrow,  // the failure is final: thrown as it is
+  };
+  // The one retry loop: attempt(conn) -> std::optional<R> until it gives a value (nullopt:
+  // run another attempt at once), each failure reported, a broken connection dropped, then
+  // handled as on_failure(error) says. Nothing when go() says stop.
+  //
+  //   loop
+  //     go() false                 → nothing
+  //     connection()               opens if needed: connect, SETs, open hook, migrate
+  //     attempt(conn)              under the round-trip watchdog
+  //       a value                  → reachable again? tell the observer; return it
+  //       nullopt                  → again
+  //     failed                     → classify (pg_error_policy), report, drop a broken
+  //                                  connection; on_failure(error): policy → back off or give
+  //                                  up · again · rethrow
+  template <typename A, typename H>
+  auto run_attempts(const keep_going& go, A&& attempt, H&& on_failure)
+      -> std::invoke_result_t<A, pqxx::connection&> {
     retry_state state;
     for (;;) {
       if (go && !go()) {
         withdraw();
         return std::nullopt;
       }
+      pg_error_class error;
+      std::exception_ptr failure;
       try {
         pqxx::connection& conn = connection();
         succeeded();  // the server answered: whatever fails next, it is not unreachable
         state.connection_failures = 0;  // a later outage is a new one
         round_trip guard(*this);
-        return std::optional(body(conn));
+        auto done = attempt(conn);
+        if (!done) continue;
+        succeeded();
+        return done;
       } catch (const std::exception& e) {
-        const pg_error_class error = classify(e);
-        if (!recover(error, state, go) && !(go && !go())) give_up(error, std::current_exception());
+        error = classify(e);
+        failure = std::current_exception();
+      }
+      report(error, state);
+      switch (on_failure(error)) {
+        case after_failure::again:
+          continue;
+        case after_failure::rethrow:
+          std::rethrow_exception(failure);
+        case after_failure::policy:
+          if (wait_to_retry(error, state, go)) continue;
+          if (go && !go()) continue;  // abandoned while waiting: the loop's first test
+          give_up(error, failure);
       }
     }
   }
@@ -95,23 +135,6 @@ class pg_session {
   // Closes the connection; the next use opens a new one.
   void drop();
   bool connected() const { return _conn != nullptr; }
-
-  // For callers with their own attempt loop (the batch applier): what an attempt's failure
-  // means (a failure while opening is classified as a login or reachability problem)…
-  pg_error_class classify(const std::exception& e);
-  // …and what to do about it: reports it, drops a broken connection, waits the backoff and
-  // returns true to try again; false when the policy gives up or go() says stop (the caller
-  // then throws or abandons).
-  bool recover(const pg_error_class& error, retry_state& state, const keep_going& go = {});
-  // The server answered (a connection opened, or an attempt succeeded): an outage, if any,
-  // is over.
-  void succeeded();
-  // The user abandoned its work during an outage: the session no longer reports it (the
-  // next attempt reports it again if it goes on).
-  void withdraw();
-  // After recover() said no: throws session_error for a refused login or an outage past the
-  // policy's limit (in a person's words), else the failure itself.
-  [[noreturn]] void give_up(const pg_error_class& error, std::exception_ptr failure) const;
 
   // While an attempt runs, its round trips are under the watchdog.
   class round_trip {
@@ -144,6 +167,24 @@ class pg_session {
 
  private:
   void open();
+  // What an attempt's failure means (a failure while opening is classified as a login or
+  // reachability problem).
+  pg_error_class classify(const std::exception& e);
+  // Reports a failure (last_error, the observer); a broken connection is dropped and an
+  // outage begins (the observer is told once).
+  void report(const pg_error_class& error, retry_state& state);
+  // Whether the policy tries again, after waiting its backoff; false when it gives up or
+  // go() says stop.
+  bool wait_to_retry(const pg_error_class& error, retry_state& state, const keep_going& go);
+  // The server answered (a connection opened, or an attempt succeeded): an outage, if any,
+  // is over.
+  void succeeded();
+  // The user abandoned its work during an outage: the session no longer reports it (the
+  // next attempt reports it again if it goes on).
+  void withdraw();
+  // After the policy said no: throws session_error for a refused login or an outage past
+  // the policy's limit (in a person's words), else the failure itself.
+  [[noreturn]] void give_up(const pg_error_class& error, std::exception_ptr failure) const;
 
   session_options _options;
   retry_policy _policy;
