@@ -31,4 +31,13 @@ result<timestamp_ns> kafka_timestamp_ns(int64_t ms, timestamp_ns now) {
   return timestamp_ns{ms * ns_per_ms};
 }
 
+result<timestamp_ns> kafka_timestamp_ns(int64_t ms, timestamp_type type, timestamp_ns now) {
+  result<timestamp_ns> t = kafka_timestamp_ns(ms, now);
+  if (t) return t;
+  error e = t.err();
+  e.message += type == timestamp_type::log_append_time ? " (LogAppendTime, the broker's)"
+                                                       : " (CreateTime, the producer's)";
+  return e;
+}
+
 }  // namespace sluice

@@ -26,4 +26,11 @@ inline constexpr std::chrono::hours kafka_timestamp_max_future{24};
 // per batch by the caller; 0 leaves only the representable range as the bound.
 result<timestamp_ns> kafka_timestamp_ns(int64_t ms, timestamp_ns now);
 
+// Whose clock stamped a message: its producer's (CreateTime, librdkafka's and kcat's default)
+// or its broker's (LogAppendTime). An absurd timestamp's error names it.
+enum class timestamp_type { create_time, log_append_time };
+
+// kafka_timestamp_ns, its error saying whose clock it was.
+result<timestamp_ns> kafka_timestamp_ns(int64_t ms, timestamp_type type, timestamp_ns now);
+
 }  // namespace sluice

@@ -8,6 +8,7 @@
 
 #include <simdjson.h>
 
+#include "core/model/kafka_timestamp.h"
 #include "core/model/named_type.h"
 #include "core/model/raw_message.h"
 #include "core/model/result.h"
@@ -23,6 +24,11 @@ struct kcat_message {
   partition_id partition{0};
   kafka_offset offset{0};
   timestamp_ns timestamp{0};  // Kafka message timestamp (kcat prints milliseconds); 0: none
+  // "ts" as kcat printed it (-1: none), unchecked, and whose clock it is ("tstype"): what
+  // `sluice replay` range-checks as `sluice run` checks a consumed message's. `timestamp`
+  // holds it when nanoseconds can (1 ms or later, before 2262), else 0.
+  int64_t timestamp_ms = -1;
+  timestamp_type clock = timestamp_type::create_time;
   std::optional<std::string> key;
   std::optional<std::string> payload;  // nullopt: a Kafka tombstone
   std::vector<std::pair<std::string, std::optional<std::string>>> headers;
@@ -36,8 +42,9 @@ struct kcat_message {
 //   {"topic":"t","partition":0,"offset":17,"tstype":"create","ts":1767225600000,"broker":1,
 //    "headers":["name","value",...],"key":"k","payload":"{\"a\":1}"}
 // `topic`, `partition`, `offset` and `payload` are required; `key` (string or null), `ts`,
-// `headers` (the alternating array, or kcat's name → [values] map form) are optional;
-// `tstype`, `broker` and unknown members are validated and ignored. key and payload must be
+// `tstype` ("logappend": the broker's clock; anything else: the producer's), `headers` (the
+// alternating array, or kcat's name → [values] map form) are optional; `broker` and unknown
+// members are validated and ignored. key and payload must be
 // JSON strings or null: kcat's Avro-decoded output (`-s avro`) is refused, since the
 // decoders take the message bytes.
 //

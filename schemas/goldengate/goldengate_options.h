@@ -9,7 +9,7 @@
 namespace sluice {
 
 // How one topic's GoldenGate Data Streams records are read (SPEC §3). Filled from the topic's
-// configuration by the connector (connector/runtime/stage_factory.cc).
+// configuration by the connector (connector/prepare/stage_factory.cc).
 struct goldengate_options {
   decode_limits limits;
   // The zone of op_ts values written without one (the topic's `source.timezone`): "UTC" or a
