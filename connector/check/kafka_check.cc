@@ -14,9 +14,9 @@
 
 #include "connector/config/did_you_mean.h"
 #include "connector/config/redact.h"
-#include "connector/kafka/kafka_consumer.h"
-#include "connector/kafka/kafka_handles.h"
-#include "connector/kafka/kafka_log.h"
+#include "connector/source/kafka_consumer.h"
+#include "connector/source/kafka_handles.h"
+#include "connector/source/kafka_log.h"
 
 namespace sluice {
 namespace {

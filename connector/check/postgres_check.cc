@@ -7,8 +7,8 @@
 
 #include <pqxx/pqxx>
 
+#include "connector/base/sink_options.h"
 #include "connector/config/redact.h"
-#include "connector/runtime/stage_factory.h"
 #include "core/catalog/table_router.h"
 #include "sinks/postgres/session/session_options.h"
 #include "sinks/postgres/session/state_schema.h"

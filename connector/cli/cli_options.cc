@@ -2,8 +2,8 @@
 
 #include <iostream>
 
+#include "connector/base/log.h"
 #include "connector/config/config_loader.h"
-#include "connector/runtime/log.h"
 
 namespace sluice {
 

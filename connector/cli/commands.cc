@@ -9,19 +9,18 @@
 #include <optional>
 #include <string>
 
+#include "connector/base/log.h"
 #include "connector/check/kafka_check.h"
 #include "connector/check/postgres_check.h"
 #include "connector/check/registry_check.h"
 #include "connector/cli/cli_options.h"
 #include "connector/config/config_reference.h"
 #include "connector/config/redact.h"
+#include "connector/drive/pipeline.h"
 #include "connector/http/http_server.h"
-#include "connector/kafka/kafka_consumer.h"
-#include "connector/kafka/kafka_log.h"
 #include "connector/metrics/metrics_registry.h"
-#include "connector/pipeline.h"
-#include "connector/runtime/log.h"
-#include "connector/runtime/stage_factory.h"
+#include "connector/source/kafka_consumer.h"
+#include "connector/source/kafka_log.h"
 #include "sinks/postgres/session/pg_session.h"
 
 namespace sluice {

@@ -2,11 +2,14 @@
 // (<state schema>.dead_letters) by filter — looked at, re-applied once their cause is fixed,
 // or purged.
 //
-// replay goes through what `sluice replay` uses (replayer: decode -> merge -> apply), one
-// batch.size of letters per transaction, with the CSN guard and tombstones as for the stream:
-//   decode letters          their raw message, decoded again by the topic's decoder
+// replay goes through what `sluice replay` uses (drive/replayer.h: the prepare stage every
+// driver shares, then apply), one batch.size of letters per transaction, with the CSN guard
+// and tombstones as for the stream:
+//   decode letters          their raw message, through the prepare stage's rules again
+//                           (timestamp, decode, table filter)
 //   routing, rejected,      the changes the letter stands for (stored_letter.h): one merged
-//   ddl_failed, keyless     row gives back its delete and upserts at their own CSNs
+//   ddl_failed, keyless     row gives back its delete and upserts at their own CSNs; they
+//                           enter the prepare stage after decoding, never decoded again
 //   chunk letters           skipped: a piece alone is no record (replay the topic instead)
 // In the batch's transaction the letters it took are deleted (batch_applier's transaction
 // hook); what fails again is written as a new letter with its new reason in that same
@@ -19,12 +22,12 @@
 
 #include <pqxx/transaction>
 
+#include "connector/base/sink_options.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
-#include "connector/cli/replayer.h"
-#include "connector/cli/stored_letter.h"
 #include "connector/config/redact.h"
-#include "connector/runtime/stage_factory.h"
+#include "connector/drive/replayer.h"
+#include "connector/prepare/stored_letter.h"
 #include "core/model/base64.h"
 #include "core/model/json_text.h"
 #include "sinks/postgres/batch_applier.h"
@@ -237,13 +240,14 @@ int replay(const config& c, pg_session& session, dead_letter_store& store,
           ++counts.skipped;
           continue;
         }
-        raw_message raw;
-        raw.topic = *d.topic;
-        raw.partition = partition_id{d.partition};
-        raw.offset = kafka_offset{d.offset};
-        raw.timestamp = timestamp_ns{d.timestamp_ms * 1'000'000};
-        if (d.key) raw.key = *d.key;
-        if (d.value) raw.value = *d.value;
+        source_message m;
+        m.raw.topic = *d.topic;
+        m.raw.partition = partition_id{d.partition};
+        m.raw.offset = kafka_offset{d.offset};
+        m.timestamp_ms = d.timestamp_ms;
+        if (d.key) m.raw.key = *d.key;
+        if (d.value) m.raw.value = *d.value;
+        m.where = where;
         auto headers = read_stored_headers(d.headers_json);
         if (!headers) {
           std::cerr << "skipped " << where << ": " << headers.err().message << "\n";
@@ -251,9 +255,9 @@ int replay(const config& c, pg_session& session, dead_letter_store& store,
           continue;
         }
         for (const auto& [name, bytes] : *headers)
-          raw.headers.emplace_back(name,
-                                   bytes ? std::optional<std::string_view>(*bytes) : std::nullopt);
-        if (!replay.add_message(raw, where)) break;  // errors.tolerance: none
+          m.raw.headers.emplace_back(
+              name, bytes ? std::optional<std::string_view>(*bytes) : std::nullopt);
+        if (!replay.add_letter(m)) break;  // errors.tolerance: none
         batch_ids.push_back(d.id);
         ++counts.taken;
       } else if (!d.value) {

@@ -23,7 +23,7 @@
 #include "connector/cli/change_json.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
-#include "connector/cli/topic_decoders.h"
+#include "connector/prepare/topic_decoders.h"
 #include "schemas/avro/avro_block_stream.h"
 #include "schemas/common/kcat_line_reader.h"
 

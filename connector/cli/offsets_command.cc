@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "connector/base/sink_options.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
-#include "connector/kafka/group_admin.h"
-#include "connector/runtime/stage_factory.h"
+#include "connector/source/group_admin.h"
 #include "core/model/json_text.h"
 #include "schemas/common/timestamp_parser.h"
 #include "sinks/postgres/offset_admin.h"

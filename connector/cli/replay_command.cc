@@ -1,11 +1,13 @@
 // sluice replay -c FILE --file F...: applies the records `kcat -C -J` printed (a file, or
 // stdin with `--file -`), or Datastream Avro files (object containers, or folders of them:
-// a backfill from Cloud Storage), through decode → merge → apply, without Kafka and without
-// touching sluice.offsets (see cli/replayer.h for the loop).
+// a backfill from Cloud Storage), through the prepare and apply stages `run` uses, without
+// Kafka and without touching sluice.offsets (source/file_source.h reads, drive/replayer.h
+// drives).
 //
 //   check the arguments, load the configuration, open the input     (2 when any fails)
 //   reach PostgreSQL and migrate the state schema                    (1 when it fails)
-//   for each line: replayer.add_line(line); redraw the progress bar (stderr, terminals only)
+//   for each message the file source reads: replayer.add(message); redraw the progress bar
+//     (stderr, terminals only)
 //     stop early on errors.tolerance: none (the bad line), SIGINT/SIGTERM, a database error
 //   flush the last batch; print the summary (stdout)
 //
@@ -28,13 +30,15 @@
 #include <string>
 #include <vector>
 
+#include "connector/base/sink_options.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/cli/progress_bar.h"
-#include "connector/cli/replayer.h"
+#include "connector/cli/replay_summary.h"
 #include "connector/config/redact.h"
-#include "connector/runtime/stage_factory.h"
-#include "schemas/avro/avro_block_stream.h"
+#include "connector/drive/replayer.h"
+#include "connector/prepare/stage_factory.h"
+#include "connector/source/file_source.h"
 #include "sinks/postgres/batch_applier.h"
 
 namespace sluice {
@@ -106,62 +110,6 @@ std::optional<std::string> add_inputs(const std::string& path, std::vector<repla
   }
   out.push_back({path, path != "-" && starts_as_avro(path)});
   return std::nullopt;
-}
-
-// A kcat -J file (or stdin) by lines. False on a read error or when the replay must stop.
-bool replay_lines(const std::string& path, replayer& replay, progress_bar& bar) {
-  std::ifstream file;
-  std::unique_ptr<char[]> file_buffer;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    constexpr size_t buffer_size = 1 << 20;
-    file_buffer = std::make_unique<char[]>(buffer_size);
-    file.rdbuf()->pubsetbuf(file_buffer.get(), buffer_size);
-    file.open(path, std::ios::binary);
-    in = &file;
-  }
-  std::string line;
-  while (!g_replay_stop.load() && std::getline(*in, line)) {
-    if (!replay.add_line(line)) return false;
-    bar.update(replay.totals().lines, replay.totals().bytes);
-  }
-  return !in->bad();
-}
-
-// A Datastream Avro file, block by block, as messages of the first configured topic. Records
-// are numbered on from `records_before` (the records of the files before it), so that every
-// change of one replay keeps an origin offset of its own (keyless tables record it).
-bool replay_avro_file(const std::string& path, const std::string& topic, replayer& replay,
-                      progress_bar& bar, size_t max_block_bytes, uint64_t& records_before) {
-  std::ifstream in(path, std::ios::binary);
-  avro_block_stream blocks(max_block_bytes);
-  std::string block;
-  uint64_t counted = 0;
-  // A file that cannot be cut into blocks: one dead letter, the blocks before it applied.
-  auto fail = [&](const error& e) {
-    return replay.add_unreadable(topic, path, records_before + blocks.first_record(), e);
-  };
-  uint64_t records = 0;
-  struct count_on_exit {
-    uint64_t& total;
-    const uint64_t& added;
-    ~count_on_exit() { total += added; }
-  } on_exit{records_before, records};
-  if (auto err = blocks.open(in)) return fail(*err);
-  while (!g_replay_stop.load()) {
-    auto more = blocks.next(block);
-    replay.add_bytes(blocks.bytes_read() - counted);
-    counted = blocks.bytes_read();
-    if (!more) return fail(more.err());
-    if (!*more) break;
-    const std::string where = path + " record " + std::to_string(blocks.first_record());
-    if (!replay.add_avro_block(topic, where, records_before + blocks.first_record(), block)) {
-      return false;
-    }
-    records = blocks.first_record() + blocks.records();
-    bar.update(replay.totals().lines, replay.totals().bytes);
-  }
-  return !in.bad();
 }
 
 }  // namespace
@@ -239,15 +187,22 @@ int replay_command(const replay_options& command) {
 
   int code = 0;
   std::string bad_read;
-  uint64_t avro_records = 0;
+  file_source source(c->limits.max_message_bytes, g_replay_stop);
+  const file_source::sink each = [&](source_message& m) {
+    const bool go_on = replay.add(m);
+    replay.count_input(source.lines(), source.bytes());
+    bar.update(source.lines(), source.bytes());
+    return go_on;
+  };
   try {
     try {
       for (const replay_input& input : inputs) {
         if (g_replay_stop.load() || !replay.failure().empty()) break;
-        bool ok = input.avro ? replay_avro_file(input.path, c->topics.front(), replay, bar,
-                                                c->limits.max_message_bytes, avro_records)
-                             : replay_lines(input.path, replay, bar);
-        if (!ok && replay.failure().empty() && !g_replay_stop.load()) bad_read = input.path;
+        const file_source::outcome read =
+            input.avro ? source.read_avro(input.path, c->topics.front(), each)
+                       : source.read_lines(input.path, each);
+        replay.count_input(source.lines(), source.bytes());
+        if (read == file_source::outcome::read_error) bad_read = input.path;
         if (!bad_read.empty()) break;
       }
     } catch (const std::invalid_argument& e) {  // a topic whose format is not supported

@@ -9,11 +9,11 @@
 #include <optional>
 #include <string>
 
+#include "connector/base/sink_options.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
-#include "connector/kafka/group_admin.h"
-#include "connector/runtime/stage_factory.h"
+#include "connector/source/group_admin.h"
 #include "sinks/postgres/state_reader.h"
 
 namespace sluice {

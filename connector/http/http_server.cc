@@ -16,9 +16,9 @@
 #include <string_view>
 #include <thread>
 
+#include "connector/base/log.h"
 #include "connector/http/status_json.h"
 #include "connector/metrics/metrics_registry.h"
-#include "connector/runtime/log.h"
 #include "core/model/json_text.h"
 
 namespace sluice {

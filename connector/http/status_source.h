@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "connector/runtime/connector_state.h"
+#include "connector/base/connector_state.h"
 #include "core/model/named_type.h"
 
 namespace sluice {

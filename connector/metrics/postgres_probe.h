@@ -10,7 +10,7 @@ namespace sluice {
 class metrics_registry;
 
 // sluice_postgres_up and sluice_postgres_reconnects_total. Stage: apply (the sessions' health,
-// through runtime/postgres_health.h). Lifecycle: after the registry, destroyed before it.
+// through apply/postgres_health.h). Lifecycle: after the registry, destroyed before it.
 // Threading: any thread (the series are atomic).
 class postgres_probe {
  public:

@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-#include "connector/runtime/connector_state.h"
+#include "connector/base/connector_state.h"
 
 namespace prometheus {
 class Gauge;

@@ -1,10 +1,10 @@
 #include "connector/registry/connector_schema_source.h"
 
+#include "connector/base/connector_state.h"
+#include "connector/base/sink_options.h"
 #include "connector/config/config.h"
 #include "connector/registry/pg_schema_store.h"
 #include "connector/registry/schema_registry_client.h"
-#include "connector/runtime/connector_state.h"
-#include "connector/runtime/stage_factory.h"
 
 namespace sluice {
 

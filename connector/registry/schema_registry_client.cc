@@ -4,9 +4,9 @@
 #include <random>
 #include <thread>
 
+#include "connector/base/log.h"
 #include "connector/config/config.h"
 #include "connector/config/redact.h"
-#include "connector/runtime/log.h"
 
 namespace sluice {
 namespace {

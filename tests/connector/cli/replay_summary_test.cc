@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "connector/cli/replayer.h"
+#include "connector/cli/replay_summary.h"
 
 namespace sluice {
 

@@ -3,9 +3,9 @@
 #include <atomic>
 #include <thread>
 
+#include "connector/base/connector_state.h"
 #include "connector/config/config.h"
 #include "connector/registry/connector_schema_source.h"
-#include "connector/runtime/connector_state.h"
 
 using namespace sluice;
 using namespace std::chrono_literals;

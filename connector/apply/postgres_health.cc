@@ -1,0 +1,58 @@
+#include "connector/apply/postgres_health.h"
+
+#include "connector/base/log.h"
+#include "sinks/postgres/session/pg_error_policy.h"
+
+namespace sluice {
+
+postgres_health::postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors)
+    : _state(state), _probe(probe), _errors(errors) {}
+
+void postgres_health::error(const pg_error_class& error) {
+  _errors.postgres_error(error.sqlstate);
+}
+
+void postgres_health::unreachable(const std::string& role, const pg_error_class& why) {
+  std::lock_guard lock(_mutex);
+  const bool first = _down.empty();
+  _down[role] = why.message;
+  if (!first) return;
+  _since = std::chrono::steady_clock::now();
+  _probe.up(false);
+  _state.degrade("postgres", "PostgreSQL unreachable (" + role + "): " + why.message);
+  SLUICE_LOG(warn, "postgres",
+             "PostgreSQL unreachable ("
+                 << role << ": " << why.message
+                 << "): DEGRADED, waiting it out with the partitions paused");
+}
+
+void postgres_health::reachable(const std::string& role) {
+  std::lock_guard lock(_mutex);
+  forget(role, "PostgreSQL reachable again");
+}
+
+void postgres_health::withdrawn(const std::string& role) {
+  std::lock_guard lock(_mutex);
+  forget(role, "no session waits for PostgreSQL any more");
+}
+
+void postgres_health::forget(const std::string& role, const char* what) {
+  if (_down.erase(role) == 0 || !_down.empty()) return;
+  const auto seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - _since).count();
+  _probe.up(true);
+  _state.degrade("postgres", "");
+  SLUICE_LOG(info, "postgres", what << " after " << static_cast<int64_t>(seconds) << " s");
+}
+
+void postgres_health::reconnected(const std::string& role) {
+  _probe.reconnected();
+  SLUICE_LOG(debug, "postgres", role << ": connected again");
+}
+
+bool postgres_health::down() const {
+  std::lock_guard lock(_mutex);
+  return !_down.empty();
+}
+
+}  // namespace sluice

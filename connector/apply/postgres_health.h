@@ -1,0 +1,49 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "connector/base/connector_state.h"
+#include "connector/metrics/apply_probe.h"
+#include "connector/metrics/postgres_probe.h"
+#include "sinks/postgres/session/session_observer.h"
+
+namespace sluice {
+
+// What the connector's PostgreSQL sessions (lanes, partition owner, janitor, key lookups)
+// say about the server, made one state (SPEC §5 DEGRADED):
+//
+//   a session loses PostgreSQL    → DEGRADED (while RUNNING), sluice_postgres_up 0, one log line
+//   every such session is back    → RUNNING,  sluice_postgres_up 1, one log line with the
+//                                   outage's length
+//   reconnections, errors         → sluice_postgres_reconnects_total, sluice_postgres_errors_total
+//
+// Lifecycle: built before the sessions it observes, destroyed after them. Threading: every
+// method is called from the sessions' threads, concurrently: one mutex.
+class postgres_health : public session_observer {
+ public:
+  postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors);
+
+  void error(const pg_error_class& error) override;
+  void unreachable(const std::string& role, const pg_error_class& why) override;
+  void reachable(const std::string& role) override;
+  void withdrawn(const std::string& role) override;
+  void reconnected(const std::string& role) override;
+
+  // Whether some session is waiting out an outage now.
+  bool down() const;
+
+ private:
+  state_holder& _state;
+  postgres_probe& _probe;
+  apply_probe& _errors;
+  mutable std::mutex _mutex;
+  std::map<std::string, std::string> _down;  // role → why
+  std::chrono::steady_clock::time_point _since{};
+
+  void forget(const std::string& role, const char* what);  // under _mutex
+};
+
+}  // namespace sluice

@@ -1,0 +1,75 @@
+#include "connector/base/sink_options.h"
+
+#include <string>
+
+#include "core/catalog/table_router.h"
+
+namespace sluice {
+
+session_options make_session_options(const config& cfg) {
+  session_options o;
+  o.dsn = cfg.postgres.dsn;
+  o.state_schema = cfg.postgres.state_schema;
+  o.connect_timeout = cfg.postgres.connect_timeout;
+  o.keepalives_idle = cfg.postgres.keepalives_idle;
+  o.keepalives_interval = cfg.postgres.keepalives_interval;
+  o.keepalives_count = cfg.postgres.keepalives_count;
+  o.tcp_user_timeout = cfg.postgres.tcp_user_timeout;
+  o.statement_timeout = cfg.postgres.statement_timeout;
+  o.lock_timeout = cfg.postgres.lock_timeout;
+  o.idle_in_transaction_timeout = cfg.postgres.idle_in_transaction_timeout;
+  o.round_trip_timeout = cfg.postgres.round_trip_timeout;
+  return o;
+}
+
+retry_policy make_retry_policy(const config& cfg) {
+  retry_policy p = retry_policy::waiting_out();
+  p.outage_limit = cfg.postgres.retry_timeout;
+  if (cfg.errors.retry_max > 0) p.statement_attempts = cfg.errors.retry_max;
+  if (cfg.errors.retry_backoff_max.count() > 0) p.backoff_max = cfg.errors.retry_backoff_max;
+  return p;
+}
+
+apply_options make_applier_options(const config& cfg) {
+  apply_options o;
+  o.chunk_timeout = cfg.chunk_timeout;
+  o.chunk_max_bytes = cfg.chunk_max_bytes;
+  o.state_schema = cfg.postgres.state_schema;
+  o.connector = cfg.name;
+  o.auto_create = cfg.auto_create;
+  o.auto_evolve = cfg.auto_evolve;
+  o.auto_evolve_widen = cfg.auto_evolve_widen;
+  o.ddl_failure_dead_letters = cfg.ddl_failure == ddl_failure_mode::dead_letter;
+  o.tables_include = cfg.tables_include;
+  o.tables_exclude = cfg.tables_exclude;
+  o.deletes =
+      cfg.deletes.mode == delete_mode::soft ? apply_delete_mode::soft : apply_delete_mode::hard;
+  o.delete_enabled = cfg.deletes.enabled;
+  o.truncate_enabled = cfg.truncate_enabled;
+  o.keyless = cfg.keyless == keyless_mode::dead_letter ? apply_keyless_mode::dead_letter
+                                                       : apply_keyless_mode::append;
+  o.routing.name_format = cfg.table_name_format;
+  o.routing.lower_case = cfg.identifier_case == letter_case::lower;
+  for (const auto& [source, table] : cfg.tables) {
+    if (!table.target.empty()) o.routing.explicit_targets[source] = table.target;
+  }
+  // column.types are keyed by source table; the applier keys them by target table.
+  table_router router(o.routing);
+  for (const auto& [source, table] : cfg.tables) {
+    if (table.column_types.empty()) continue;
+    table_name name;
+    const size_t last = source.rfind('.');
+    name.table = last == std::string::npos ? source : source.substr(last + 1);
+    if (last != std::string::npos) name.schema = source.substr(0, last);
+    auto target = router.route(name, "");
+    if (!target) continue;  // reported by the applier when the table is routed for real
+    auto& types = o.column_types[target->schema + "." + target->name];
+    for (const auto& [column, type] : table.column_types) {
+      auto col = router.column(column);
+      types[col ? *col : column] = type;
+    }
+  }
+  return o;
+}
+
+}  // namespace sluice

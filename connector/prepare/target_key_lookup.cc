@@ -1,0 +1,49 @@
+#include "connector/prepare/target_key_lookup.h"
+
+#include "connector/base/log.h"
+
+namespace sluice {
+
+target_key_lookup::target_key_lookup(session_options session, retry_policy policy,
+                                     routing_options routing, session_observer* observer,
+                                     pg_session::keep_going go, std::string role,
+                                     std::chrono::milliseconds retry_after)
+    : _router(std::move(routing)),
+      _retry_after(retry_after),
+      _go(std::move(go)),
+      _session(std::move(session), policy, std::move(role), observer),
+      _reader(_session) {}
+
+target_key_lookup::~target_key_lookup() = default;
+
+std::vector<std::string> target_key_lookup::operator()(const table_name& source,
+                                                       std::string_view topic) {
+  auto target = _router.route(source, topic);
+  if (!target) return {};  // the apply stage reports the routing error
+  const auto now = std::chrono::steady_clock::now();
+  auto it = _answers.find(*target);
+  if (it != _answers.end() && (!it->second.key.empty() || now - it->second.asked < _retry_after)) {
+    return it->second.key;
+  }
+  std::vector<std::string> key;
+  try {
+    auto answer = _reader.primary_key(*target, _go);
+    if (!answer) return {};  // given up: not an answer, so not remembered
+    key = std::move(*answer);
+  } catch (const std::exception& e) {
+    // Unknown, not keyless: the change is refused with the missing-key reason and the
+    // lookup is tried again later.
+    SLUICE_LOG(warn, "catalog",
+               "cannot read the primary key of " << target->schema << "." << target->name << ": "
+                                                 << e.what());
+  }
+  if (!key.empty()) {
+    SLUICE_LOG(info, "catalog",
+               "key of " << source.qualified() << " from the primary key of " << target->schema
+                         << "." << target->name);
+  }
+  _answers[*target] = {key, now};
+  return key;
+}
+
+}  // namespace sluice

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The layout check (ctest layout.includes): which folder of connector/ may include which, as
+# docs/architecture.md draws the house. A stage never includes a later stage, prepare/ and
+# apply/ never include each other (the batch they hand over is in base/), and the basement
+# (base/) includes nothing above it. A new arrow is either allowed here, with a reason in
+# docs/architecture.md, or cut.
+#
+#   scripts/check-layout.sh SOURCE_DIR
+set -euo pipefail
+cd "$1"
+
+declare -A allowed=(
+  [config]="config"
+  [base]="config base"
+  [metrics]="base metrics"
+  [http]="base metrics http"
+  [registry]="config base registry"
+  [source]="config base source"
+  [prepare]="config base metrics registry source prepare"
+  [apply]="config base metrics http source apply"
+  [check]="config base registry source check"
+  [drive]="config base metrics http registry source prepare apply drive"
+  [cli]="config base metrics http registry source prepare apply drive check cli"
+)
+
+failed=0
+for dir in connector/*/; do
+  folder=$(basename "$dir")
+  if [[ -z "${allowed[$folder]+x}" ]]; then
+    echo "connector/$folder/: a folder docs/architecture.md does not place (add it to scripts/check-layout.sh)"
+    failed=1
+    continue
+  fi
+  while IFS=: read -r file target; do
+    to=${target#connector/}
+    to=${to%%/*}
+    if [[ " ${allowed[$folder]} " != *" $to "* ]]; then
+      echo "$file includes $target: connector/$folder/ may include only: ${allowed[$folder]}"
+      failed=1
+    fi
+  done < <(grep -o '#include "connector/[^"]*"' "$dir"* | sed 's/#include "\(.*\)"/\1/')
+done
+# Nothing but folders in connector/ (a file at its root belongs to no floor).
+for f in connector/*; do
+  [[ -d "$f" || "$(basename "$f")" == CMakeLists.txt ]] && continue
+  echo "$f: at connector/'s root, on no floor"
+  failed=1
+done
+[[ $failed == 0 ]] && echo "layout: every include of connector/ points down"
+exit $failed
