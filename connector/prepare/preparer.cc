@@ -1,6 +1,7 @@
 #include "connector/prepare/preparer.h"
 
 #include <chrono>
+#include <limits>
 
 namespace sluice {
 namespace {
@@ -73,7 +74,14 @@ preparer::verdict preparer::add(source_message& m, size_t lane) {
   // does not care).
   if (_messages == 1) _now = clock_now();
   const result<timestamp_ns> stamp = kafka_timestamp_ns(m.timestamp_ms, m.clock, _now);
-  if (!stamp) return refuse(m, lb, stamp.err());
+  if (!stamp) {
+    // The dead letter keeps the refused timestamp where a timestamp can hold it (before
+    // 2262), whichever source read it, so that the operator sees what was refused.
+    constexpr int64_t ns_per_ms = 1'000'000;
+    if (m.timestamp_ms > 0 && m.timestamp_ms <= std::numeric_limits<int64_t>::max() / ns_per_ms)
+      m.raw.timestamp = timestamp_ns{m.timestamp_ms * ns_per_ms};
+    return refuse(m, lb, stamp.err());
+  }
   m.raw.timestamp = stamp.value();
   lb.message_timestamps.push_back(stamp.value().value());
   if (stamp.value() > lb.newest_message) lb.newest_message = stamp.value();

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -105,10 +106,18 @@ TEST_CASE("an absurd timestamp is refused before decoding, naming whose clock it
   CHECK(s.prepare.last_reason().find("(CreateTime, the producer's)") != std::string::npos);
   CHECK(s.prepare.add(broker, 0) == preparer::verdict::dead_lettered);
   CHECK(s.prepare.last_reason().find("(LogAppendTime, the broker's)") != std::string::npos);
+  // Ten days ahead: refused, and the letter keeps the timestamp it was refused for.
+  const int64_t ahead_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch() + std::chrono::hours(240))
+          .count();
+  source_message ahead = message(value, 3, ahead_ms);
+  CHECK(s.prepare.add(ahead, 0) == preparer::verdict::dead_lettered);
   std::vector<lane_batch> lanes = s.prepare.take();
-  REQUIRE(lanes[0].dead_letters.size() == 2);
+  REQUIRE(lanes[0].dead_letters.size() == 3);
   CHECK(lanes[0].dead_letters[0].reason.starts_with("bad_timestamp: "));
-  CHECK(lanes[0].dead_letters[0].origin.timestamp == timestamp_ns{0});
+  CHECK(lanes[0].dead_letters[0].origin.timestamp == timestamp_ns{0});  // past 2262: none
+  CHECK(lanes[0].dead_letters[2].origin.timestamp == timestamp_ns{ahead_ms * 1'000'000});
   CHECK(lanes[0].merged.tables.empty());
   CHECK(lanes[0].message_timestamps.empty());
 }
