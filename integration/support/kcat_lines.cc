@@ -23,12 +23,12 @@ std::string json_string(const std::string& s) {
 
 std::string kcat_line(const std::string& topic, int partition, int64_t offset,
                       const std::optional<std::string>& key,
-                      const std::optional<std::string>& payload, const std::string& headers) {
-  std::string s = "{\"topic\":" + json_string(topic) +
-                  ",\"partition\":" + std::to_string(partition) +
-                  ",\"offset\":" + std::to_string(offset) +
-                  ",\"tstype\":\"create\",\"ts\":" + std::to_string(1'767'225'600'000 + offset) +
-                  ",\"broker\":1,";
+                      const std::optional<std::string>& payload, const std::string& headers,
+                      std::optional<int64_t> timestamp_ms) {
+  std::string s =
+      "{\"topic\":" + json_string(topic) + ",\"partition\":" + std::to_string(partition) +
+      ",\"offset\":" + std::to_string(offset) + ",\"tstype\":\"create\",\"ts\":" +
+      std::to_string(timestamp_ms.value_or(1'767'225'600'000 + offset)) + ",\"broker\":1,";
   if (!headers.empty()) s += "\"headers\":" + headers + ",";
   s += "\"key\":" + (key ? json_string(*key) : std::string("null")) + ",";
   s += "\"payload\":" + (payload ? json_string(*payload) : std::string("null")) + "}";

@@ -23,7 +23,7 @@ namespace sluice {
 // image value is bytes — names those columns, so that a reader tells them from strings and
 // gets the bytes back. Both end with "source": [database, schema, table] and "types":
 // {"column": "decimal(12,2)", ...} (the stream's column types, when it gave any): what
-// `sluice dead-letters replay` (connector/cli/stored_letter.h) rebuilds the changes from.
+// `sluice dead-letters replay` (connector/prepare/stored_letter.h) rebuilds the changes from.
 // A keyless change's letter ({"table", "op", "csn", "image"}) carries
 // bytes_columns the same way. A keyless change keeps its Kafka origin. Both name their
 // target table when given one.
