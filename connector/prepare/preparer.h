@@ -41,7 +41,8 @@ class preparer {
   preparer(const config& c, topic_decoders& decoders, size_t lanes);
 
   // Prepares one message into `lane` of the open batch (its raw.timestamp is set from the
-  // checked timestamp_ms). On dead_lettered and stop, last_reason() says why, naming the
+  // checked timestamp_ms; refused, from the refused one where nanoseconds can hold it). On
+  // dead_lettered and stop, last_reason() says why, naming the
   // message ("where: code: message"). Throws std::invalid_argument for a topic whose format
   // is not supported (a configuration error).
   verdict add(source_message& m, size_t lane);
