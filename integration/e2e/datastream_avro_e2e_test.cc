@@ -6,13 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "integration/support/fixture_files.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
@@ -21,17 +20,7 @@ namespace sluice::testing {
 namespace {
 
 std::string fixtures_dir() {
-  const char* source = std::getenv("SLUICE_SOURCE_DIR");
-  REQUIRE(source);
-  return std::string(source) + "/tests/fixtures/datastream_avro";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in, path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return fixture_path("datastream_avro");
 }
 
 // The key columns Oracle events do not name.

@@ -14,16 +14,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/model/base64.h"
+#include "integration/support/fixture_files.h"
 #include "integration/support/kcat_lines.h"
 #include "integration/support/registry_admin.h"
 #include "integration/support/replica_checks.h"
@@ -35,26 +33,6 @@ namespace sluice::testing {
 namespace {
 
 constexpr int32_t never_issued_id = 999999;  // 0x0f423f
-
-std::string read_fixture(const std::string& name) {
-  const char* dir = std::getenv("SLUICE_SOURCE_DIR");
-  REQUIRE(dir);
-  const std::string path = std::string(dir) + "/tests/fixtures/debezium_avro/" + name;
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in, path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(line);
-  return out;
-}
 
 // The Confluent wire format: magic byte 0, the schema id big-endian, the Avro binary body.
 std::string framed(int32_t id, const std::string& body) {
@@ -73,7 +51,7 @@ std::string unbase64(const std::string& text) {
 // avro.tsv: per message, base64 key <tab> base64 value (empty: a tombstone).
 std::vector<kafka_record> avro_records(int32_t key_id, int32_t value_id) {
   std::vector<kafka_record> out;
-  for (const std::string& line : lines_of(read_fixture("avro.tsv"))) {
+  for (const std::string& line : lines_of(read_fixture("debezium_avro/avro.tsv"))) {
     const size_t tab = line.find('\t');
     REQUIRE(tab != std::string::npos);
     kafka_record r;
@@ -89,7 +67,7 @@ std::vector<kafka_record> avro_records(int32_t key_id, int32_t value_id) {
 // first ,"value": ends it.
 std::vector<kafka_record> json_records() {
   std::vector<kafka_record> out;
-  for (const std::string& line : lines_of(read_fixture("json.jsonl"))) {
+  for (const std::string& line : lines_of(read_fixture("debezium_avro/json.jsonl"))) {
     const std::string head = "{\"key\":";
     const size_t split = line.find(",\"value\":");
     REQUIRE((line.starts_with(head) && split != std::string::npos && line.ends_with("}")));
@@ -169,9 +147,10 @@ TEST_CASE(
   create_topic(avro_topic, 1);
   create_topic(json_topic, 1);
 
-  const int32_t key_id = register_schema(avro_topic + "-key", read_fixture("key.avsc")).value();
+  const int32_t key_id =
+      register_schema(avro_topic + "-key", read_fixture("debezium_avro/key.avsc")).value();
   const int32_t value_id =
-      register_schema(avro_topic + "-value", read_fixture("value.avsc")).value();
+      register_schema(avro_topic + "-value", read_fixture("debezium_avro/value.avsc")).value();
   REQUIRE(key_id != never_issued_id);
   REQUIRE(value_id != never_issued_id);
 
@@ -256,9 +235,10 @@ TEST_CASE(
   const auto own = [&](std::string schema) {
     return schema.insert(1, "\"doc\":\"" + topic + "\","), schema;
   };
-  const int32_t key_id = register_schema(topic + "-key", own(read_fixture("key.avsc"))).value();
+  const int32_t key_id =
+      register_schema(topic + "-key", own(read_fixture("debezium_avro/key.avsc"))).value();
   const int32_t value_id =
-      register_schema(topic + "-value", own(read_fixture("value.avsc"))).value();
+      register_schema(topic + "-value", own(read_fixture("debezium_avro/value.avsc"))).value();
   const std::vector<kafka_record> avro = avro_records(key_id, value_id);
   produce(topic, avro);
   const auto total = static_cast<int64_t>(avro.size());

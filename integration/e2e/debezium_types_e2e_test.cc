@@ -8,12 +8,12 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "integration/support/fixture_files.h"
 #include "integration/support/kcat_lines.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
@@ -26,14 +26,6 @@ std::string source_dir() {
   const char* dir = std::getenv("SLUICE_SOURCE_DIR");
   REQUIRE(dir);
   return dir;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in, path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The fixture's {"key": K, "value": V} lines as `kcat -C -J` lines of `topic`. The keys of

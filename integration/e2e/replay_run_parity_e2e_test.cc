@@ -10,16 +10,14 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/model/base64.h"
 #include "integration/support/datastream_events.h"
+#include "integration/support/fixture_files.h"
 #include "integration/support/kcat_lines.h"
 #include "integration/support/registry_admin.h"
 #include "integration/support/replica_checks.h"
@@ -39,29 +37,6 @@ int64_t now_ms() {
 // A CreateTime ten days ahead of the clock: refused by the timestamp rule on both sides.
 int64_t absurd_ms() {
   return now_ms() + int64_t{10} * 24 * 3600 * 1000;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in, path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string fixture(const std::string& relative) {
-  const char* dir = std::getenv("SLUICE_SOURCE_DIR");
-  REQUIRE(dir);
-  return read_file(std::string(dir) + "/tests/fixtures/" + relative);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(line);
-  return out;
 }
 
 // What one side left in PostgreSQL: per table of its schema, the column types and the rows
@@ -220,8 +195,8 @@ TEST_CASE("run and replay agree on Datastream Avro: every codec, and a cut conta
        {"datastream_avro/mysql_backfill", "datastream_avro/mysql_orders",
         "datastream_avro/postgresql_items", "datastream_avro_codecs/mysql_orders_deflate",
         "datastream_avro_codecs/mysql_orders_snappy"})
-    records.push_back(on(partition++ % 2, std::nullopt, fixture(std::string(name) + ".avro")));
-  const std::string cut = fixture("datastream_avro/postgresql_items.avro");
+    records.push_back(on(partition++ % 2, std::nullopt, read_fixture(std::string(name) + ".avro")));
+  const std::string cut = read_fixture("datastream_avro/postgresql_items.avro");
   records.push_back(on(0, std::nullopt, cut.substr(0, cut.size() / 2)));
 
   const parity p = run_and_replay("dsavro_parity", "auto", "", records, 2);
@@ -293,7 +268,7 @@ TEST_CASE("run and replay agree on Aurora DSQL: full and chunked records across 
 TEST_CASE("run and replay agree on Debezium JSON and on Debezium Avro through the registry") {
   // The fixtures' one change history of public.orders (tests/fixtures/debezium_avro).
   std::vector<kafka_record> json;
-  for (const std::string& line : lines_of(fixture("debezium_avro/json.jsonl"))) {
+  for (const std::string& line : lines_of(read_fixture("debezium_avro/json.jsonl"))) {
     const size_t split = line.find(",\"value\":");
     REQUIRE(split != std::string::npos);
     const std::string key = line.substr(7, split - 7);
@@ -305,9 +280,10 @@ TEST_CASE("run and replay agree on Debezium JSON and on Debezium Avro through th
   check_parity(pj, 1, {"op"});
 
   const std::string subject = unique_name("dbz_parity");
-  const schema_id key_id = register_schema(subject + "-key", fixture("debezium_avro/key.avsc"));
+  const schema_id key_id =
+      register_schema(subject + "-key", read_fixture("debezium_avro/key.avsc"));
   const schema_id value_id =
-      register_schema(subject + "-value", fixture("debezium_avro/value.avsc"));
+      register_schema(subject + "-value", read_fixture("debezium_avro/value.avsc"));
   const auto framed = [](int32_t id, const std::string& body) {
     const auto u = static_cast<uint32_t>(id);
     return std::string{'\0', static_cast<char>(u >> 24), static_cast<char>(u >> 16),
@@ -315,7 +291,7 @@ TEST_CASE("run and replay agree on Debezium JSON and on Debezium Avro through th
            body;
   };
   std::vector<kafka_record> avro;
-  for (const std::string& line : lines_of(fixture("debezium_avro/avro.tsv"))) {
+  for (const std::string& line : lines_of(read_fixture("debezium_avro/avro.tsv"))) {
     const size_t tab = line.find('\t');
     REQUIRE(tab != std::string::npos);
     std::string key, value;
