@@ -2,7 +2,8 @@
 # The layout check (ctest layout.includes): which folder of connector/ may include which, as
 # docs/architecture.md draws the house. A stage never includes a later stage, prepare/ and
 # apply/ never include each other (the batch they hand over is in base/), and the basement
-# (base/) includes nothing above it. A new arrow is either allowed here, with a reason in
+# (base/) includes nothing above it; nothing in connector/ includes sinks/postgres/ (it names
+# the target through the seam, sinks/*.h). A new arrow is either allowed here, with a reason in
 # docs/architecture.md, or cut.
 #
 #   scripts/check-layout.sh SOURCE_DIR
@@ -40,11 +41,17 @@ for dir in connector/*/; do
     fi
   done < <(grep -o '#include "connector/[^"]*"' "$dir"* | sed 's/#include "\(.*\)"/\1/')
 done
+# connector/ reaches the target through the seam only (sinks/*.h: target-neutral roles,
+# chosen by sinks/target_factory.h): an include of sinks/postgres/ would tie it to one target.
+while IFS= read -r hit; do
+  echo "$hit: connector/ includes sinks/*.h, the seam, never sinks/postgres/"
+  failed=1
+done < <(grep -rn '#include "sinks/postgres/' connector || true)
 # Nothing but folders in connector/ (a file at its root belongs to no floor).
 for f in connector/*; do
   [[ -d "$f" || "$(basename "$f")" == CMakeLists.txt ]] && continue
   echo "$f: at connector/'s root, on no floor"
   failed=1
 done
-[[ $failed == 0 ]] && echo "layout: every include of connector/ points down"
+[[ $failed == 0 ]] && echo "layout: every include of connector/ points down, and none into sinks/postgres/"
 exit $failed

@@ -4,23 +4,23 @@
 
 #include "connector/apply/dead_letter_producer.h"
 #include "connector/base/log.h"
-#include "sinks/postgres/batch_metadata.h"
+#include "sinks/batch_metadata.h"
 
 namespace sluice {
 
-apply_lane::apply_lane(size_t index, session_options session, retry_policy policy,
+apply_lane::apply_lane(size_t index, const sink::target& target, retry_policy policy,
                        apply_options options, session_observer* observer,
                        partition_table& partitions, dead_letter_producer* dlq, callbacks cb,
                        size_t queue_capacity)
     : _index(index),
-      _session(std::move(session), policy, "lane-" + std::to_string(index), observer),
-      _applier(_session, std::move(options)),
+      _session(target.open("lane-" + std::to_string(index), policy, observer)),
+      _applier(_session->make_applier(std::move(options))),
       _partitions(partitions),
       _dlq(dlq),
       _cb(std::move(cb)),
       _queue(queue_capacity) {
   if (_dlq) {
-    _applier.set_dead_letter_sink(
+    _applier->set_dead_letter_sink(
         [dlq = _dlq](const std::vector<const dead_letter*>& letters) { dlq->send(letters); });
   }
 }
@@ -53,7 +53,7 @@ void apply_lane::run() {
       batch_metadata metadata{std::move(batch->catalog), std::move(batch->ddl),
                               std::move(batch->pieces), batch->newest_message};
       const uint64_t generation = batch->generation;
-      const apply_result result = _applier.apply(
+      const apply_result result = _applier->apply(
           batch->merged, batch->dead_letters, batch->progress, metadata, [this, generation] {
             return !_stopping.load() && generation >= _cb.current_generation();
           });

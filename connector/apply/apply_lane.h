@@ -8,14 +8,13 @@
 #include "connector/base/bounded_queue.h"
 #include "connector/base/lane_batch.h"
 #include "connector/base/partition_table.h"
-#include "sinks/postgres/batch_applier.h"
-#include "sinks/postgres/session/pg_session.h"
+#include "sinks/target.h"
 
 namespace sluice {
 
 class dead_letter_producer;
 
-// One apply lane: a thread with its own PostgreSQL session that applies the lane batches of
+// One apply lane: a thread with its own target session that applies the lane batches of
 // its partitions in order, one transaction each (rows + dead letters + offsets).
 //
 //   loop: pop a lane batch
@@ -40,7 +39,7 @@ class apply_lane {
     std::function<void()> done;  // after every batch, whatever its outcome
   };
 
-  apply_lane(size_t index, session_options session, retry_policy policy, apply_options options,
+  apply_lane(size_t index, const sink::target& target, retry_policy policy, apply_options options,
              session_observer* observer, partition_table& partitions, dead_letter_producer* dlq,
              callbacks cb, size_t queue_capacity);
   ~apply_lane();
@@ -49,14 +48,14 @@ class apply_lane {
   // Returns false when the lane was stopped.
   bool submit(lane_batch&& batch) { return _queue.push(std::move(batch)); }
   void stop();
-  batch_applier& applier() { return _applier; }
+  sink::batch_applier& applier() { return *_applier; }
 
  private:
   void run();
 
   size_t _index;
-  pg_session _session;
-  batch_applier _applier;
+  std::unique_ptr<sink::target_session> _session;
+  std::unique_ptr<sink::batch_applier> _applier;  // on _session
   std::atomic<bool> _stopping{false};
   partition_table& _partitions;
   dead_letter_producer* _dlq;

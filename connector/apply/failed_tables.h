@@ -8,7 +8,7 @@
 
 #include "connector/http/status_source.h"
 #include "connector/metrics/ddl_probe.h"
-#include "sinks/postgres/apply_stats.h"
+#include "sinks/apply_stats.h"
 
 namespace sluice {
 

@@ -2,18 +2,16 @@
 
 #include <algorithm>
 
-#include <pqxx/nontransaction>
-
 #include "connector/base/log.h"
 
 namespace sluice {
 
-owner_worker::owner_worker(session_options session, retry_policy policy, std::string connector,
+owner_worker::owner_worker(const sink::target& target, retry_policy policy, std::string connector,
                            session_observer* observer, callbacks cb,
                            std::chrono::milliseconds ping_every)
-    : _session(std::move(session), policy, "partition-owner", observer),
-      _owner(_session, connector),
-      _reader(_session, connector),
+    : _session(target.open("partition-owner", policy, observer)),
+      _owner(_session->make_owner(connector)),
+      _reader(_session->make_reader(connector)),
       _cb(std::move(cb)),
       _ping_every(ping_every) {}
 
@@ -125,21 +123,21 @@ void owner_worker::serve(request& r) {
   };
   switch (r.what) {
     case request::kind::claim: {
-      auto claims = _owner.claim(r.topic, r.partitions, go);
+      auto claims = _owner->claim(r.topic, r.partitions, go);
       if (!claims) return;
       std::lock_guard lock(_mutex);
       _claims.push_back({r.ticket, r.topic, std::move(*claims)});
       return;
     }
     case request::kind::read_offsets: {
-      auto offsets = _owner.read_offsets(go);
+      auto offsets = _owner->read_offsets(go);
       if (!offsets) return;
       std::lock_guard lock(_mutex);
       _offsets = std::make_pair(r.ticket, std::move(*offsets));
       return;
     }
     case request::kind::count_chunks: {
-      const auto pending = _reader.pending_chunks(go);
+      const auto pending = _reader->pending_chunks(go);
       if (pending && _cb.chunks_counted) _cb.chunks_counted(*pending);
       return;
     }
@@ -154,11 +152,7 @@ void owner_worker::run() {
       // Idle: a ping, so that an outage shows (DEGRADED, /readyz) even with no batch to apply.
       lock.unlock();
       try {
-        _session.run_while([this] { return !_stopping.load(); },
-                           [](pqxx::connection& conn) {
-                             pqxx::nontransaction(conn).exec("SELECT 1");
-                             return 0;
-                           });
+        _session->ping([this] { return !_stopping.load(); });
       } catch (const std::exception& e) {
         if (_cb.failed) _cb.failed(e.what());
       }

@@ -13,9 +13,7 @@
 #include <vector>
 
 #include "core/model/topic_partition.h"
-#include "sinks/postgres/partition_owner.h"
-#include "sinks/postgres/session/pg_session.h"
-#include "sinks/postgres/state_reader.h"
+#include "sinks/target.h"
 
 namespace sluice {
 
@@ -47,7 +45,7 @@ class owner_worker {
     std::function<void(const std::string& why)> failed;
   };
 
-  owner_worker(session_options session, retry_policy policy, std::string connector,
+  owner_worker(const sink::target& target, retry_policy policy, std::string connector,
                session_observer* observer, callbacks cb,
                std::chrono::milliseconds ping_every = std::chrono::seconds(5));
   ~owner_worker();
@@ -79,9 +77,9 @@ class owner_worker {
   void serve(request& r);
   bool standing(const request& r) const;  // under _mutex
 
-  pg_session _session;
-  partition_owner _owner;
-  state_reader _reader;
+  std::unique_ptr<sink::target_session> _session;
+  std::unique_ptr<sink::partition_owner> _owner;  // on _session
+  std::unique_ptr<sink::state_reader> _reader;    // on _session
   callbacks _cb;
   std::chrono::milliseconds _ping_every;
 

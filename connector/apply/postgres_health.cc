@@ -1,18 +1,17 @@
 #include "connector/apply/postgres_health.h"
 
 #include "connector/base/log.h"
-#include "sinks/postgres/session/pg_error_policy.h"
 
 namespace sluice {
 
 postgres_health::postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors)
     : _state(state), _probe(probe), _errors(errors) {}
 
-void postgres_health::error(const pg_error_class& error) {
+void postgres_health::error(const target_error_class& error) {
   _errors.postgres_error(error.sqlstate);
 }
 
-void postgres_health::unreachable(const std::string& role, const pg_error_class& why) {
+void postgres_health::unreachable(const std::string& role, const target_error_class& why) {
   std::lock_guard lock(_mutex);
   const bool first = _down.empty();
   _down[role] = why.message;

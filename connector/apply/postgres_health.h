@@ -8,7 +8,7 @@
 #include "connector/base/connector_state.h"
 #include "connector/metrics/apply_probe.h"
 #include "connector/metrics/postgres_probe.h"
-#include "sinks/postgres/session/session_observer.h"
+#include "sinks/session_observer.h"
 
 namespace sluice {
 
@@ -26,8 +26,8 @@ class postgres_health : public session_observer {
  public:
   postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors);
 
-  void error(const pg_error_class& error) override;
-  void unreachable(const std::string& role, const pg_error_class& why) override;
+  void error(const target_error_class& error) override;
+  void unreachable(const std::string& role, const target_error_class& why) override;
   void reachable(const std::string& role) override;
   void withdrawn(const std::string& role) override;
   void reconnected(const std::string& role) override;

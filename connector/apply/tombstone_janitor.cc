@@ -6,11 +6,11 @@
 
 namespace sluice {
 
-tombstone_janitor::tombstone_janitor(session_options session, retry_policy policy,
+tombstone_janitor::tombstone_janitor(const sink::target& target, retry_policy policy,
                                      session_observer* observer,
                                      std::chrono::milliseconds retention)
-    : _session(std::move(session), policy, "janitor", observer),
-      _janitor(_session),
+    : _session(target.open("janitor", policy, observer)),
+      _janitor(_session->make_janitor()),
       _retention(retention) {}
 
 tombstone_janitor::~tombstone_janitor() {
@@ -39,7 +39,7 @@ void tombstone_janitor::run() {
   do {
     lock.unlock();
     try {
-      const auto n = _janitor.expire_tombstones(duration_cast<seconds>(_retention), [this] {
+      const auto n = _janitor->expire_tombstones(duration_cast<seconds>(_retention), [this] {
         std::lock_guard stopping(_mutex);
         return !_stopping;
       });

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/catalog/table_router.h"
+#include "sinks/target_factory.h"
 
 namespace sluice {
 
@@ -20,6 +21,10 @@ session_options make_session_options(const config& cfg) {
   o.idle_in_transaction_timeout = cfg.postgres.idle_in_transaction_timeout;
   o.round_trip_timeout = cfg.postgres.round_trip_timeout;
   return o;
+}
+
+std::unique_ptr<sink::target> make_target(const config& cfg) {
+  return make_target(target_kind::postgres, make_session_options(cfg));
 }
 
 retry_policy make_retry_policy(const config& cfg) {

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <memory>
+
 #include "connector/config/config.h"
-#include "sinks/postgres/apply_options.h"
-#include "sinks/postgres/session/retry_policy.h"
-#include "sinks/postgres/session/session_options.h"
+#include "sinks/apply_options.h"
+#include "sinks/retry_policy.h"
+#include "sinks/session_options.h"
+#include "sinks/target.h"
 
 namespace sluice {
 
@@ -17,5 +20,9 @@ session_options make_session_options(const config& cfg);
 // How the connector's sessions retry: outages waited out (postgres.retry.timeout, forever by
 // default), statement-level errors bounded (errors.retry.max, errors.retry.backoff.max).
 retry_policy make_retry_policy(const config& cfg);
+
+// The target the configuration names (postgres.*: the only kind today), with its sessions'
+// settings (sinks/target_factory.h). No I/O.
+std::unique_ptr<sink::target> make_target(const config& cfg);
 
 }  // namespace sluice

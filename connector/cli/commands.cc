@@ -21,7 +21,7 @@
 #include "connector/metrics/metrics_registry.h"
 #include "connector/source/kafka_consumer.h"
 #include "connector/source/kafka_log.h"
-#include "sinks/postgres/session/pg_session.h"
+#include "sinks/session_error.h"
 
 namespace sluice {
 namespace {

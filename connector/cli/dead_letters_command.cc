@@ -20,8 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <pqxx/transaction>
-
 #include "connector/base/sink_options.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
@@ -30,8 +28,8 @@
 #include "connector/prepare/stored_letter.h"
 #include "core/model/base64.h"
 #include "core/model/json_text.h"
-#include "sinks/postgres/batch_applier.h"
-#include "sinks/postgres/state/dead_letter_store.h"
+#include "sinks/session_error.h"
+#include "sinks/target.h"
 
 namespace sluice {
 namespace {
@@ -106,16 +104,9 @@ void print_bytes(const char* label, const std::optional<std::string>& bytes) {
   }
 }
 
-int list(pg_session& session, dead_letter_store& store, const dead_letters_options& o) {
+int list(sink::dead_letter_store& store, const dead_letters_options& o) {
   const dead_letter_filter f = filter_of(o);
-  std::vector<stored_dead_letter> letters;
-  uint64_t total = 0;
-  session.run([&](pqxx::connection& conn) {
-    pqxx::read_transaction tx(conn, "sluice_dead_letters_list");
-    letters = store.select(tx, f, 0, o.limit);
-    total = store.count(tx, f);
-    return true;
-  });
+  auto [letters, total] = store.list(f, o.limit);
   if (o.json) {
     for (const stored_dead_letter& d : letters)
       std::cout << json_line(d) << "\n";
@@ -135,20 +126,15 @@ int list(pg_session& session, dead_letter_store& store, const dead_letters_optio
   return 0;
 }
 
-int show(pg_session& session, dead_letter_store& store, const dead_letters_options& o) {
+int show(sink::dead_letter_store& store, const dead_letters_options& o) {
   dead_letter_filter f;
   f.ids = o.ids;
-  std::vector<stored_dead_letter> letters;
-  session.run([&](pqxx::connection& conn) {
-    pqxx::read_transaction tx(conn, "sluice_dead_letters_show");
-    letters = store.select(tx, f, 0, 1);
-    return true;
-  });
-  if (letters.empty()) {
+  const std::optional<stored_dead_letter> letter = store.show(f);
+  if (!letter) {
     std::cerr << "sluice dead-letters show: no dead letter " << o.ids.front() << " here\n";
     return 1;
   }
-  const stored_dead_letter& d = letters.front();
+  const stored_dead_letter& d = *letter;
   if (o.json) {
     std::string line = json_line(d);
     line.pop_back();
@@ -173,15 +159,9 @@ int show(pg_session& session, dead_letter_store& store, const dead_letters_optio
   return 0;
 }
 
-int purge(pg_session& session, dead_letter_store& store, const dead_letters_options& o) {
+int purge(sink::dead_letter_store& store, const dead_letters_options& o) {
   const dead_letter_filter f = filter_of(o);
-  uint64_t n = 0;
-  session.run([&](pqxx::connection& conn) {
-    pqxx::work tx(conn, "sluice_dead_letters_purge");
-    n = o.yes ? store.purge(tx, f) : store.count(tx, f);
-    tx.commit();
-    return true;
-  });
+  const uint64_t n = store.purge(f, /*dry_run=*/!o.yes);
   if (!o.yes) {
     std::cout << n << " dead letter(s) match; nothing purged: add --yes to purge them\n";
     return 1;
@@ -195,35 +175,25 @@ struct replay_counts {
   size_t skipped = 0;  // letters that cannot be replayed, left as they are
 };
 
-int replay(const config& c, pg_session& session, dead_letter_store& store,
+int replay(const config& c, sink::target_session& session, sink::dead_letter_store& store,
            const dead_letters_options& o) {
-  batch_applier applier(session, make_applier_options(c));
+  const auto applier = session.make_applier(make_applier_options(c));
   size_t reported = 0;
-  replayer replay(c, applier, [&](std::string_view text) {
+  replayer replay(c, *applier, [&](std::string_view text) {
     if (reported++ < 20) std::cerr << "still failing: " << text << "\n";
   });
   std::vector<int64_t> batch_ids;  // the letters of the batch being built
-  applier.set_transaction_hook([&](pqxx::transaction_base& tx) { store.remove(tx, batch_ids); });
+  applier->remove_replayed_letters(&batch_ids);
 
   const dead_letter_filter f = filter_of(o);
   // Letters written by the replay itself (what fails again) come after the last id there
   // now: they are not taken again.
-  int64_t last_id = 0;
-  session.run([&](pqxx::connection& conn) {
-    pqxx::read_transaction tx(conn, "sluice_dead_letters_last");
-    last_id = store.last_id(tx, f);
-    return true;
-  });
+  const int64_t last_id = store.last_id(f);
   replay_counts counts;
   int64_t after = 0;
   std::vector<change> changes;
   while (true) {
-    std::vector<stored_dead_letter> page;
-    session.run([&](pqxx::connection& conn) {
-      pqxx::read_transaction tx(conn, "sluice_dead_letters_page");
-      page = store.select(tx, f, after, c.batch.size);
-      return true;
-    });
+    std::vector<stored_dead_letter> page = store.page(f, after, c.batch.size);
     while (!page.empty() && page.back().id > last_id)
       page.pop_back();
     if (page.empty()) break;
@@ -300,18 +270,18 @@ int dead_letters_command(const dead_letters_options& o) {
   auto c = load_command_config(o.config_path, "dead-letters");
   if (!c) return 2;
   // A person waits for this command: a short, bounded retry policy, never a hang.
-  pg_session session(make_session_options(*c), retry_policy::bounded(), "dead-letters");
-  dead_letter_store store(session.schema(), c->name);
+  const auto session = make_target(*c)->open("dead-letters", retry_policy::bounded());
+  const auto store = session->make_dead_letter_store(c->name);
   try {
     switch (o.action) {
       case dead_letters_options::action_kind::list:
-        return list(session, store, o);
+        return list(*store, o);
       case dead_letters_options::action_kind::show:
-        return show(session, store, o);
+        return show(*store, o);
       case dead_letters_options::action_kind::purge:
-        return purge(session, store, o);
+        return purge(*store, o);
       case dead_letters_options::action_kind::replay:
-        return replay(*c, session, store, o);
+        return replay(*c, *session, *store, o);
     }
   } catch (const session_error& e) {
     std::cerr << "sluice dead-letters: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)

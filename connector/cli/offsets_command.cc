@@ -32,8 +32,8 @@
 #include "connector/source/group_admin.h"
 #include "core/model/json_text.h"
 #include "schemas/common/timestamp_parser.h"
-#include "sinks/postgres/offset_admin.h"
-#include "sinks/postgres/state_reader.h"
+#include "sinks/session_error.h"
+#include "sinks/target.h"
 
 namespace sluice {
 namespace {
@@ -64,11 +64,10 @@ std::optional<int64_t> parse_datetime(const std::string& t) {
 
 // What the command works on: the chosen (or configured) topics' partitions, with sluice's
 // offsets, the group's copy and the watermarks. Throws what the services throw.
-std::vector<partition_row> gather(const config& c, group_admin& kafka, pg_session& session,
-                                  std::vector<std::string> topics,
+std::vector<partition_row> gather(const config& c, group_admin& kafka,
+                                  sink::target_session& session, std::vector<std::string> topics,
                                   const std::vector<int32_t>& only_partitions, bool all_stored) {
-  state_reader reader(session, c.name);
-  const std::vector<stored_offset> stored = reader.read_offsets();
+  const std::vector<stored_offset> stored = session.make_reader(c.name)->read_offsets();
   if (all_stored) {
     for (const stored_offset& o : stored)
       topics.push_back(o.topic);
@@ -196,14 +195,15 @@ int offsets_command(const offsets_options& o) {
   }
   const std::string group = c->kafka_property("group.id").value_or(c->name);
   // A person waits for this command: a short, bounded retry policy, never a hang.
-  pg_session session(make_session_options(*c), retry_policy::bounded(), "offsets");
+  const auto target = make_target(*c);
+  const auto session = target->open("offsets", retry_policy::bounded());
 
   std::vector<partition_row> rows;
   std::optional<group_admin::group_state> state;
   try {
     const auto topics = chosen_topics(*c, *kafka, o.topics);
     if (!topics) return 2;
-    rows = gather(*c, *kafka, session, *topics, o.partitions, !reset && o.topics.empty());
+    rows = gather(*c, *kafka, *session, *topics, o.partitions, !reset && o.topics.empty());
     state = kafka->describe_group(group);
   } catch (const session_error& e) {
     std::cerr << "sluice offsets: PostgreSQL: " << shown(e.what()) << "\n";
@@ -271,8 +271,7 @@ int offsets_command(const offsets_options& o) {
     group_offsets[{r.topic, r.partition}] = *r.target;
   }
   try {
-    offset_admin admin(session, c->name);
-    const std::vector<stored_offset> moved = admin.reset(targets);
+    const std::vector<stored_offset> moved = session->make_offset_admin(c->name)->reset(targets);
     std::cout << "reset " << moved.size() << " partition(s) in PostgreSQL; owner epochs now";
     for (const stored_offset& m : moved)
       std::cout << " " << m.topic << "[" << m.partition.value() << "]=" << m.epoch.value();

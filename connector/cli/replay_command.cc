@@ -39,7 +39,7 @@
 #include "connector/drive/replayer.h"
 #include "connector/prepare/stage_factory.h"
 #include "connector/source/file_source.h"
-#include "sinks/postgres/batch_applier.h"
+#include "sinks/target.h"
 
 namespace sluice {
 namespace {
@@ -165,10 +165,10 @@ int replay_command(const replay_options& command) {
   apply_options options = make_applier_options(*c);
   options.chunk_decoders = chunk_decoder_factory(*c);
   // A person waits for a replay: a short, bounded retry policy, never a hang.
-  pg_session session(make_session_options(*c), retry_policy::bounded(), "replay");
-  batch_applier applier(session, options);
+  const auto session = make_target(*c)->open("replay", retry_policy::bounded());
+  const auto applier = session->make_applier(options);
   try {
-    session.run([](pqxx::connection&) { return true; });  // connects, migrates the state schema
+    session->connect();  // connects, migrates the state schema
   } catch (const std::exception& e) {
     std::cerr << "sluice replay: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
               << "\n";
@@ -179,7 +179,7 @@ int replay_command(const replay_options& command) {
   const auto start = std::chrono::steady_clock::now();
   progress_bar bar(total, command.progress && progress_bar::is_terminal(stderr));
   size_t reported = 0;
-  replayer replay(*c, applier, [&](std::string_view text) {
+  replayer replay(*c, *applier, [&](std::string_view text) {
     if (reported++ >= shown_dead_letters) return;
     bar.clear();
     std::cerr << "dead letter: " << text << "\n";

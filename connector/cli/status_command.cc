@@ -14,7 +14,7 @@
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
 #include "connector/source/group_admin.h"
-#include "sinks/postgres/state_reader.h"
+#include "sinks/target.h"
 
 namespace sluice {
 
@@ -25,10 +25,10 @@ int status_command(const std::string& config_path) {
   std::vector<stored_offset> offsets;
   std::vector<table_progress> tables;
   try {
-    pg_session session(make_session_options(*c), retry_policy::bounded(), "status");
-    state_reader reader(session, c->name);
-    offsets = reader.read_offsets();
-    tables = reader.read_table_progress();
+    const auto session = make_target(*c)->open("status", retry_policy::bounded());
+    const auto reader = session->make_reader(c->name);
+    offsets = reader->read_offsets();
+    tables = reader->read_table_progress();
   } catch (const std::exception& e) {
     std::cerr << "sluice status: PostgreSQL unreachable: "
               << redact_secrets(redact(e.what()), c->secrets) << "\n";

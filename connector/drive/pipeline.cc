@@ -12,8 +12,6 @@
 #include "connector/prepare/stage_factory.h"
 #include "connector/registry/connector_schema_source.h"
 #include "schemas/goldengate/goldengate_metadata.h"
-#include "sinks/postgres/session/pg_error_policy.h"
-#include "sinks/postgres/state_reader.h"
 
 namespace sluice {
 namespace {
@@ -43,7 +41,8 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
-  const session_options sessions = make_session_options(cfg);
+  _target = make_target(cfg);
+  const sink::target& sessions = *_target;
   const retry_policy policy = make_retry_policy(cfg);
   apply_options options = make_applier_options(cfg);
   options.chunk_decoders = chunk_decoder_factory(cfg, &_health);
@@ -348,13 +347,11 @@ bool pipeline::start(const std::atomic<bool>& stop_requested) {
   // The state schema is migrated, and what metadata records taught before a restart (it lies
   // behind the committed offsets) is learned again from sluice.catalog, before the first
   // message is decoded. PostgreSQL away at start-up is waited out like any outage.
-  session_options options = make_session_options(_config);
-  pg_session session(options, make_retry_policy(_config), "start-up", &_health);
-  state_reader reader(session, _config.name);
-  const auto reached = session.run_while([&] { return !stop_requested.load(); },
-                                         [](pqxx::connection&) { return true; });
+  const auto session = _target->open("start-up", make_retry_policy(_config), &_health);
+  const auto reader = session->make_reader(_config.name);
+  const bool reached = session->connect([&] { return !stop_requested.load(); });
   if (!reached) return false;  // stopped while waiting
-  for (const catalog_update& u : reader.load_catalog()) {
+  for (const catalog_update& u : reader->load_catalog()) {
     learn_shape(*_catalog.intern(u.table), u.columns, u.key_columns);
   }
   for (auto& lane : _lanes)

@@ -148,7 +148,8 @@ class pipeline : public assignment_listener, public status_source {
   chunk_probe _chunk_probe;
   failed_tables _failed_tables;
   postgres_probe _postgres_probe;
-  postgres_health _health;  // observes every session below: built before them
+  postgres_health _health;                // observes every session below: built before them
+  std::unique_ptr<sink::target> _target;  // where rows go (sinks/target.h): every session below
   table_catalog _catalog;
   partition_table _partitions;
   std::atomic<uint64_t> _generation{1};

@@ -1,7 +1,7 @@
 #include "connector/drive/replayer.h"
 
 #include "connector/base/sink_options.h"
-#include "sinks/postgres/batch_applier.h"
+#include "sinks/batch_applier.h"
 
 namespace sluice {
 namespace {
@@ -16,12 +16,13 @@ void add_stats(merge_stats& total, const merge_stats& s) {
 
 }  // namespace
 
-replayer::replayer(const config& c, batch_applier& applier,
+replayer::replayer(const config& c, sink::batch_applier& applier,
                    std::function<void(std::string_view)> report)
     : _config(c),
       _applier(applier),
       _report(std::move(report)),
-      _keys(make_session_options(c), retry_policy::bounded(), make_applier_options(c).routing),
+      _target(make_target(c)),
+      _keys(*_target, retry_policy::bounded(), make_applier_options(c).routing),
       _decoders(c),
       _preparer(c, _decoders, /*lanes=*/1) {
   _decoders.catalog().set_key_resolver(

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,11 +15,11 @@
 #include "connector/source/source_message.h"
 #include "core/merge/merge_engine.h"
 #include "core/model/change.h"
-#include "sinks/postgres/apply_stats.h"
+#include "sinks/apply_stats.h"
+#include "sinks/batch_applier.h"
+#include "sinks/target.h"
 
 namespace sluice {
-
-class batch_applier;
 
 // What a replay did, for its summary (cli/replay_summary.h).
 struct replay_totals {
@@ -60,7 +61,8 @@ struct replay_totals {
 class replayer {
  public:
   // report is told each dead letter's origin and reason as it is found.
-  replayer(const config& c, batch_applier& applier, std::function<void(std::string_view)> report);
+  replayer(const config& c, sink::batch_applier& applier,
+           std::function<void(std::string_view)> report);
 
   // False when the replay must stop at this message (errors.tolerance: none); failure()
   // then names it. The message is not part of the batch.
@@ -84,9 +86,10 @@ class replayer {
   bool prepare(source_message& m);
 
   const config& _config;
-  batch_applier& _applier;
+  sink::batch_applier& _applier;
   std::function<void(std::string_view)> _report;
-  target_key_lookup _keys;  // declared before _decoders, whose catalog asks it
+  std::unique_ptr<sink::target> _target;  // the key lookup's
+  target_key_lookup _keys;                // declared before _decoders, whose catalog asks it
   topic_decoders _decoders;
   preparer _preparer;
   size_t _batch_messages = 0;  // messages and letters in the open batch

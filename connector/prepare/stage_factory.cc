@@ -109,8 +109,9 @@ class owning_chunk_decoder : public chunk_decoder {
  public:
   owning_chunk_decoder(const config& cfg, const dsql_options& options, session_observer* observer,
                        std::function<bool()> keep_going, int index)
-      : _keys(make_session_options(cfg), make_retry_policy(cfg), make_applier_options(cfg).routing,
-              observer, std::move(keep_going), "chunk-key-lookup-" + std::to_string(index)),
+      : _target(make_target(cfg)),
+        _keys(*_target, make_retry_policy(cfg), make_applier_options(cfg).routing, observer,
+              std::move(keep_going), "chunk-key-lookup-" + std::to_string(index)),
         _decoder(_catalog, options) {
     for (const auto& [source, table] : cfg.tables) {
       if (!table.primary_key_fields.empty()) {
@@ -126,6 +127,7 @@ class owning_chunk_decoder : public chunk_decoder {
   }
 
  private:
+  std::unique_ptr<sink::target> _target;  // the key lookup's
   table_catalog _catalog;
   target_key_lookup _keys;
   dsql_decoder _decoder;

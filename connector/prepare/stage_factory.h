@@ -8,7 +8,7 @@
 #include "core/catalog/table_catalog.h"
 #include "schemas/common/decoder.h"
 #include "schemas/registry/schema_source.h"
-#include "sinks/postgres/session/session_observer.h"
+#include "sinks/session_observer.h"
 
 namespace sluice {
 

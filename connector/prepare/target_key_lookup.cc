@@ -4,15 +4,15 @@
 
 namespace sluice {
 
-target_key_lookup::target_key_lookup(session_options session, retry_policy policy,
+target_key_lookup::target_key_lookup(const sink::target& target, retry_policy policy,
                                      routing_options routing, session_observer* observer,
-                                     pg_session::keep_going go, std::string role,
+                                     keep_going go, std::string role,
                                      std::chrono::milliseconds retry_after)
     : _router(std::move(routing)),
       _retry_after(retry_after),
       _go(std::move(go)),
-      _session(std::move(session), policy, std::move(role), observer),
-      _reader(_session) {}
+      _session(target.open(std::move(role), policy, observer)),
+      _reader(_session->make_key_reader()) {}
 
 target_key_lookup::~target_key_lookup() = default;
 
@@ -27,7 +27,7 @@ std::vector<std::string> target_key_lookup::operator()(const table_name& source,
   }
   std::vector<std::string> key;
   try {
-    auto answer = _reader.primary_key(*target, _go);
+    auto answer = _reader->primary_key(*target, _go);
     if (!answer) return {};  // given up: not an answer, so not remembered
     key = std::move(*answer);
   } catch (const std::exception& e) {

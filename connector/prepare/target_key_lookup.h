@@ -9,8 +9,7 @@
 
 #include "core/catalog/table_catalog.h"
 #include "core/catalog/table_router.h"
-#include "sinks/postgres/session/pg_session.h"
-#include "sinks/postgres/target_key_reader.h"
+#include "sinks/target.h"
 
 namespace sluice {
 
@@ -25,15 +24,15 @@ namespace sluice {
 // An unreachable PostgreSQL is waited out (the session's policy), never answered with "no
 // key" (which would dead-letter the change).
 //
-// Lifecycle: its own PostgreSQL session, opened at the first lookup. Threading: one thread
+// Lifecycle: its own target session, opened at the first lookup. Threading: one thread
 // (the decode stage, or a lane's chunk decoder).
 class target_key_lookup {
  public:
   // go: asked while an outage is waited out; false gives up the lookup unanswered (the
   // caller's work was abandoned) — nothing is remembered of it.
   // role: the session's (application_name, health reports), unique per lookup.
-  target_key_lookup(session_options session, retry_policy policy, routing_options routing,
-                    session_observer* observer = nullptr, pg_session::keep_going go = {},
+  target_key_lookup(const sink::target& target, retry_policy policy, routing_options routing,
+                    session_observer* observer = nullptr, keep_going go = {},
                     std::string role = "key-lookup",
                     std::chrono::milliseconds retry_after = std::chrono::seconds(5));
   ~target_key_lookup();
@@ -48,9 +47,9 @@ class target_key_lookup {
   table_router _router;
   std::chrono::milliseconds _retry_after;
   std::map<target_table, answer> _answers;
-  pg_session::keep_going _go;
-  pg_session _session;
-  target_key_reader _reader;
+  keep_going _go;
+  std::unique_ptr<sink::target_session> _session;
+  std::unique_ptr<sink::target_key_reader> _reader;  // on _session
 };
 
 }  // namespace sluice

@@ -3,8 +3,8 @@
 #include "connector/base/connector_state.h"
 #include "connector/base/sink_options.h"
 #include "connector/config/config.h"
-#include "connector/registry/pg_schema_store.h"
 #include "connector/registry/schema_registry_client.h"
+#include "connector/registry/target_schema_store.h"
 
 namespace sluice {
 
@@ -18,7 +18,7 @@ std::shared_ptr<schema_source> make_connector_schema_source(const config& c, sta
   };
   hooks.stop_requested = [&stop_requested] { return stop_requested.load(); };
   std::shared_ptr<schema_store> store;
-  if (persist) store = std::make_shared<pg_schema_store>(make_session_options(c));
+  if (persist) store = std::make_shared<target_schema_store>(make_target(c)->make_schema_store());
   return std::make_shared<schema_registry_client>(registry_client_options(c.schema_registry),
                                                   std::move(hooks), std::move(store));
 }

@@ -9,8 +9,8 @@ namespace sluice {
 
 // Where schemas fetched from a registry are kept across restarts, so that a restart during a
 // registry outage still decodes what it decoded before (sluice.registry_schemas: see
-// pg_schema_store.h). Keyed by the registry's URL without its user info (never a password:
-// url_without_user_info) and the schema id.
+// sinks/schema_store.h and target_schema_store.h). Keyed by the registry's URL without its user
+// info (never a password: url_without_user_info) and the schema id.
 //
 // Threading: called from the decode threads through schema_registry_client, one call at a
 // time (the client serialises them). Both may throw when the store itself is unreachable; the

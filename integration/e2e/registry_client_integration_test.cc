@@ -17,11 +17,12 @@
 #include <pqxx/connection>
 #include <pqxx/transaction>
 
-#include "connector/registry/pg_schema_store.h"
 #include "connector/registry/schema_registry_client.h"
+#include "connector/registry/target_schema_store.h"
 #include "integration/support/registry_admin.h"
 #include "integration/support/services.h"
 #include "sinks/postgres/session/state_schema.h"
+#include "sinks/postgres/state/pg_schema_store.h"
 
 using namespace sluice;
 using namespace sluice::testing;
@@ -76,7 +77,7 @@ TEST_CASE(
   session_options session;
   session.dsn = postgres_dsn();
   session.state_schema = state;
-  auto store = std::make_shared<pg_schema_store>(session);
+  auto store = std::make_shared<target_schema_store>(std::make_unique<pg_schema_store>(session));
 
   schema_registry_client client(options(), {}, store);
   auto fetched = client.schema(id);

@@ -11,6 +11,7 @@
 #include "sinks/postgres/plan/table_shape.h"
 #include "sinks/postgres/plan/value_fit.h"
 #include "sinks/postgres/state/change_dead_letter.h"
+#include "sinks/postgres/state/dead_letter_store.h"
 
 namespace sluice {
 namespace {
@@ -434,6 +435,11 @@ commit_outcome batch_applier::resolve_in_doubt(pqxx::connection& conn,
   // transaction if the server is still committing (or rolling back) it.
   pqxx::work tx(conn, "sluice_in_doubt");
   return resolve_commit(progress, _offsets.read(tx, progress));
+}
+
+void batch_applier::remove_replayed_letters(const std::vector<int64_t>* ids) {
+  set_transaction_hook([store = dead_letter_store(_session.schema(), _options.connector),
+                        ids](pqxx::transaction_base& tx) { store.remove(tx, *ids); });
 }
 
 }  // namespace sluice

@@ -10,9 +10,11 @@
 #include "core/merge/merge_engine.h"
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
-#include "sinks/postgres/apply_options.h"
-#include "sinks/postgres/apply_stats.h"
-#include "sinks/postgres/batch_metadata.h"
+#include "sinks/apply_options.h"
+#include "sinks/apply_result.h"
+#include "sinks/apply_stats.h"
+#include "sinks/batch_applier.h"
+#include "sinks/batch_metadata.h"
 #include "sinks/postgres/plan/table_ddl.h"
 #include "sinks/postgres/plan/table_planner.h"
 #include "sinks/postgres/session/pg_session.h"
@@ -27,22 +29,6 @@
 #include "sinks/postgres/write/table_writer.h"
 
 namespace sluice {
-
-// How a batch ended.
-enum class apply_outcome : uint8_t {
-  committed,  // rows, dead letters and offsets are in PostgreSQL
-  stale,      // the offsets compare-and-set failed (another owner holds a partition, or the
-              // stored offset moved): nothing was kept; the caller abandons the work and
-              // re-reads its assignment — it must not retry it as if nothing happened
-  abandoned,  // keep_going said stop while waiting out a failure: nothing is known to be kept
-              // (an in-doubt commit stays unresolved; the offsets say, on the next claim)
-};
-
-struct apply_result {
-  apply_outcome outcome = apply_outcome::committed;
-  apply_stats stats;
-  std::string why;  // stale, abandoned: what happened
-};
 
 // The batch applier role: turns merged batches into replica rows on its session, in one
 // transaction per batch together with the batch's dead letters and the offsets
@@ -74,7 +60,7 @@ struct apply_result {
 //
 // Lifecycle: construct (no I/O) on a session it then owns the hooks of; apply() per batch.
 // Threading: the session's thread.
-class batch_applier {
+class batch_applier final : public sink::batch_applier {
  public:
   batch_applier(pg_session& session, apply_options options);
   ~batch_applier();
@@ -91,21 +77,23 @@ class batch_applier {
   // (DDL failures only under ddl.failure: fail).
   apply_result apply(const merged_batch& batch, const std::vector<dead_letter>& dead_letters,
                      const std::vector<partition_progress>& progress,
-                     const batch_metadata& metadata = {}, const pg_session::keep_going& go = {});
+                     const batch_metadata& metadata = {}, const keep_going& go = {}) override;
 
   // Called in the batch transaction just before it commits, with the dead letters the apply
   // itself found (rows the planner or PostgreSQL refused, chunks that failed): the runtime
   // produces them to the dead-letter topic, so that they are in Kafka before the batch
   // commits. A throw aborts the transaction. A retried batch calls it again (at least once).
   // Its time is off the session's round-trip clock.
-  using dead_letter_sink = std::function<void(const std::vector<const dead_letter*>&)>;
-  void set_dead_letter_sink(dead_letter_sink sink) { _dead_letter_sink = std::move(sink); }
+  void set_dead_letter_sink(dead_letter_sink sink) override { _dead_letter_sink = std::move(sink); }
 
   // Called in the batch transaction after its dead letters are written, before the commit
   // (each attempt): `sluice dead-letters replay` deletes the letters the batch re-applied
   // there, so that a letter leaves exactly when its rows are in. A throw aborts the batch.
   using transaction_hook = std::function<void(pqxx::transaction_base&)>;
   void set_transaction_hook(transaction_hook hook) { _transaction_hook = std::move(hook); }
+  // The neutral shape of that hook (sink::batch_applier): the letters are deleted through
+  // state/dead_letter_store.h in the transaction hook.
+  void remove_replayed_letters(const std::vector<int64_t>* ids) override;
 
   const apply_options& options() const { return _options; }
   pg_session& session() { return _session; }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "sinks/offset_admin.h"
 #include "sinks/postgres/session/pg_session.h"
 #include "sinks/postgres/state/offset_store.h"
 
@@ -15,11 +16,11 @@ namespace sluice {
 // after it.
 //
 // Lifecycle: one per command, on its own session. Threading: the session's thread.
-class offset_admin {
+class offset_admin final : public sink::offset_admin {
  public:
   offset_admin(pg_session& session, std::string connector);
 
-  std::vector<stored_offset> reset(const std::vector<offset_target>& targets);
+  std::vector<stored_offset> reset(const std::vector<offset_target>& targets) override;
 
  private:
   pg_session& _session;

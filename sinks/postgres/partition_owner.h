@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sinks/partition_owner.h"
 #include "sinks/postgres/session/pg_session.h"
 #include "sinks/postgres/state/offset_store.h"
 
@@ -15,7 +16,7 @@ namespace sluice {
 //
 // Lifecycle: on a session of its own (the runtime's owner thread), constructed without I/O.
 // Threading: the session's thread.
-class partition_owner {
+class partition_owner final : public sink::partition_owner {
  public:
   partition_owner(pg_session& session, std::string connector);
 
@@ -24,9 +25,9 @@ class partition_owner {
   // Claiming twice (after an unknown commit outcome) only raises the epoch further.
   std::optional<std::vector<claimed_partition>> claim(const std::string& topic,
                                                       const std::vector<partition_id>& partitions,
-                                                      const pg_session::keep_going& go = {});
+                                                      const keep_going& go = {}) override;
   // The connector's stored offsets, every topic and partition (resync).
-  std::optional<std::vector<stored_offset>> read_offsets(const pg_session::keep_going& go = {});
+  std::optional<std::vector<stored_offset>> read_offsets(const keep_going& go = {}) override;
 
  private:
   pg_session& _session;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "sinks/postgres/session/pg_session.h"
+#include "sinks/state_janitor.h"
 
 namespace sluice {
 
@@ -14,13 +15,13 @@ namespace sluice {
 //
 // Lifecycle: on a session of its own (the runtime's janitor thread). Threading: the
 // session's thread.
-class state_janitor {
+class state_janitor final : public sink::state_janitor {
  public:
   explicit state_janitor(pg_session& session) : _session(session) {}
 
   // How many tombstones went; nothing when go() said stop while waiting out an outage.
   std::optional<size_t> expire_tombstones(std::chrono::seconds retention,
-                                          const pg_session::keep_going& go = {});
+                                          const keep_going& go = {}) override;
 
  private:
   pg_session& _session;

@@ -9,6 +9,7 @@
 #include "sinks/postgres/state/chunk_store.h"
 #include "sinks/postgres/state/offset_store.h"
 #include "sinks/postgres/state/table_progress_store.h"
+#include "sinks/state_reader.h"
 
 namespace sluice {
 
@@ -17,21 +18,21 @@ namespace sluice {
 // `status`, the chunks still waiting. Never writes.
 //
 // Lifecycle: on any session, constructed without I/O. Threading: the session's thread.
-class state_reader {
+class state_reader final : public sink::state_reader {
  public:
   state_reader(pg_session& session, std::string connector);
 
   // What <state schema>.catalog holds: at start-up, teach the table catalog what metadata
   // records taught before the committed offsets.
-  std::vector<catalog_update> load_catalog();
+  std::vector<catalog_update> load_catalog() override;
   // Stored offsets of a connector (default: this one).
-  std::vector<stored_offset> read_offsets();
+  std::vector<stored_offset> read_offsets() override;
   std::vector<stored_offset> read_offsets(const std::string& connector);
   // Per target table of this connector, the newest applied source timestamp.
-  std::vector<table_progress> read_table_progress();
+  std::vector<table_progress> read_table_progress() override;
   // Chunks of this connector whose pieces wait for the rest, as committed now; nothing when
   // go() said stop while waiting out an outage.
-  std::optional<size_t> pending_chunks(const pg_session::keep_going& go = {});
+  std::optional<size_t> pending_chunks(const keep_going& go = {}) override;
 
  private:
   pg_session& _session;

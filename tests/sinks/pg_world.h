@@ -12,7 +12,7 @@
 #include "core/merge/merge_engine.h"
 #include "core/model/csn.h"
 #include "core/model/row_key.h"
-#include "sinks/postgres/apply_options.h"
+#include "sinks/apply_options.h"
 #include "tests/sinks/pg_test_env.h"
 
 namespace sluice::testing {

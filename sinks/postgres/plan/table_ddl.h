@@ -10,7 +10,7 @@
 #include <pqxx/transaction_base>
 
 #include "core/model/batch_records.h"
-#include "sinks/postgres/apply_options.h"
+#include "sinks/apply_options.h"
 #include "sinks/postgres/plan/table_plan.h"
 #include "sinks/postgres/plan/table_shape.h"
 

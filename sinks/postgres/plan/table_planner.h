@@ -8,7 +8,7 @@
 #include "core/catalog/table_router.h"
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
-#include "sinks/postgres/apply_options.h"
+#include "sinks/apply_options.h"
 #include "sinks/postgres/plan/table_plan.h"
 
 namespace sluice {

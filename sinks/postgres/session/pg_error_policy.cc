@@ -21,24 +21,6 @@ std::string first_line(std::string_view text) {
 
 }  // namespace
 
-const char* to_string(pg_error_action action) {
-  switch (action) {
-    case pg_error_action::retry:
-      return "retry";
-    case pg_error_action::reconnect:
-      return "reconnect";
-    case pg_error_action::in_doubt:
-      return "in_doubt";
-    case pg_error_action::reject:
-      return "reject";
-    case pg_error_action::refused:
-      return "refused";
-    case pg_error_action::fatal:
-      return "fatal";
-  }
-  return "unknown";
-}
-
 pg_error_action classify_sqlstate(std::string_view s) {
   if (s.size() != 5) return pg_error_action::fatal;
   const std::string_view cls = s.substr(0, 2);

@@ -5,26 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "sinks/target_error.h"
+
 namespace sluice {
 
-// What the applier does about a failed PostgreSQL transaction (SPEC §4 "Errors").
-enum class pg_error_action : uint8_t {
-  retry,      // transient (serialization failure, deadlock, read-only standby): run it again
-  reconnect,  // the connection is gone or going: open a new one, then run it again
-  in_doubt,   // the connection broke during COMMIT: read the offsets back to learn the outcome
-  reject,     // the database refused a value or a constraint: isolate the change, dead-letter it
-  refused,    // the server was reached and refused the login (28000, 28P01, 3D000), or its
-              // TLS certificate was not accepted: only a person can fix that; stop, saying why
-  fatal,      // anything else: a bug, a permission, a missing object; stop
-};
-
-const char* to_string(pg_error_action action);
-
-struct pg_error_class {
-  pg_error_action action = pg_error_action::fatal;
-  std::string sqlstate;  // empty when the error carried none
-  std::string message;   // the error text, first line, without libpq's "ERROR:" prefix
-};
+// The verdicts are the sink's, target-neutral (sinks/target_error.h): this file decides
+// them for PostgreSQL.
+using pg_error_action = target_error_action;
+using pg_error_class = target_error_class;
 
 // The one place that decides what a PostgreSQL error means (STYLE.md #6). Uses libpqxx's
 // exception hierarchy (except.hxx) first, then the SQLSTATE class:

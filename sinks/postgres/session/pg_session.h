@@ -9,28 +9,18 @@
 
 #include <pqxx/connection>
 
+#include "sinks/keep_going.h"
 #include "sinks/postgres/session/pg_error_policy.h"
-#include "sinks/postgres/session/retry_policy.h"
 #include "sinks/postgres/session/round_trip_watchdog.h"
-#include "sinks/postgres/session/session_observer.h"
 #include "sinks/postgres/session/session_options.h"
 #include "sinks/postgres/session/state_schema.h"
+#include "sinks/retry_policy.h"
+#include "sinks/session_error.h"
+#include "sinks/session_observer.h"
 
 struct pg_conn;
 
 namespace sluice {
-
-// A session gave up: the server refused the login, or it stayed unreachable past the
-// policy's outage_limit. what() says which, for a person (FAILED's reason).
-class session_error : public std::runtime_error {
- public:
-  session_error(pg_error_class error, const std::string& what)
-      : std::runtime_error(what), _error(std::move(error)) {}
-  const pg_error_class& error() const { return _error; }
-
- private:
-  pg_error_class _error;
-};
 
 // One PostgreSQL connection and everything about keeping it (issue "unattended survival"):
 // its settings (timeouts and keepalives by default, application_name "sluice:<role>"), the
@@ -44,7 +34,7 @@ class session_error : public std::runtime_error {
 // Threading: one thread at a time uses a session; the observer is called on that thread.
 class pg_session {
  public:
-  using keep_going = std::function<bool()>;
+  using keep_going = sluice::keep_going;
 
   pg_session(session_options options, retry_policy policy, std::string role,
              session_observer* observer = nullptr);

@@ -9,32 +9,10 @@
 
 #include "core/model/batch_records.h"
 #include "core/model/named_type.h"
+#include "sinks/offsets.h"
 #include "sinks/postgres/session/state_schema.h"
 
 namespace sluice {
-
-// A partition this owner now holds: its new epoch and where to resume (none: no offset was
-// ever committed; start from auto.offset.reset).
-struct claimed_partition {
-  partition_id partition{0};
-  owner_epoch epoch{0};
-  std::optional<kafka_offset> next;
-};
-
-struct stored_offset {
-  std::string topic;
-  partition_id partition{0};
-  std::optional<kafka_offset> next;
-  owner_epoch epoch{0};
-  std::string updated_at;  // as PostgreSQL prints it
-};
-
-// Where `sluice offsets reset` moves a partition.
-struct offset_target {
-  std::string topic;
-  partition_id partition{0};
-  kafka_offset next{0};
-};
 
 // What a batch transaction whose COMMIT was in doubt did, told by its partitions' offsets
 // read back afterwards: committed when every partition it moved is at its next offset under

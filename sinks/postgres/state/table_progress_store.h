@@ -8,16 +8,9 @@
 
 #include "sinks/postgres/plan/table_plan.h"
 #include "sinks/postgres/session/state_schema.h"
+#include "sinks/table_progress.h"
 
 namespace sluice {
-
-// What `sluice status` shows per table: the source timestamp of the newest change applied to
-// it, and when a batch last wrote it.
-struct table_progress {
-  target_table table;
-  std::optional<std::string> newest_source_ts;  // ISO 8601, UTC, µs; none: unknown
-  std::string applied_at;                       // ISO 8601, UTC, µs
-};
 
 // <schema>.table_progress, keyed by connector name and target table. record() runs in the
 // batch transaction, so what it says is exactly what committed; one round trip per batch

@@ -7,8 +7,8 @@
 
 #include <pqxx/transaction_base>
 
-#include "sinks/postgres/apply_options.h"
-#include "sinks/postgres/apply_stats.h"
+#include "sinks/apply_options.h"
+#include "sinks/apply_stats.h"
 #include "sinks/postgres/plan/table_plan.h"
 #include "sinks/postgres/plan/table_shape.h"
 #include "sinks/postgres/write/copy_stager.h"

@@ -6,7 +6,7 @@
 
 #include "connector/metrics/metrics_registry.h"
 #include "connector/metrics/state_probe.h"
-#include "sinks/postgres/session/pg_error_policy.h"
+#include "sinks/target_error.h"
 
 namespace sluice {
 namespace {
@@ -22,7 +22,7 @@ struct health_fixture {
   postgres_probe probe{registry};
   apply_probe errors{registry};
   postgres_health health{state, probe, errors};
-  pg_error_class lost{pg_error_action::reconnect, "", "server closed the connection"};
+  target_error_class lost{target_error_action::reconnect, "", "server closed the connection"};
 };
 
 TEST_CASE("one session losing PostgreSQL degrades the connector until every such session is back") {

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "sinks/postgres/session/retry_policy.h"
+#include "sinks/retry_policy.h"
 
 namespace sluice {
 namespace {

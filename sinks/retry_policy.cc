@@ -1,4 +1,4 @@
-#include "sinks/postgres/session/retry_policy.h"
+#include "sinks/retry_policy.h"
 
 #include <algorithm>
 #include <random>

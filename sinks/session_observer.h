@@ -2,22 +2,22 @@
 
 #include <string>
 
+#include "sinks/target_error.h"
+
 namespace sluice {
 
-struct pg_error_class;
-
-// What sessions report about PostgreSQL, for the runtime's health (DEGRADED, /readyz) and
-// metrics (sluice_postgres_up, sluice_postgres_reconnects_total, sluice_postgres_errors_total).
-// One observer serves every session of a process: implementations are thread-safe, quick,
-// and never call back into a session.
+// What a target's sessions report about it (PostgreSQL's: postgres/session/pg_session.h), for the
+// runtime's health (DEGRADED, /readyz) and metrics (sluice_postgres_up,
+// sluice_postgres_reconnects_total, sluice_postgres_errors_total). One observer serves every
+// session of a process: implementations are thread-safe, quick, and never call back into a session.
 class session_observer {
  public:
   virtual ~session_observer() = default;
   // Every failure a session classified, retried or not.
-  virtual void error(const pg_error_class& /*error*/) {}
+  virtual void error(const target_error_class& /*error*/) {}
   // A session lost PostgreSQL (unreachable, connection lost, server restarting): once per
   // outage, when its first attempt fails.
-  virtual void unreachable(const std::string& /*role*/, const pg_error_class& /*why*/) {}
+  virtual void unreachable(const std::string& /*role*/, const target_error_class& /*why*/) {}
   // The session's next attempt after an outage succeeded.
   virtual void reachable(const std::string& /*role*/) {}
   // The session stopped waiting out an outage without knowing its end (its user abandoned the

@@ -1,9 +1,10 @@
-#include "connector/registry/pg_schema_store.h"
+#include "sinks/postgres/state/pg_schema_store.h"
 
 #include <pqxx/connection>
 #include <pqxx/nontransaction>
 #include <pqxx/transaction>
 
+#include "sinks/postgres/session/session_options.h"
 #include "sinks/postgres/session/state_schema.h"
 
 namespace sluice {
@@ -36,27 +37,27 @@ auto pg_schema_store::with_connection(F&& f) {
   }
 }
 
-std::shared_ptr<const registered_schema> pg_schema_store::load(const std::string& registry_url,
-                                                               schema_id id) {
-  return with_connection([&](pqxx::connection& c) -> std::shared_ptr<const registered_schema> {
+std::optional<sink::stored_schema> pg_schema_store::load(const std::string& registry_url,
+                                                         int32_t id) {
+  return with_connection([&](pqxx::connection& c) -> std::optional<sink::stored_schema> {
     pqxx::read_transaction tx(c);
     const pqxx::result r = tx.exec_params(
         "SELECT schema_type, schema FROM " + _table + " WHERE registry_url = $1 AND id = $2",
-        registry_url, id.value());
+        registry_url, id);
     tx.commit();
-    if (r.empty()) return nullptr;
-    return std::make_shared<registered_schema>(
-        registered_schema{id, r[0][0].as<std::string>(), r[0][1].as<std::string>()});
+    if (r.empty()) return std::nullopt;
+    return sink::stored_schema{r[0][0].as<std::string>(), r[0][1].as<std::string>()};
   });
 }
 
-void pg_schema_store::save(const std::string& registry_url, const registered_schema& schema) {
+void pg_schema_store::save(const std::string& registry_url, int32_t id,
+                           const sink::stored_schema& schema) {
   with_connection([&](pqxx::connection& c) {
     pqxx::work tx(c);
     tx.exec_params("INSERT INTO " + _table +
                        " (registry_url, id, schema_type, schema) VALUES ($1, $2, $3, $4) "
                        "ON CONFLICT (registry_url, id) DO NOTHING",
-                   registry_url, schema.id.value(), schema.type, schema.text);
+                   registry_url, id, schema.type, schema.text);
     tx.commit();
   });
 }

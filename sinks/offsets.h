@@ -1,0 +1,37 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/model/batch_records.h"
+#include "core/model/named_type.h"
+
+namespace sluice {
+
+// The offsets a sink keeps for a connector, in its own state (SPEC §4 "Batch transaction"),
+// as the partition owner, the state reader and the offset admin hand them out.
+
+// A partition this owner now holds: its new epoch and where to resume (none: no offset was
+// ever committed; start from auto.offset.reset).
+struct claimed_partition {
+  partition_id partition{0};
+  owner_epoch epoch{0};
+  std::optional<kafka_offset> next;
+};
+
+struct stored_offset {
+  std::string topic;
+  partition_id partition{0};
+  std::optional<kafka_offset> next;
+  owner_epoch epoch{0};
+  std::string updated_at;  // as the target prints it
+};
+
+// Where `sluice offsets reset` moves a partition.
+struct offset_target {
+  std::string topic;
+  partition_id partition{0};
+  kafka_offset next{0};
+};
+
+}  // namespace sluice
