@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The layout check (ctest layout.includes): which folder of connector/ may include which, as
-# docs/architecture.md draws the house. A stage never includes a later stage, prepare/ and
+# The layout check (ctest layout.includes): which folder of connector/ (and of sinks/postgres/)
+# may include which, as docs/architecture.md draws the house. A stage never includes a later
+# stage, prepare/ and
 # apply/ never include each other (the batch they hand over is in base/), and the basement
 # (base/) includes nothing above it; nothing in connector/ includes sinks/postgres/ (it names
 # the target through the seam, sinks/*.h). A new arrow is either allowed here, with a reason in
@@ -47,11 +48,38 @@ while IFS= read -r hit; do
   echo "$hit: connector/ includes sinks/*.h, the seam, never sinks/postgres/"
   failed=1
 done < <(grep -rn '#include "sinks/postgres/' connector || true)
+# sinks/postgres/ in floors: pure SQL text (sql/) at the bottom, then the connection
+# (session/), then planning (plan/), then writing and state (write/, state/), which never
+# include each other; the roles at its root may include them all.
+declare -A sink_allowed=(
+  [sql]="sql"
+  [session]="sql session"
+  [plan]="sql session plan"
+  [write]="sql session plan write"
+  [state]="sql session plan state"
+)
+for dir in sinks/postgres/*/; do
+  folder=$(basename "$dir")
+  if [[ -z "${sink_allowed[$folder]+x}" ]]; then
+    echo "sinks/postgres/$folder/: a floor docs/architecture.md does not place (add it to scripts/check-layout.sh)"
+    failed=1
+    continue
+  fi
+  while IFS=: read -r file target; do
+    to=${target#sinks/postgres/}
+    [[ "$to" == */* ]] || { echo "$file includes $target: a floor never includes the roles above it"; failed=1; continue; }
+    to=${to%%/*}
+    if [[ " ${sink_allowed[$folder]} " != *" $to "* ]]; then
+      echo "$file includes $target: sinks/postgres/$folder/ may include only: ${sink_allowed[$folder]}"
+      failed=1
+    fi
+  done < <(grep -o '#include "sinks/postgres/[^"]*"' "$dir"* | sed 's/#include "\(.*\)"/\1/')
+done
 # Nothing but folders in connector/ (a file at its root belongs to no floor).
 for f in connector/*; do
   [[ -d "$f" || "$(basename "$f")" == CMakeLists.txt ]] && continue
   echo "$f: at connector/'s root, on no floor"
   failed=1
 done
-[[ $failed == 0 ]] && echo "layout: every include of connector/ points down, and none into sinks/postgres/"
+[[ $failed == 0 ]] && echo "layout: every include of connector/ and sinks/postgres/ points down, and none from connector/ into sinks/postgres/"
 exit $failed

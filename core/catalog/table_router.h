@@ -25,7 +25,7 @@ struct routing_options {
   std::map<std::string, std::string> explicit_targets;
   std::string default_schema = "public";  // when the format yields no schema part
   // The target database's limit on an identifier, in bytes (0: none). The sink sets its own
-  // (sinks/postgres/session/pg_identifier.h): a longer name is an error, never truncated.
+  // (sinks/postgres/sql/pg_identifier.h): a longer name is an error, never truncated.
   size_t max_identifier_bytes = 0;
 };
 

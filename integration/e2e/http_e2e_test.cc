@@ -20,8 +20,8 @@
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
-#include "sinks/postgres/write/advisory_lock_space.h"
-#include "sinks/postgres/write/key_locks.h"
+#include "sinks/postgres/session/key_locks.h"
+#include "sinks/postgres/sql/advisory_lock_space.h"
 #include "tests/connector/http/http_test_client.h"
 
 namespace sluice::testing {

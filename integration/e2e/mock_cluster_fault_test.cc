@@ -31,8 +31,8 @@
 #include "integration/support/offset_audit.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
-#include "sinks/postgres/write/advisory_lock_space.h"
-#include "sinks/postgres/write/key_locks.h"
+#include "sinks/postgres/session/key_locks.h"
+#include "sinks/postgres/sql/advisory_lock_space.h"
 
 namespace sluice::testing {
 namespace {

@@ -8,9 +8,9 @@
 #include <pqxx/nontransaction>
 #include <pqxx/transaction>
 
-#include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/plan/change_dead_letter.h"
 #include "sinks/postgres/plan/value_fit.h"
-#include "sinks/postgres/state/change_dead_letter.h"
+#include "sinks/postgres/sql/table_shape.h"
 #include "sinks/postgres/state/dead_letter_store.h"
 
 namespace sluice {

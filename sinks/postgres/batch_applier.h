@@ -17,6 +17,7 @@
 #include "sinks/batch_metadata.h"
 #include "sinks/postgres/plan/table_ddl.h"
 #include "sinks/postgres/plan/table_planner.h"
+#include "sinks/postgres/session/key_locks.h"
 #include "sinks/postgres/session/pg_session.h"
 #include "sinks/postgres/state/catalog_writer.h"
 #include "sinks/postgres/state/chunk_store.h"
@@ -25,7 +26,6 @@
 #include "sinks/postgres/state/route_registry.h"
 #include "sinks/postgres/state/stream_clock.h"
 #include "sinks/postgres/state/table_progress_store.h"
-#include "sinks/postgres/write/key_locks.h"
 #include "sinks/postgres/write/table_writer.h"
 
 namespace sluice {

@@ -2,7 +2,7 @@
 
 #include <pqxx/transaction>
 
-#include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/plan/table_shape_reader.h"
 
 namespace sluice {
 

@@ -9,7 +9,7 @@
 
 #include <pqxx/pqxx>
 
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/pg_array.h"
 #include "tests/sinks/pg_world.h"
 #include "tests/sinks/test_sink.h"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 #include "sinks/postgres/plan/plan_rejects.h"
 
-#include "sinks/postgres/state/change_dead_letter.h"
-#include "sinks/postgres/write/json_text.h"
+#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/postgres/sql/json_text.h"
 
 namespace sluice {
 namespace {

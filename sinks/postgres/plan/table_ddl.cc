@@ -7,15 +7,16 @@
 #include <pqxx/transaction>
 
 #include "core/catalog/table_router.h"
+#include "sinks/postgres/plan/change_dead_letter.h"
 #include "sinks/postgres/plan/pg_type.h"
 #include "sinks/postgres/plan/plan_rejects.h"
+#include "sinks/postgres/plan/table_shape_reader.h"
+#include "sinks/postgres/session/key_locks.h"
 #include "sinks/postgres/session/pg_error_policy.h"
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/state/change_dead_letter.h"
-#include "sinks/postgres/write/advisory_lock_space.h"
-#include "sinks/postgres/write/key_locks.h"
-#include "sinks/postgres/write/pg_array.h"
-#include "sinks/postgres/write/write_sql.h"
+#include "sinks/postgres/sql/advisory_lock_space.h"
+#include "sinks/postgres/sql/pg_array.h"
+#include "sinks/postgres/sql/pg_identifier.h"
+#include "sinks/postgres/sql/write_sql.h"
 
 namespace sluice {
 namespace {

@@ -5,10 +5,10 @@
 #include <optional>
 #include <unordered_map>
 
+#include "sinks/postgres/plan/change_dead_letter.h"
 #include "sinks/postgres/plan/plan_rejects.h"
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/state/change_dead_letter.h"
-#include "sinks/postgres/write/json_text.h"
+#include "sinks/postgres/sql/json_text.h"
+#include "sinks/postgres/sql/pg_identifier.h"
 
 namespace sluice {
 namespace {

@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "core/model/value.h"
+#include "sinks/postgres/plan/change_dead_letter.h"
 #include "sinks/postgres/plan/pg_type.h"
-#include "sinks/postgres/state/change_dead_letter.h"
 
 namespace sluice {
 namespace {

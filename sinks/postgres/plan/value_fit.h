@@ -5,7 +5,7 @@
 
 #include "core/model/batch_records.h"
 #include "sinks/postgres/plan/table_plan.h"
-#include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/sql/table_shape.h"
 
 namespace sluice {
 

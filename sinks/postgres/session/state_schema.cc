@@ -6,8 +6,8 @@
 #include <pqxx/transaction>
 
 #include "core/catalog/table_router.h"
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/write/advisory_lock_space.h"
+#include "sinks/postgres/sql/advisory_lock_space.h"
+#include "sinks/postgres/sql/pg_identifier.h"
 
 namespace sluice {
 namespace {

@@ -7,8 +7,8 @@
 #include <pqxx/binarystring>
 #include <pqxx/result>
 
-#include "sinks/postgres/write/json_text.h"
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/json_text.h"
+#include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "core/model/chunk_assembly.h"
 #include "core/model/crc32c.h"
+#include "sinks/postgres/sql/advisory_lock_space.h"
+#include "sinks/postgres/sql/pg_array.h"
 #include "sinks/postgres/state/chunk_pieces.h"
-#include "sinks/postgres/write/advisory_lock_space.h"
-#include "sinks/postgres/write/pg_array.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
 #include "sinks/postgres/state/dead_letter_writer.h"
 
-#include "sinks/postgres/write/json_text.h"
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/json_text.h"
+#include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {
 

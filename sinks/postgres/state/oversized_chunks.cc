@@ -2,8 +2,8 @@
 
 #include <pqxx/result>
 
+#include "sinks/postgres/sql/pg_array.h"
 #include "sinks/postgres/state/chunk_pieces.h"
-#include "sinks/postgres/write/pg_array.h"
 
 namespace sluice {
 

@@ -5,7 +5,7 @@
 
 #include <pqxx/result>
 
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {
 namespace {

@@ -7,9 +7,9 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/write/column_csn_sql.h"
-#include "sinks/postgres/write/json_text.h"
+#include "sinks/postgres/sql/column_csn_sql.h"
+#include "sinks/postgres/sql/json_text.h"
+#include "sinks/postgres/sql/pg_identifier.h"
 
 namespace sluice {
 namespace {

@@ -10,11 +10,11 @@
 #include "sinks/apply_options.h"
 #include "sinks/apply_stats.h"
 #include "sinks/postgres/plan/table_plan.h"
-#include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/sql/pg_array.h"
+#include "sinks/postgres/sql/table_shape.h"
+#include "sinks/postgres/sql/write_sql.h"
 #include "sinks/postgres/write/copy_stager.h"
-#include "sinks/postgres/write/pg_array.h"
 #include "sinks/postgres/write/value_target.h"
-#include "sinks/postgres/write/write_sql.h"
 
 namespace sluice {
 

@@ -2,7 +2,7 @@
 
 #include "core/model/base64.h"
 #include "core/model/json_text.h"
-#include "sinks/postgres/write/pg_array_literal.h"
+#include "sinks/postgres/sql/pg_array_literal.h"
 
 namespace sluice {
 

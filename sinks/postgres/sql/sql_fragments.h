@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/catalog/table_router.h"
-#include "sinks/postgres/plan/table_shape.h"
+#include "sinks/postgres/sql/table_shape.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/pg_array.h"
 
 #include <doctest/doctest.h>
 

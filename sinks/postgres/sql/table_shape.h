@@ -4,8 +4,6 @@
 #include <string_view>
 #include <vector>
 
-#include <pqxx/transaction_base>
-
 #include "core/catalog/table_router.h"
 
 namespace sluice {
@@ -24,10 +22,6 @@ struct table_shape {
 
   const column_def* find(std::string_view name) const;
 };
-
-// Reads a table's shape from the catalog (pg_attribute, pg_index); exists = false when there
-// is no such table. One round trip.
-table_shape read_table_shape(pqxx::transaction_base& tx, const target_table& table);
 
 // "schema"."table", each part quoted.
 std::string qualified_name(const target_table& table);

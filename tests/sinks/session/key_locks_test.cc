@@ -1,4 +1,4 @@
-#include "sinks/postgres/write/key_locks.h"
+#include "sinks/postgres/session/key_locks.h"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
-#include "sinks/postgres/write/key_locks.h"
+#include "sinks/postgres/session/key_locks.h"
 
 #include <algorithm>
 
-#include "sinks/postgres/write/advisory_lock_space.h"
-#include "sinks/postgres/write/pg_array.h"
+#include "sinks/postgres/sql/advisory_lock_space.h"
+#include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {
 namespace {

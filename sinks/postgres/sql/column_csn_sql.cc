@@ -1,7 +1,7 @@
-#include "sinks/postgres/write/column_csn_sql.h"
+#include "sinks/postgres/sql/column_csn_sql.h"
 
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/write/sql_fragments.h"
+#include "sinks/postgres/sql/pg_identifier.h"
+#include "sinks/postgres/sql/sql_fragments.h"
 
 namespace sluice {
 

@@ -1,5 +1,4 @@
-#include "sinks/postgres/plan/table_shape.h"
-#include "sinks/postgres/session/pg_identifier.h"
+#include "sinks/postgres/plan/table_shape_reader.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,17 +6,6 @@
 #include <pqxx/result>
 
 namespace sluice {
-
-const column_def* table_shape::find(std::string_view name) const {
-  for (const column_def& c : columns) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
-std::string qualified_name(const target_table& table) {
-  return quote_identifier(table.schema) + "." + quote_identifier(table.name);
-}
 
 table_shape read_table_shape(pqxx::transaction_base& tx, const target_table& table) {
   // indkey is an int2vector, subscripted from 0: array_position gives the key position.

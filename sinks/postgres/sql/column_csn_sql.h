@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "core/catalog/table_router.h"
-#include "sinks/postgres/plan/table_shape.h"
-#include "sinks/postgres/write/write_sql.h"
+#include "sinks/postgres/sql/table_shape.h"
+#include "sinks/postgres/sql/write_sql.h"
 
 namespace sluice {
 

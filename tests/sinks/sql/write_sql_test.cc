@@ -1,4 +1,4 @@
-#include "sinks/postgres/write/write_sql.h"
+#include "sinks/postgres/sql/write_sql.h"
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,8 @@
-#include "sinks/postgres/write/write_sql.h"
+#include "sinks/postgres/sql/write_sql.h"
 
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/write/column_csn_sql.h"
-#include "sinks/postgres/write/sql_fragments.h"
+#include "sinks/postgres/sql/column_csn_sql.h"
+#include "sinks/postgres/sql/pg_identifier.h"
+#include "sinks/postgres/sql/sql_fragments.h"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
-#include "sinks/postgres/write/sql_fragments.h"
+#include "sinks/postgres/sql/sql_fragments.h"
 
-#include "sinks/postgres/session/pg_identifier.h"
-#include "sinks/postgres/write/write_sql.h"
+#include "sinks/postgres/sql/pg_identifier.h"
+#include "sinks/postgres/sql/write_sql.h"
 
 namespace sluice::sql {
 

@@ -1,4 +1,4 @@
-#include "sinks/postgres/write/json_text.h"
+#include "sinks/postgres/sql/json_text.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "sinks/postgres/write/pg_array_literal.h"
+#include "sinks/postgres/sql/pg_array_literal.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "sinks/postgres/session/pg_identifier.h"
+#include "sinks/postgres/sql/pg_identifier.h"
 
 #include <doctest/doctest.h>
 
