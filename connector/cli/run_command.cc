@@ -1,28 +1,17 @@
 #include "connector/cli/commands.h"
 
-#include <librdkafka/rdkafka.h>
 #include <signal.h>
 
 #include <atomic>
-#include <chrono>
-#include <iostream>
-#include <optional>
 #include <string>
 
 #include "connector/base/log.h"
-#include "connector/check/kafka_check.h"
-#include "connector/check/postgres_check.h"
-#include "connector/check/registry_check.h"
 #include "connector/cli/cli_options.h"
-#include "connector/config/config_reference.h"
-#include "connector/config/redact.h"
 #include "connector/drive/pipeline.h"
 #include "connector/http/http_server.h"
 #include "connector/metrics/metrics_registry.h"
-#include "connector/source/kafka_consumer.h"
-#include "connector/source/kafka_log.h"
-#include "sinks/session_error.h"
 
+// `sluice run`: the connector, until SIGTERM or SIGINT drains it.
 namespace sluice {
 namespace {
 
@@ -73,28 +62,6 @@ int run_command(const std::string& config_path) {
     SLUICE_LOG(error, "sluice", "failed to start: " << e.what());
     return 1;
   }
-}
-
-int check_command(const std::string& config_path) {
-  auto c = load_command_config(config_path, "check");
-  if (!c) return 2;
-  std::cout << "# effective configuration\n" << describe(*c) << "\n";
-  // A person waits for check: each service gets a few seconds, once, and nothing is created,
-  // migrated or retried (issue 15).
-  constexpr std::chrono::milliseconds timeout{5000};
-  check_report report;
-  check_kafka(*c, report, timeout);
-  check_postgres(*c, report, timeout);
-  check_registry(*c, report, timeout);
-  report.print(std::cout);
-  const int code = report.exit_code();
-  std::cout << "\n" << (code == 0 ? "check passed" : "check failed") << " (exit " << code << ")\n";
-  return code;
-}
-
-int config_reference_command() {
-  std::cout << config_reference_markdown();
-  return 0;
 }
 
 }  // namespace sluice
