@@ -39,18 +39,30 @@ class https_stub {
     _www = run_dir() + "/registry-stub-www";
     std::filesystem::create_directories(_www + "/schemas/ids");
     std::ofstream(_www + "/schemas/ids/1") << R"({"schema":"\"long\""})";
-    _port = shell("bash -c 'source \"$SLUICE_SERVICES_DIR/common.sh\"; free_port'");
-    _pid = shell("cd '" + _www + "' && { setsid openssl s_server -accept 127.0.0.1:" + _port +
-                 " -cert '" + tls + "/registry-stub.crt' -key '" + tls + "/registry-stub.key' " +
-                 (client_certificates ? "-Verify 1 -CAfile '" + _ca + "' " : std::string()) +
-                 "-WWW -quiet </dev/null >/dev/null 2>&1 & echo $!; }");
-    REQUIRE(wait_until(
-        [&] {
-          return std::system(
-                     ("bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + _port + "' 2>/dev/null").c_str()) ==
-                 0;
-        },
-        10s));
+    // free_port cannot reserve the port: another test may bind it first, and s_server then
+    // exits. Start again on another port when the server is gone before it listens.
+    bool listening = false;
+    for (int attempt = 0; attempt < 5 && !listening; ++attempt) {
+      _port = shell("bash -c 'source \"$SLUICE_SERVICES_DIR/common.sh\"; free_port'");
+      _pid = shell("cd '" + _www + "' && { setsid openssl s_server -accept 127.0.0.1:" + _port +
+                   " -cert '" + tls + "/registry-stub.crt' -key '" + tls + "/registry-stub.key' " +
+                   (client_certificates ? "-Verify 1 -CAfile '" + _ca + "' " : std::string()) +
+                   "-WWW -quiet </dev/null >/dev/null 2>&1 & echo $!; }");
+      bool gone = false;
+      listening = wait_until(
+          [&] {
+            if (std::system(("kill -0 " + _pid + " 2>/dev/null").c_str()) != 0) {
+              gone = true;
+              return true;
+            }
+            return std::system(("bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + _port + "' 2>/dev/null")
+                                   .c_str()) == 0;
+          },
+          20s);
+      listening = listening && !gone;
+      if (!listening) shell("kill " + _pid + " 2>/dev/null || true");
+    }
+    REQUIRE(listening);
   }
   ~https_stub() {
     shell("kill " + _pid + " 2>/dev/null || true");
