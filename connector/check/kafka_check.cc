@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include "connector/config/did_you_mean.h"
 #include "connector/config/redact.h"
+#include "connector/config/topic_regex.h"
 #include "connector/source/kafka_consumer.h"
 #include "connector/source/kafka_handles.h"
 #include "connector/source/kafka_log.h"
@@ -159,12 +159,12 @@ void check_kafka(const config& c, check_report& report, std::chrono::millisecond
     std::string matched;
     size_t n = 0;
     try {
-      const std::regex re(c.topics_regex);
+      const topic_regex re(c.topics_regex);
       for (const auto& [name, partitions] : topics) {
-        if (!std::regex_search(name, re)) continue;
+        if (!re.matches(name)) continue;
         matched += (n++ ? ", " : "") + name + " (" + std::to_string(partitions) + ")";
       }
-    } catch (const std::regex_error& ex) {
+    } catch (const std::invalid_argument& ex) {
       report.add("topics", "regex " + c.topics_regex, status::config_error, ex.what());
       return;
     }

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <exception>
-#include <regex>
 #include <vector>
 
 #include "connector/config/config_table.h"
 #include "connector/config/did_you_mean.h"
+#include "connector/config/topic_regex.h"
 #include "core/catalog/table_filter.h"
 #include "core/model/zone_text.h"
 
@@ -98,12 +98,10 @@ std::string check_optional_topic_name(std::string_view entry, std::string_view v
 
 std::string check_topic_regex(std::string_view, std::string_view value) {
   if (value.empty()) return "must not be empty";
-  try {
-    std::regex re(value.begin(), value.end(), std::regex::extended);
-  } catch (const std::regex_error&) {
-    return "is not a valid POSIX extended regular expression";
-  }
-  return "";
+  const std::string problem = topic_regex::problem(std::string(value));
+  return problem.empty()
+             ? ""
+             : "is not a POSIX extended regular expression sluice takes (" + problem + ")";
 }
 
 std::string check_table_pattern(std::string_view, std::string_view value) {

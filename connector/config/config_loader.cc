@@ -5,9 +5,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <yaml-cpp/yaml.h>
 
@@ -15,6 +15,7 @@
 #include "connector/config/config_value.h"
 #include "connector/config/config_walker.h"
 #include "connector/config/redact.h"
+#include "connector/config/topic_regex.h"
 #include "connector/config/value_reader.h"
 #include "connector/config/yaml_documents.h"
 
@@ -88,11 +89,11 @@ class cross_checks {
 
   // An override for a topic sluice does not consume is a typo until proven otherwise.
   void check_overrides(const config& c) {
-    std::optional<std::regex> pattern;
+    std::optional<topic_regex> pattern;
     if (!c.topics_regex.empty()) {
       try {
-        pattern.emplace("^(" + c.topics_regex + ")", std::regex::extended);
-      } catch (const std::regex_error&) {
+        pattern.emplace(c.topics_regex);
+      } catch (const std::invalid_argument&) {
         return;  // reported on topics.regex
       }
     }
@@ -101,7 +102,7 @@ class cross_checks {
     for (const auto& entry : _walk.entries) {
       if (entry.group != "topic.overrides.<topic>") continue;
       if (pattern) {
-        if (!std::regex_search(entry.name, *pattern)) {
+        if (!pattern->matches(entry.name)) {
           _errors.push_back(
               error_at(entry.mark, entry.path, "this topic does not match topics.regex"));
         }

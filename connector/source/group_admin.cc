@@ -1,8 +1,9 @@
 #include "connector/source/group_admin.h"
 
-#include <regex>
+#include <algorithm>
 #include <stdexcept>
 
+#include "connector/config/topic_regex.h"
 #include "connector/source/kafka_log.h"
 
 namespace sluice {
@@ -99,10 +100,10 @@ std::vector<std::string> group_admin::topics_matching(const std::string& regex) 
   if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw std::runtime_error(std::string("metadata: ") + rd_kafka_err2str(e));
   }
-  const std::regex re(regex);
+  const topic_regex re(regex);  // the loader checked it compiles
   std::vector<std::string> out;
   for (int i = 0; i < md->topic_cnt; ++i) {
-    if (std::regex_search(md->topics[i].topic, re)) out.emplace_back(md->topics[i].topic);
+    if (re.matches(md->topics[i].topic)) out.emplace_back(md->topics[i].topic);
   }
   rd_kafka_metadata_destroy(md);
   std::sort(out.begin(), out.end());

@@ -21,6 +21,8 @@ packages=(
   libavro-dev zlib1g-dev libsnappy-dev
   # the command line (connector/cli/command_line.cc), header-only
   libcli11-dev
+  # topics.regex matched in linear time (connector/config/topic_regex.cc)
+  libre2-dev
   # source.timezone IANA names: date/tz (libdate-tz3 comes with the -dev package; named for
   # the runtime) over the system time zone database, which the unit tests read
   libhowardhinnant-date-dev libdate-tz3 tzdata
