@@ -1,6 +1,7 @@
 #include "connector/config/redact.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace sluice {
@@ -30,73 +31,89 @@ std::size_t keyword_value_end(std::string_view s, std::size_t i) {
   return i;
 }
 
-// Replaces the values of password keywords, in keyword form (after the start or whitespace)
-// or as URI query parameters (after '?' or '&').
-std::string redact_keywords(std::string_view s) {
-  std::string out;
+// The spans [begin, end) of the passwords in a DSN: a URI's user-info password (up to the
+// authority's last '@': a password may hold '@' or '/') and every password keyword's value, in
+// keyword form (after the start or whitespace) or as a URI query parameter (after '?' or '&').
+// When unsure where a password ends, the span runs longer rather than shorter.
+std::vector<std::pair<std::size_t, std::size_t>> password_spans(std::string_view dsn) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::size_t i = 0;
-  while (i < s.size()) {
-    const bool at_word_start = i == 0 || is_space(s[i - 1]) || s[i - 1] == '?' || s[i - 1] == '&';
-    std::string_view keyword;
-    if (at_word_start) {
-      for (auto k : password_keywords) {
-        if (s.substr(i).starts_with(k)) keyword = k;
-      }
-    }
-    if (keyword.empty()) {
-      out.push_back(s[i++]);
-      continue;
-    }
-    std::size_t j = i + keyword.size();
-    while (j < s.size() && is_space(s[j]))
-      ++j;
-    if (j >= s.size() || s[j] != '=') {
-      out.append(s.substr(i, j - i));
-      i = j;
-      continue;
-    }
-    ++j;
-    const bool in_query = i > 0 && (s[i - 1] == '?' || s[i - 1] == '&');
-    while (!in_query && j < s.size() && is_space(s[j]))
-      ++j;
-    std::size_t end = j;
-    if (in_query) {
-      while (end < s.size() && s[end] != '&' && s[end] != '#')
-        ++end;
-    } else {
-      end = keyword_value_end(s, j);
-    }
-    out.append(s.substr(i, j - i));
-    if (end > j) out += redacted_text;
-    i = end;
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string redact(std::string_view dsn) {
-  std::string out;
-  std::string_view rest = dsn;
   const std::size_t scheme = dsn.find("://");
   if (scheme != std::string_view::npos) {
     const std::size_t start = scheme + 3;
-    out.append(dsn.substr(0, start));
-    rest = dsn.substr(start);
-    // The user info ends at the last '@' of the authority; a password may hold '@' or '/'.
+    i = start;
+    const std::string_view rest = dsn.substr(start);
     const std::size_t first_at = rest.find('@');
     if (first_at != std::string_view::npos) {
       const std::size_t authority_end = rest.find_first_of("/?#", first_at);
       const std::size_t at = rest.substr(0, authority_end).rfind('@');
       const std::size_t colon = rest.substr(0, at).find(':');
       if (colon != std::string_view::npos && colon + 1 < at) {
-        out.append(rest.substr(0, colon + 1));
-        out += redacted_text;
-        rest = rest.substr(at);
+        spans.emplace_back(start + colon + 1, start + at);
+        i = start + at;
       }
     }
   }
-  out += redact_keywords(rest);
+  while (i < dsn.size()) {
+    const bool at_word_start =
+        i == 0 || is_space(dsn[i - 1]) || dsn[i - 1] == '?' || dsn[i - 1] == '&';
+    std::string_view keyword;
+    if (at_word_start) {
+      for (auto k : password_keywords) {
+        if (dsn.substr(i).starts_with(k)) keyword = k;
+      }
+    }
+    if (keyword.empty()) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + keyword.size();
+    while (j < dsn.size() && is_space(dsn[j]))
+      ++j;
+    if (j >= dsn.size() || dsn[j] != '=') {
+      i = j;
+      continue;
+    }
+    ++j;
+    const bool in_query = i > 0 && (dsn[i - 1] == '?' || dsn[i - 1] == '&');
+    while (!in_query && j < dsn.size() && is_space(dsn[j]))
+      ++j;
+    std::size_t end = j;
+    if (in_query) {
+      while (end < dsn.size() && dsn[end] != '&' && dsn[end] != '#')
+        ++end;
+    } else {
+      end = keyword_value_end(dsn, j);
+    }
+    if (end > j) spans.emplace_back(j, end);
+    i = end;
+  }
+  return spans;
+}
+
+}  // namespace
+
+std::string redact(std::string_view dsn) {
+  std::string out;
+  std::size_t at = 0;
+  for (const auto& [begin, end] : password_spans(dsn)) {
+    out.append(dsn.substr(at, begin - at));
+    out += redacted_text;
+    at = end;
+  }
+  out.append(dsn.substr(at));
+  return out;
+}
+
+std::vector<std::string> dsn_passwords(std::string_view dsn) {
+  std::vector<std::string> out;
+  for (const auto& [begin, end] : password_spans(dsn)) {
+    const std::string_view text = dsn.substr(begin, end - begin);
+    out.emplace_back(text);
+    // A quoted keyword value is also quoted without its quotes, as libpq reads it.
+    if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'')
+      out.emplace_back(text.substr(1, text.size() - 2));
+  }
   return out;
 }
 

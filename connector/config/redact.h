@@ -3,6 +3,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice {
 
@@ -15,6 +16,12 @@ inline constexpr std::string_view redacted_text = "***";
 //   postgresql://sluice:s3cret@db:5432/replica  ->  postgresql://sluice:***@db:5432/replica
 //   host=db user=sluice password='s 3'          ->  host=db user=sluice password=***
 std::string redact(std::string_view dsn);
+
+// The passwords redact() hides in a DSN, as written there (a quoted keyword value also
+// without its quotes): config::secrets takes them, so that an error quoting one — libpq's
+// "invalid percent-encoded token: \"%zz…\"" for a URI password it cannot decode — never
+// prints it, whether the password came from ${ENV} or from the file itself.
+std::vector<std::string> dsn_passwords(std::string_view dsn);
 
 // A URL fit for printing (a Schema Registry's, which may carry basic-auth user info): when any
 // '@' follows "://", everything from there to the LAST '@' becomes ***, since a password may

@@ -70,6 +70,12 @@ std::optional<value_reader::scalar_text> value_reader::substituted(
     for (auto& value : s.from_env)
       _secrets.push_back(std::move(value));
   }
+  // A DSN is a secret only in its passwords (its host and user may come from ${ENV} too, and
+  // are no secrets): those are recorded, so that an error quoting one hides it.
+  if (key.secret && !whole_secret(key)) {
+    for (auto& password : dsn_passwords(s.text))
+      _secrets.push_back(std::move(password));
+  }
   if (!s.errors.empty()) return std::nullopt;
   return scalar_text{std::move(s.text), hidden};
 }

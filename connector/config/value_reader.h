@@ -14,9 +14,9 @@ namespace sluice {
 // scalars, checks the YAML shape (scalar, list, map), parses and bounds-checks through
 // type_scalar(), then applies the key's check. Every problem goes to `errors`, each placed at
 // its own scalar; the value is returned only when there is none. What a ${file:} read, and
-// what ${ENV} gave a sensitive librdkafka property (or a secret key other than a DSN, whose
-// password redact() finds), is appended to `secrets`; neither it nor a secret key's value ever
-// appears in a message.
+// what ${ENV} gave a sensitive librdkafka property or a secret key other than a DSN, and a
+// DSN's passwords (redact.h: dsn_passwords), are appended to `secrets`; neither it nor a
+// secret key's value ever appears in a message.
 class value_reader {
  public:
   value_reader(const env_lookup& env, std::vector<std::string>& secrets)

@@ -1,6 +1,7 @@
 #include "connector/config/config.h"
 
 #include <doctest/doctest.h>
+#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "connector/config/config_reference.h"
 #include "connector/config/config_table.h"
 #include "connector/config/config_value.h"
+#include "connector/config/redact.h"
 
 using namespace sluice;
 using namespace std::chrono_literals;
@@ -735,10 +737,32 @@ batch.size: ${BATCH}
 )yaml",
            env_of({{"KPW", "hunter2"}, {"PGPW", "s3cret"}, {"BATCH", "2500"}, {"HOST", "db"}}));
   REQUIRE_MESSAGE(r.ok(), r.error_text());
-  // A DSN is redacted by its shape (redact()): what ${ENV} gave it may be a host or a
-  // database name, which hidden everywhere would blind the logs.
-  CHECK(r->secrets == std::vector<std::string>{"hunter2"});
+  // A DSN is a secret in its password only: what ${ENV} gave its host or database name,
+  // hidden everywhere, would blind the logs.
+  CHECK(r->secrets == std::vector<std::string>{"hunter2", "s3cret"});
   CHECK(contains(describe(*r), "postgres.dsn: postgresql://sluice:***@db/replica\n"));
+}
+
+TEST_CASE("a DSN password libpq cannot decode is hidden in libpq's error, from ${ENV} or not") {
+  for (const std::string& dsn : {std::string("postgresql://sluice:${PGPW}@db/replica"),
+                                 std::string("postgresql://sluice:%zzs3cret@db/replica"),
+                                 std::string("host=db password='%zz s3cret' dbname=replica")}) {
+    INFO(dsn);
+    const load_result r = load(
+        "name: n\nkafka: {bootstrap.servers: db:9092}\ntopics: [a]\n"
+        "postgres.dsn: \"" +
+            dsn + "\"\n",
+        env_of({{"PGPW", "%zzs3cret"}}));
+    REQUIRE_MESSAGE(r.ok(), r.error_text());
+    char* error = nullptr;
+    PQconninfoOption* options = PQconninfoParse(r->postgres.dsn.c_str(), &error);
+    if (options) PQconninfoFree(options);
+    const std::string said = error ? error : "";
+    PQfreemem(error);
+    if (dsn.starts_with("postgresql://")) CHECK(contains(said, "s3cret"));  // libpq quotes it
+    CHECK_FALSE(contains(redact_secrets(said, r->secrets), "s3cret"));
+    CHECK_FALSE(contains(redact_secrets(r->postgres.dsn, r->secrets), "s3cret"));
+  }
 }
 
 TEST_CASE("a ${file:} that cannot be read is an error at its line and column") {

@@ -82,3 +82,12 @@ TEST_CASE("a URL's user info is hidden up to the last '@', a password with '/' i
   CHECK(redact_url_user_info("http://reg:8081/apis") == "http://reg:8081/apis");
   CHECK(redact_url_user_info("reg@host") == "reg@host");
 }
+
+TEST_CASE("dsn_passwords finds what redact() hides, quoted values also without quotes") {
+  using sluice::dsn_passwords;
+  CHECK(dsn_passwords("postgresql://u:p@ss@db:5432/r?sslpassword=k3y&x=1") ==
+        std::vector<std::string>{"p@ss", "k3y"});
+  CHECK(dsn_passwords("host=db password='a b' user=u") == std::vector<std::string>{"'a b'", "a b"});
+  CHECK(dsn_passwords("postgresql://u@db/r").empty());
+  CHECK(dsn_passwords("host=db passwords=x").empty());
+}
