@@ -14,6 +14,30 @@ namespace {
 
 std::atomic<int> g_min_level{static_cast<int>(log_severity::info)};
 std::atomic<bool> g_json{false};
+
+// A text line is one line: a message's control characters (a reason quoting a value with a
+// newline, an ANSI escape) are written as \n, \r, \t or \xNN, so that no message can forge
+// a log line of its own or move the terminal's cursor.
+void append_escaped(std::string& out, std::string_view text) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out.push_back(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(hex[u >> 4]);
+      out.push_back(hex[u & 0xf]);
+    }
+  }
+}
+
 std::mutex g_mutex;
 std::vector<std::string> g_secrets;  // under g_mutex
 
@@ -77,9 +101,13 @@ void log::write(log_severity level, std::string_view component, std::string_view
     line += ' ';
     line += level_name(level);
     line += ' ';
-    line += component;
+    append_escaped(line, component);
     line += ": ";
-    line += shown;
+    // A trailing newline (libpq ends its errors with one) ends the line as it is.
+    std::string_view text = shown;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+      text.remove_suffix(1);
+    append_escaped(line, text);
     line += '\n';
   }
   std::fwrite(line.data(), 1, line.size(), stderr);

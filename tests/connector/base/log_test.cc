@@ -54,3 +54,17 @@ TEST_CASE("a log line never shows a configured secret, in text or in JSON") {
   const std::string out = capture_stderr([] { SLUICE_LOG(info, "pipeline", "hunter2"); });
   CHECK(out.find("pipeline: hunter2") != std::string::npos);
 }
+
+TEST_CASE("a text log line is one line: control characters in a message are escaped") {
+  log::configure(log_severity::info, false);
+  const std::string out = capture_stderr([] {
+    SLUICE_LOG(
+        warn, "prepare",
+        "reason: bad value \"x\ny\"\n2026-01-01T00:00:00.000Z ERROR sluice: forged\t\x1b[2J\n");
+  });
+  CAPTURE(out);
+  CHECK(out.find('\n') == out.size() - 1);  // one line, its own newline last
+  CHECK(out.find(
+            "bad value \"x\\ny\"\\n2026-01-01T00:00:00.000Z ERROR sluice: forged\\t\\x1b[2J\n") !=
+        std::string::npos);
+}
