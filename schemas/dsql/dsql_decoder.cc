@@ -397,9 +397,9 @@ std::optional<error> dsql_decoder::key(change& c) {
     }
     return make_error(error_code::missing_key,
                       "no key columns known for DSQL table " + table.name.qualified() +
-                          ": configure tables." + config_name(table.name) +
-                          ".primary.key.fields or give the target table a primary key (DSQL "
-                          "inserts and updates do not name their key)");
+                          ": configure them (tables: {\"" + config_name(table.name) +
+                          "\": {primary.key.fields: [...]}}) or give the target table a primary "
+                          "key (DSQL inserts and updates do not name their key)");
   }
   std::vector<value>& values = c.key.values;
   values.resize(columns.size());

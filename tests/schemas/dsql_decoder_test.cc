@@ -276,7 +276,10 @@ TEST_CASE("DSQL: an insert or update without known key columns says how to confi
   const error e = f.fails(seed_insert);
   CHECK(e.code == error_code::missing_key);
   CHECK(contains(e.message, "postgres.public.order_items"));
-  CHECK(contains(e.message, "tables.public.order_items.primary.key.fields"));
+  // The way the loader takes it (a source name holding dots is one key of `tables:`; a
+  // dotted path "tables.public.order_items.primary.key.fields" is refused): the unit test
+  // "the DSQL missing-key hint loads as written" loads it.
+  CHECK(contains(e.message, "(tables: {\"public.order_items\": {primary.key.fields: [...]}})"));
   CHECK(contains(e.message, "primary key"));
 }
 
