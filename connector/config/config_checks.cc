@@ -112,6 +112,18 @@ std::string check_table_pattern(std::string_view, std::string_view value) {
   return "";
 }
 
+std::string check_registry_url(std::string_view, std::string_view value) {
+  if (value.empty()) return "";
+  for (const std::string_view scheme : {"http://", "https://"}) {
+    if (!value.starts_with(scheme)) continue;
+    const std::string_view rest = value.substr(scheme.size());
+    if (rest.empty() || rest.front() == '/' || rest.front() == '?' || rest.front() == '#')
+      return "names no host";
+    return "";
+  }
+  return "must start with http:// or https://";
+}
+
 std::string check_identifier(std::string_view, std::string_view value) {
   if (value.empty()) return "must not be empty";
   if (value.size() > 63) return "is longer than PostgreSQL's 63-byte identifier limit";

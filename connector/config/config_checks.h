@@ -24,6 +24,9 @@ std::string check_json_pointer(std::string_view entry, std::string_view value);
 // is refused at load time, not at the decoder's start).
 std::string check_timezone(std::string_view entry, std::string_view value);
 std::string check_listen_address(std::string_view entry, std::string_view value);
+// A Schema Registry's base URL: empty (none), or http:// or https:// and a host — the only
+// schemes the registry client speaks (an ftp:// URL would fail at the first message).
+std::string check_registry_url(std::string_view entry, std::string_view value);
 std::string check_column_type(std::string_view entry, std::string_view value);
 std::string check_goldengate_field(std::string_view entry, std::string_view value);
 std::string check_goldengate_op(std::string_view entry, std::string_view value);

@@ -190,10 +190,11 @@ const config_key keys[] = {
    .binding = field<&config::errors, &errors_config::dead_letter_topic>()},
   {.name = "errors.retry.max", .type = value_type::integer, .default_value = "10",
    .min = 0, .max = 1'000'000,
-   .description = "Attempts at a statement-level transient PostgreSQL failure on a reachable "
+   .description = "Retries of a statement-level transient PostgreSQL failure on a reachable "
                   "server (40001, 40P01, 55P03 lock timeout, 57014 statement timeout, 25006, "
-                  "53300) before the connector goes FAILED. Lost connections are not counted "
-                  "here: postgres.retry.timeout bounds them.",
+                  "53300) after the first attempt, before the connector goes FAILED (0: no "
+                  "retry). Lost connections are not counted here: postgres.retry.timeout "
+                  "bounds them.",
    .binding = field<&config::errors, &errors_config::retry_max>()},
   {.name = "errors.retry.backoff.max", .type = value_type::duration, .default_value = "30s",
    .min = 10, .max = hour,
@@ -311,12 +312,15 @@ const config_key keys[] = {
   // their own, so that an alias left unset never overwrites the key it stands for.
   {.name = "schema.registry.url", .description = "Base URL of the Confluent-compatible "
    "Schema Registry that Confluent-framed messages name their schemas in (GET {url}/schemas/"
-   "ids/{id}); empty: none.", .binding = field<&config::schema_registry, &schema_registry_config::url>()},
+   "ids/{id}); empty: none.", .check = check_registry_url,
+   .binding = field<&config::schema_registry, &schema_registry_config::url>()},
   {.name = "value.converter.schema.registry.url", .description = "Kafka Connect's name for "
    "schema.registry.url (both given: they must agree).",
+   .check = check_registry_url,
    .binding = field<&config::schema_registry, &schema_registry_config::value_converter_url>()},
   {.name = "key.converter.schema.registry.url", .description = "Kafka Connect's name for "
    "schema.registry.url (both given: they must agree).",
+   .check = check_registry_url,
    .binding = field<&config::schema_registry, &schema_registry_config::key_converter_url>()},
   {.name = "schema.registry.basic.auth.user.info", .secret = true, .description = "HTTP basic "
    "authentication for the registry, as user:password; use ${ENV} or ${file:}.",

@@ -40,6 +40,15 @@ std::string url_without_user_info(const std::string& url) {
   return url.substr(0, scheme + 3) + url.substr(at + 1);
 }
 
+std::string plaintext_credentials_warning(const schema_registry_client_options& options) {
+  if (!options.url.starts_with("http://")) return "";
+  const bool in_url = url_without_user_info(options.url) != options.url;
+  if (options.http.user_info.empty() && !in_url) return "";
+  return "the Schema Registry at " + url_without_credentials(options.url) +
+         " is reached over http://: its basic-auth credentials cross the network in clear "
+         "text; use https://";
+}
+
 schema_registry_client_options registry_client_options(const schema_registry_config& c) {
   schema_registry_client_options o;
   o.url = c.effective_url();
@@ -61,6 +70,8 @@ schema_registry_client::schema_registry_client(schema_registry_client_options op
   _options.url = without_trailing_slashes(_options.url);
   _shown_url = url_without_credentials(_options.url);
   _store_url = url_without_user_info(_options.url);
+  if (const std::string warning = plaintext_credentials_warning(_options); !warning.empty())
+    SLUICE_LOG(warn, "registry", warning);
 }
 
 result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(schema_id id) {

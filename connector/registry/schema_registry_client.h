@@ -91,4 +91,9 @@ std::string url_without_credentials(const std::string& url);
 // is persisted and a password change keeps the stored schemas.
 std::string url_without_user_info(const std::string& url);
 
+// The warning for credentials that would cross the network in clear text (basic auth, from
+// basic.auth.user.info or the URL's user info, to an http:// registry), or "" when there
+// are none or the URL is https://. The client logs it once, when made.
+std::string plaintext_credentials_warning(const schema_registry_client_options& options);
+
 }  // namespace sluice

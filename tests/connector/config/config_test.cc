@@ -873,3 +873,32 @@ TEST_CASE("a table pattern that is not a regular expression is a config error") 
   const load_result r = load(minimal + "tables:\n  exclude: ['shop.(unclosed']\n");
   CHECK(contains(message_for(r, "tables.exclude[0]"), "not a valid regular expression"));
 }
+
+TEST_CASE("the DSQL missing-key hint loads as written") {
+  // schemas/dsql/dsql_decoder.cc tells an operator to write this (with their columns).
+  const load_result r = load(minimal +
+                             "tables: {\"public.order_items\": {primary.key.fields: "
+                             "[order_id, item_id]}}\n");
+  REQUIRE_MESSAGE(r.ok(), r.error_text());
+  REQUIRE(r->tables.contains("public.order_items"));
+  CHECK(r->tables.at("public.order_items").primary_key_fields ==
+        std::vector<std::string>{"order_id", "item_id"});
+  // What the hint said before: a dotted path, which the loader refuses.
+  CHECK_FALSE(load(minimal + "tables.public.order_items.primary.key.fields: [order_id]\n").ok());
+}
+
+TEST_CASE("a Schema Registry URL must be http:// or https:// with a host") {
+  for (const char* bad : {"ftp://reg:8081", "reg:8081", "https://", "http:///x"}) {
+    CAPTURE(bad);
+    const load_result r = load(minimal + "schema.registry.url: \"" + bad + "\"\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(contains(r.error_text(), "schema.registry.url"));
+  }
+  const load_result connect = load(minimal + "value.converter.schema.registry.url: ftp://r\n");
+  CHECK_FALSE(connect.ok());
+  for (const char* good : {"http://reg:8081", "https://u:p@reg/prefix", ""}) {
+    CAPTURE(good);
+    const load_result r = load(minimal + "schema.registry.url: \"" + good + "\"\n");
+    CHECK_MESSAGE(r.ok(), r.error_text());
+  }
+}

@@ -128,3 +128,21 @@ TEST_CASE("the schema store is keyed on the registry URL without its user info")
   REQUIRE(found.ok());
   CHECK((*found)->text == R"("long")");
 }
+
+TEST_CASE("credentials to an http:// registry are warned of, without showing them") {
+  schema_registry_client_options o;
+  o.url = "http://reg:8081";
+  CHECK(plaintext_credentials_warning(o).empty());  // no credentials: nothing to warn of
+  o.http.user_info = "svc:pa55";
+  const std::string warning = plaintext_credentials_warning(o);
+  CHECK(warning.find("http://reg:8081") != std::string::npos);
+  CHECK(warning.find("clear text") != std::string::npos);
+  o.http.user_info.clear();
+  o.url = "http://svc:pa55@reg:8081";
+  const std::string in_url = plaintext_credentials_warning(o);
+  CHECK(in_url.find("clear text") != std::string::npos);
+  CHECK(in_url.find("pa55") == std::string::npos);
+  o.url = "https://svc:pa55@reg:8081";
+  o.http.user_info = "svc:pa55";
+  CHECK(plaintext_credentials_warning(o).empty());
+}
