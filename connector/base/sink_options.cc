@@ -30,7 +30,9 @@ std::unique_ptr<sink::target> make_target(const config& cfg) {
 retry_policy make_retry_policy(const config& cfg) {
   retry_policy p = retry_policy::waiting_out();
   p.outage_limit = cfg.postgres.retry_timeout;
-  if (cfg.errors.retry_max > 0) p.statement_attempts = cfg.errors.retry_max;
+  // errors.retry.max counts retries, as Connect's max.retries does: 0 is one attempt, no
+  // retry (it used to fall back to the default).
+  p.statement_attempts = cfg.errors.retry_max + 1;
   if (cfg.errors.retry_backoff_max.count() > 0) p.backoff_max = cfg.errors.retry_backoff_max;
   return p;
 }
