@@ -19,7 +19,7 @@ const char* const exit_codes = R"(Exit codes:
   0  ok (check: no failure, warnings allowed; decode: even when messages were refused)
   1  the connector failed, a check failed, offsets reset was refused (live members),
      replay stopped before the end of its input, dead-letters show found no such letter,
-     or dead-letters purge was not given --yes
+     or dead-letters purge found letters but was not given --yes
   2  usage or configuration error (found without contacting anything)
   3  a service could not be reached (check, status, offsets, dead-letters)
 )";

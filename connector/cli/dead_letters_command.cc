@@ -11,13 +11,16 @@
 //   ddl_failed, keyless     row gives back its delete and upserts at their own CSNs; they
 //                           enter the prepare stage after decoding, never decoded again
 //   chunk letters           skipped: a piece alone is no record (replay the topic instead)
-// In the batch's transaction the letters it took are deleted (batch_applier's transaction
-// hook); what fails again is written as a new letter with its new reason in that same
-// transaction. So a letter leaves exactly when its rows are in, a letter whose row a newer
+// In the batch's transaction the letters it took are deleted (the applier's
+// remove_replayed_letters); what fails again is written as a new letter with its new reason in that
+// same transaction. So a letter leaves exactly when its rows are in, a letter whose row a newer
 // change has since overtaken changes nothing (stale) and leaves, and offsets never move.
 #include <cstdio>
+#include <ctime>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "connector/base/sink_options.h"
@@ -28,11 +31,32 @@
 #include "connector/prepare/stored_letter.h"
 #include "core/model/base64.h"
 #include "core/model/json_text.h"
+#include "schemas/common/timestamp_parser.h"
 #include "sinks/session_error.h"
 #include "sinks/target.h"
 
 namespace sluice {
 namespace {
+
+// A --since / --until time as sluice reads times (ISO 8601, UTC unless it says; or epoch
+// milliseconds), as one UTC text for the target, so that the target never reads it another
+// way (PostgreSQL would read a time without a zone in its session's zone, and answer junk
+// with its own error); nullopt when it is no time.
+std::optional<std::string> canonical_time(const std::string& text) {
+  const result<timestamp_ns> t = parse_timestamp(text);
+  if (!t) return std::nullopt;
+  constexpr int64_t ns_per_s = 1'000'000'000;
+  const int64_t ns = t.value().value();
+  const int64_t floor_s = ns / ns_per_s - (ns % ns_per_s < 0 ? 1 : 0);
+  const auto micros = static_cast<int>((ns - floor_s * ns_per_s) / 1000);
+  const auto secs = static_cast<std::time_t>(floor_s);
+  std::tm tm{};
+  if (!gmtime_r(&secs, &tm)) return std::nullopt;
+  char out[64];
+  std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
+  return std::string(out);
+}
 
 dead_letter_filter filter_of(const dead_letters_options& o) {
   dead_letter_filter f;
@@ -162,6 +186,10 @@ int show(sink::dead_letter_store& store, const dead_letters_options& o) {
 int purge(sink::dead_letter_store& store, const dead_letters_options& o) {
   const dead_letter_filter f = filter_of(o);
   const uint64_t n = store.purge(f, /*dry_run=*/!o.yes);
+  if (!o.yes && n == 0) {
+    std::cout << "no dead letter matches: nothing to purge\n";
+    return 0;
+  }
   if (!o.yes) {
     std::cout << n << " dead letter(s) match; nothing purged: add --yes to purge them\n";
     return 1;
@@ -266,9 +294,21 @@ int replay(const config& c, sink::target_session& session, sink::dead_letter_sto
 
 }  // namespace
 
-int dead_letters_command(const dead_letters_options& o) {
-  auto c = load_command_config(o.config_path, "dead-letters");
+int dead_letters_command(const dead_letters_options& given) {
+  auto c = load_command_config(given.config_path, "dead-letters");
   if (!c) return 2;
+  dead_letters_options o = given;
+  for (auto [flag, time] : {std::pair{"--since", &o.since}, std::pair{"--until", &o.until}}) {
+    if (!*time) continue;
+    std::optional<std::string> canonical = canonical_time(**time);
+    if (!canonical) {
+      std::cerr << "sluice dead-letters: " << flag << " " << **time
+                << " is neither an ISO 8601 time (e.g. 2026-12-03T10:00:00Z) nor epoch "
+                   "milliseconds\n";
+      return 2;
+    }
+    *time = std::move(*canonical);
+  }
   // A person waits for this command: a short, bounded retry policy, never a hang.
   const auto session = make_target(*c)->open("dead-letters", retry_policy::bounded());
   const auto store = session->make_dead_letter_store(c->name);

@@ -140,6 +140,18 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   CHECK(purged.exit_code == 0);
   CHECK(contains(purged.out, "purged 1 dead letter(s)"));
   CHECK(count_of(letters + "true") == 0);
+  // Nothing left to purge is no error; a time sluice cannot read is refused before
+  // PostgreSQL is asked (not PostgreSQL's raw error, exit 1), and one it can read is read as
+  // UTC whatever the server's zone.
+  const command_result none = run_sluice({"dead-letters", "purge", "-c", config});
+  CHECK(none.exit_code == 0);
+  CHECK(contains(none.out, "nothing to purge"));
+  const command_result junk = run_sluice({"dead-letters", "list", "-c", config, "--until", "junk"});
+  CHECK(junk.exit_code == 2);
+  CHECK(contains(junk.err, "--until junk is neither an ISO 8601 time"));
+  const command_result zoneless =
+      run_sluice({"dead-letters", "list", "-c", config, "--since", "2026-01-01 10:00"});
+  CHECK_MESSAGE(zoneless.exit_code == 0, zoneless.err);
   // Offsets never moved.
   CHECK(count_of("SELECT sum(next_offset) FROM sluice.offsets WHERE connector = '" + connector +
                  "'") == 5);
