@@ -104,11 +104,13 @@ int run_command_line(int argc, char** argv) {
     command = [&] { return replay_command(replay_opts); };
   });
 
-  std::string status_config;
+  status_options status_opts;
   CLI::App* status =
       app.add_subcommand("status", "offsets, lag and owner epoch per partition; table progress");
-  add_config(*status, status_config);
-  status->callback([&] { command = [&] { return status_command(status_config); }; });
+  add_config(*status, status_opts.config_path);
+  status->add_flag("--json", status_opts.json,
+                   "one JSON object: partitions, tables, kafka_reachable");
+  status->callback([&] { command = [&] { return status_command(status_opts); }; });
 
   offsets_options offsets_opts;
   CLI::App* offsets = app.add_subcommand(

@@ -10,10 +10,14 @@ namespace sluice {
 // What the command line (cli/command_line.cc, CLI11) parsed for each command. Each command
 // returns the process exit code (the table in cli/command_line.cc and docs/operations.md).
 
-int run_command(const std::string& config_path);     // cli/run_command.cc
-int check_command(const std::string& config_path);   // cli/check_command.cc
-int status_command(const std::string& config_path);  // cli/status_command.cc
-int config_reference_command();                      // cli/config_reference_command.cc
+int run_command(const std::string& config_path);    // cli/run_command.cc
+int check_command(const std::string& config_path);  // cli/check_command.cc
+struct status_options {
+  std::string config_path;
+  bool json = false;  // one JSON object instead of the tables
+};
+int status_command(const status_options& options);  // cli/status_command.cc
+int config_reference_command();                     // cli/config_reference_command.cc
 
 struct decode_options {
   std::optional<std::string> config_path;

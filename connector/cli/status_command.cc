@@ -1,25 +1,114 @@
 // `sluice status -c FILE`: per partition, the next offset committed in PostgreSQL (the truth
 // for sluice), the owner epoch, the high watermark in Kafka and the lag between them; per
 // target table, the source timestamp of the newest applied change and when a batch last
-// wrote it.
+// wrote it. `--json`: the same as one JSON object. Exit 3 when PostgreSQL or Kafka does not
+// answer (the rows PostgreSQL holds are printed all the same when only Kafka is away).
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "connector/base/sink_options.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
 #include "connector/source/group_admin.h"
+#include "core/model/json_text.h"
 #include "sinks/target.h"
 
 namespace sluice {
+namespace {
 
-int status_command(const std::string& config_path) {
-  auto c = load_command_config(config_path, "status");
+struct partition_row {
+  const stored_offset* stored = nullptr;
+  std::optional<int64_t> high, lag;  // nullopt: Kafka did not answer for it
+};
+
+// Whether the brokers answer at all (asked when no partition's watermark asked them): the
+// metadata of the configured topics, or of those topics.regex matches.
+bool kafka_answers(group_admin& kafka, const config& c) {
+  try {
+    if (c.topics_regex.empty()) {
+      kafka.partitions(c.topics);
+    } else {
+      kafka.topics_matching(c.topics_regex);
+    }
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+std::string json_text(const std::string& s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+std::string json_number(const std::optional<int64_t>& n) {
+  return n ? std::to_string(*n) : "null";
+}
+
+void print_json(const config& c, const std::vector<partition_row>& rows,
+                const std::vector<table_progress>& tables, bool kafka_ok) {
+  std::string out = "{\"connector\":" + json_text(c.name) +
+                    ",\"kafka_reachable\":" + (kafka_ok ? "true" : "false") + ",\"partitions\":[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const stored_offset& o = *rows[i].stored;
+    out += (i ? ",{" : "{");
+    out += "\"topic\":" + json_text(o.topic) +
+           ",\"partition\":" + std::to_string(o.partition.value()) + ",\"committed\":" +
+           json_number(o.next ? std::optional<int64_t>(o.next->value()) : std::nullopt) +
+           ",\"high_watermark\":" + json_number(rows[i].high) +
+           ",\"lag\":" + json_number(rows[i].lag) +
+           ",\"epoch\":" + std::to_string(o.epoch.value()) + "}";
+  }
+  out += "],\"tables\":[";
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const table_progress& t = tables[i];
+    out += (i ? ",{" : "{");
+    out += "\"table\":" + json_text(t.table.schema + "." + t.table.name) +
+           ",\"newest_source_timestamp\":" +
+           (t.newest_source_ts ? json_text(*t.newest_source_ts) : std::string("null")) +
+           ",\"applied_at\":" + json_text(t.applied_at) + "}";
+  }
+  out += "]}\n";
+  std::cout << out;
+}
+
+void print_text(const config& c, const std::vector<partition_row>& rows,
+                const std::vector<table_progress>& tables) {
+  std::cout << "connector " << c.name << "\n";
+  std::printf("%-40s %9s %14s %14s %12s %7s\n", "topic", "partition", "committed", "high watermark",
+              "lag", "epoch");
+  for (const partition_row& r : rows) {
+    const stored_offset& o = *r.stored;
+    const std::string committed = o.next ? std::to_string(o.next->value()) : "-";
+    const std::string hw = r.high ? std::to_string(*r.high) : "?";
+    const std::string lag = r.lag ? std::to_string(*r.lag) : "?";
+    std::printf("%-40s %9d %14s %14s %12s %7lld\n", o.topic.c_str(), o.partition.value(),
+                committed.c_str(), hw.c_str(), lag.c_str(),
+                static_cast<long long>(o.epoch.value()));
+  }
+  if (rows.empty()) std::cout << "(no partition claimed yet)\n";
+
+  std::printf("\n%-48s %-32s %-32s\n", "table", "newest applied source timestamp",
+              "last applied at");
+  for (const table_progress& t : tables) {
+    const std::string name = t.table.schema + "." + t.table.name;
+    std::printf("%-48s %-32s %-32s\n", name.c_str(),
+                t.newest_source_ts ? t.newest_source_ts->c_str() : "-", t.applied_at.c_str());
+  }
+  if (tables.empty()) std::cout << "(no table written yet)\n";
+}
+
+}  // namespace
+
+int status_command(const status_options& options) {
+  auto c = load_command_config(options.config_path, "status");
   if (!c) return 2;
 
   std::vector<stored_offset> offsets;
@@ -42,40 +131,30 @@ int status_command(const std::string& config_path) {
     return 2;
   }
 
-  std::cout << "connector " << c->name << "\n";
-  std::printf("%-40s %9s %14s %14s %12s %7s\n", "topic", "partition", "committed", "high watermark",
-              "lag", "epoch");
+  std::vector<partition_row> rows;
   bool kafka_ok = true;
   for (const stored_offset& o : offsets) {
-    int64_t low = 0, high = -1;
-    bool known = true;
+    partition_row r{&o, std::nullopt, std::nullopt};
     try {
       const group_admin::watermarks w = kafka->query_watermarks(o.topic, o.partition.value());
-      low = w.low;
-      high = w.high;
+      r.high = w.high;
+      r.lag = w.high - (o.next ? o.next->value() : w.low);
     } catch (const std::runtime_error&) {
-      known = false;
+      kafka_ok = false;
     }
-    kafka_ok = kafka_ok && known;
-    const std::string committed = o.next ? std::to_string(o.next->value()) : "-";
-    const std::string hw = known ? std::to_string(high) : "?";
-    const std::string lag = known ? std::to_string(high - (o.next ? o.next->value() : low)) : "?";
-    std::printf("%-40s %9d %14s %14s %12s %7lld\n", o.topic.c_str(), o.partition.value(),
-                committed.c_str(), hw.c_str(), lag.c_str(),
-                static_cast<long long>(o.epoch.value()));
+    rows.push_back(r);
   }
-  if (offsets.empty()) std::cout << "(no partition claimed yet)\n";
+  // With no partition to ask about, Kafka is asked anyway: status says when it is away.
+  if (offsets.empty()) kafka_ok = kafka_answers(*kafka, *c);
 
-  std::printf("\n%-48s %-32s %-32s\n", "table", "newest applied source timestamp",
-              "last applied at");
-  for (const table_progress& t : tables) {
-    const std::string name = t.table.schema + "." + t.table.name;
-    std::printf("%-48s %-32s %-32s\n", name.c_str(),
-                t.newest_source_ts ? t.newest_source_ts->c_str() : "-", t.applied_at.c_str());
+  if (options.json) {
+    print_json(*c, rows, tables, kafka_ok);
+  } else {
+    print_text(*c, rows, tables);
   }
-  if (tables.empty()) std::cout << "(no table written yet)\n";
   if (!kafka_ok) {
-    std::cerr << "sluice status: Kafka did not answer for every partition\n";
+    std::cerr << "sluice status: Kafka did not answer"
+              << (offsets.empty() ? "" : " for every partition") << "\n";
     return 3;
   }
   return 0;

@@ -202,6 +202,28 @@ TEST_CASE("offsets are read back from PostgreSQL on restart: nothing is applied 
   REQUIRE_MESSAGE(at != std::string::npos, st.out);
   CHECK(st.out.substr(at, st.out.find('\n', at) - at).find("2026-01-01T00:00:00.110000Z") !=
         std::string::npos);
+
+  // The same as one JSON object, for scripts.
+  const command_result js = run_sluice(
+      {"status", "-c", write_run_file("status.yaml", basic_config(connector, topic)), "--json"});
+  CHECK_MESSAGE(js.exit_code == 0, js.err);
+  CHECK(js.out.starts_with("{\"connector\":\"" + connector + "\",\"kafka_reachable\":true,"));
+  CHECK(contains(js.out, "\"topic\":\"" + topic + "\",\"partition\":0,\"committed\":"));
+  CHECK(contains(js.out, "\"lag\":0,"));
+  CHECK(contains(js.out, "\"table\":\"public." + table +
+                             "\",\"newest_source_timestamp\":\"2026-01-01T00:00:00.110000Z\""));
+  CHECK(js.out.ends_with("]}\n"));
+
+  // Kafka away: what PostgreSQL holds is shown, and the exit code says Kafka did not answer,
+  // also for a connector with no partition claimed yet.
+  for (const std::string& name : {connector, unique_name("never_ran")}) {
+    std::string away = basic_config(name, topic);
+    away.replace(away.find(kafka_bootstrap()), kafka_bootstrap().size(), "127.0.0.1:1");
+    const command_result down = run_sluice({"status", "-c", write_run_file("away.yaml", away)});
+    CHECK(down.exit_code == 3);
+    CHECK(contains(down.out, "connector " + name));
+    CHECK(contains(down.err, "Kafka did not answer"));
+  }
 }
 
 TEST_CASE("a running sluice expires tombstones past tombstone.retention, younger ones guard on") {
