@@ -4,7 +4,8 @@
 //
 //   show:  per partition of the configured topics (and any sluice still has offsets for):
 //          sluice's next offset, the group's committed copy, low and high watermarks, lag,
-//          owner epoch; a table, or --json lines
+//          owner epoch; a table, or --json lines. Where Kafka does not answer (away, or a
+//          topic it does not list), what PostgreSQL holds is shown without it (exit 3 when away)
 //   reset: resolve the targets (--to-earliest / --to-latest: the watermarks; --to-offset N,
 //          clamped into them; --to-datetime T: the broker's offsets-for-times, the high
 //          watermark where no message is that late), print the plan; --dry-run stops there;
@@ -46,7 +47,9 @@ struct partition_row {
   std::optional<int64_t> sluice;  // next offset in PostgreSQL
   std::optional<int64_t> group;   // the Kafka group's committed copy
   int64_t epoch = 0;
-  int64_t low = 0, high = 0;
+  // The watermarks; nullopt when Kafka did not answer for the partition (it is away, or no
+  // longer knows the topic sluice still holds offsets for).
+  std::optional<int64_t> low, high;
   std::optional<int64_t> target;  // reset only
 };
 
@@ -63,10 +66,14 @@ std::optional<int64_t> parse_datetime(const std::string& t) {
 }
 
 // What the command works on: the chosen (or configured) topics' partitions, with sluice's
-// offsets, the group's copy and the watermarks. Throws what the services throw.
+// offsets, the group's copy and the watermarks; with all_stored, also every partition sluice
+// holds offsets for (a topic Kafka does not list shows them with no watermarks). Throws
+// session_error when PostgreSQL does not answer; where Kafka does not, the rows lack what it
+// would have said and `kafka_ok` turns false.
 std::vector<partition_row> gather(const config& c, group_admin& kafka,
                                   sink::target_session& session, std::vector<std::string> topics,
-                                  const std::vector<int32_t>& only_partitions, bool all_stored) {
+                                  const std::vector<int32_t>& only_partitions, bool all_stored,
+                                  bool& kafka_ok) {
   const std::vector<stored_offset> stored = session.make_reader(c.name)->read_offsets();
   if (all_stored) {
     for (const stored_offset& o : stored)
@@ -74,43 +81,64 @@ std::vector<partition_row> gather(const config& c, group_admin& kafka,
   }
   std::sort(topics.begin(), topics.end());
   topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  const auto chosen = [&](int32_t p) {
+    return only_partitions.empty() ||
+           std::find(only_partitions.begin(), only_partitions.end(), p) != only_partitions.end();
+  };
 
-  const auto partitions = kafka.partitions(topics);
-  std::vector<partition_row> rows;
-  std::vector<topic_partition_key> keys;
+  std::map<std::string, std::vector<int32_t>> partitions;
+  try {
+    partitions = kafka.partitions(topics);
+  } catch (const std::runtime_error&) {
+    kafka_ok = false;
+  }
+  std::map<topic_partition_key, partition_row> rows;
   for (const auto& [topic, parts] : partitions) {
     for (int32_t p : parts) {
-      if (!only_partitions.empty() &&
-          std::find(only_partitions.begin(), only_partitions.end(), p) == only_partitions.end()) {
-        continue;
-      }
-      partition_row row;
+      if (!chosen(p)) continue;
+      partition_row& row = rows[{topic, p}];
       row.topic = topic;
       row.partition = p;
-      for (const stored_offset& o : stored) {
-        if (o.topic == topic && o.partition.value() == p) {
-          if (o.next) row.sluice = o.next->value();
-          row.epoch = o.epoch.value();
-        }
+      try {
+        const group_admin::watermarks w = kafka.query_watermarks(topic, p);
+        row.low = w.low;
+        row.high = w.high;
+      } catch (const std::runtime_error&) {
+        kafka_ok = false;
       }
-      const group_admin::watermarks w = kafka.query_watermarks(topic, p);
-      row.low = w.low;
-      row.high = w.high;
-      rows.push_back(row);
-      keys.emplace_back(topic, p);
     }
   }
-  const std::string group = c.kafka_property("group.id").value_or(c.name);
-  const auto committed = kafka.committed(group, keys);
-  for (partition_row& row : rows) {
-    const auto it = committed.find({row.topic, row.partition});
-    if (it != committed.end()) row.group = it->second;
+  for (const stored_offset& o : stored) {
+    const int32_t p = o.partition.value();
+    if (!chosen(p) || !std::binary_search(topics.begin(), topics.end(), o.topic)) continue;
+    partition_row& row = rows[{o.topic, p}];
+    row.topic = o.topic;
+    row.partition = p;
+    if (o.next) row.sluice = o.next->value();
+    row.epoch = o.epoch.value();
   }
-  return rows;
+  std::vector<topic_partition_key> keys;
+  for (const auto& [key, row] : rows)
+    if (row.high) keys.push_back(key);
+  // librdkafka refuses an empty partition list: no partition Kafka knows, no group copy.
+  if (!keys.empty()) {
+    try {
+      const std::string group = c.kafka_property("group.id").value_or(c.name);
+      for (const auto& [key, offset] : kafka.committed(group, keys))
+        rows[key].group = offset;
+    } catch (const std::runtime_error&) {
+      kafka_ok = false;
+    }
+  }
+  std::vector<partition_row> out;
+  for (auto& [key, row] : rows)
+    out.push_back(std::move(row));
+  return out;
 }
 
-int64_t lag(const partition_row& r) {
-  return r.high - (r.sluice ? *r.sluice : r.low);
+std::optional<int64_t> lag(const partition_row& r) {
+  if (!r.high) return std::nullopt;
+  return *r.high - (r.sluice ? *r.sluice : r.low.value_or(0));
 }
 
 void print_table(const std::vector<partition_row>& rows, bool plan) {
@@ -119,12 +147,11 @@ void print_table(const std::vector<partition_row>& rows, bool plan) {
   if (plan) std::printf(" %12s  %s", "reset to", "change");
   std::printf("\n");
   for (const partition_row& r : rows) {
-    std::printf("%-36s %9d %12s %12s %12lld %12lld %10lld %6lld", r.topic.c_str(), r.partition,
-                text(r.sluice).c_str(), text(r.group).c_str(), static_cast<long long>(r.low),
-                static_cast<long long>(r.high), static_cast<long long>(lag(r)),
-                static_cast<long long>(r.epoch));
+    std::printf("%-36s %9d %12s %12s %12s %12s %10s %6lld", r.topic.c_str(), r.partition,
+                text(r.sluice).c_str(), text(r.group).c_str(), text(r.low).c_str(),
+                text(r.high).c_str(), text(lag(r)).c_str(), static_cast<long long>(r.epoch));
     if (plan && r.target) {
-      const int64_t from = r.sluice ? *r.sluice : r.low;
+      const int64_t from = r.sluice ? *r.sluice : r.low.value_or(0);
       const int64_t delta = *r.target - from;
       std::string change = delta == 0  ? "none"
                            : delta < 0 ? "re-applies " + std::to_string(-delta) + " message(s)"
@@ -144,9 +171,9 @@ void print_json(const std::vector<partition_row>& rows) {
     line += ",\"partition\":" + std::to_string(r.partition);
     line += ",\"sluice_offset\":" + (r.sluice ? std::to_string(*r.sluice) : "null");
     line += ",\"group_offset\":" + (r.group ? std::to_string(*r.group) : "null");
-    line += ",\"low_watermark\":" + std::to_string(r.low);
-    line += ",\"high_watermark\":" + std::to_string(r.high);
-    line += ",\"lag\":" + std::to_string(lag(r));
+    line += ",\"low_watermark\":" + (r.low ? std::to_string(*r.low) : "null");
+    line += ",\"high_watermark\":" + (r.high ? std::to_string(*r.high) : "null");
+    line += ",\"lag\":" + (lag(r) ? std::to_string(*lag(r)) : "null");
     line += ",\"owner_epoch\":" + std::to_string(r.epoch) + "}";
     std::cout << line << "\n";
   }
@@ -200,11 +227,21 @@ int offsets_command(const offsets_options& o) {
 
   std::vector<partition_row> rows;
   std::optional<group_admin::group_state> state;
+  bool kafka_ok = true;
   try {
-    const auto topics = chosen_topics(*c, *kafka, o.topics);
+    std::optional<std::vector<std::string>> topics;
+    try {
+      topics = chosen_topics(*c, *kafka, o.topics);
+    } catch (const std::runtime_error& e) {
+      // Kafka away: `show` still shows what PostgreSQL holds; a reset needs Kafka.
+      if (reset) throw;
+      kafka_ok = false;
+      topics = o.topics.empty() ? c->topics : o.topics;
+    }
     if (!topics) return 2;
-    rows = gather(*c, *kafka, *session, *topics, o.partitions, !reset && o.topics.empty());
-    state = kafka->describe_group(group);
+    rows =
+        gather(*c, *kafka, *session, *topics, o.partitions, !reset && o.topics.empty(), kafka_ok);
+    if (kafka_ok) state = kafka->describe_group(group);
   } catch (const session_error& e) {
     std::cerr << "sluice offsets: PostgreSQL: " << shown(e.what()) << "\n";
     return 3;
@@ -217,37 +254,54 @@ int offsets_command(const offsets_options& o) {
     if (o.json) {
       print_json(rows);
     } else {
-      std::cout << "connector " << c->name << ", group " << group << " (" << state->state << ", "
-                << state->members << " member(s))\n";
+      std::cout << "connector " << c->name << ", group " << group << " ("
+                << (state ? state->state + ", " + std::to_string(state->members) + " member(s)"
+                          : std::string("Kafka did not answer"))
+                << ")\n";
       print_table(rows, false);
     }
+    if (!kafka_ok) {
+      std::cerr << "sluice offsets: Kafka did not answer: the offsets PostgreSQL holds are "
+                   "shown without the watermarks and the group's copy\n";
+      return 3;
+    }
     return 0;
+  }
+  if (!kafka_ok) {
+    std::cerr << "sluice offsets reset: Kafka did not answer for every partition (nothing "
+                 "changed)\n";
+    return 3;
   }
 
   try {
     std::vector<topic_partition_key> keys;
     for (const partition_row& r : rows)
-      keys.emplace_back(r.topic, r.partition);
-    const auto at = at_time ? kafka->offsets_for_time(keys, *at_time)
-                            : std::map<topic_partition_key, std::optional<int64_t>>{};
+      if (r.high) keys.emplace_back(r.topic, r.partition);
+    const auto at = at_time && !keys.empty()
+                        ? kafka->offsets_for_time(keys, *at_time)
+                        : std::map<topic_partition_key, std::optional<int64_t>>{};
     for (partition_row& r : rows) {
+      if (!r.low || !r.high) {
+        // A partition sluice holds offsets for that Kafka does not list: nothing to move to.
+        continue;
+      }
       if (o.to_earliest) {
-        r.target = r.low;
+        r.target = *r.low;
       } else if (o.to_latest) {
-        r.target = r.high;
+        r.target = *r.high;
       } else if (o.to_offset) {
-        r.target = std::clamp(*o.to_offset, r.low, r.high);
+        r.target = std::clamp(*o.to_offset, *r.low, *r.high);
       } else {
         const auto it = at.find({r.topic, r.partition});
-        r.target = it != at.end() && it->second ? *it->second : r.high;
+        r.target = it != at.end() && it->second ? *it->second : *r.high;
       }
     }
   } catch (const std::exception& e) {
     std::cerr << "sluice offsets: Kafka: " << shown(e.what()) << "\n";
     return 3;
   }
-  if (rows.empty()) {
-    std::cerr << "sluice offsets reset: no partition chosen\n";
+  if (std::none_of(rows.begin(), rows.end(), [](const partition_row& r) { return r.target; })) {
+    std::cerr << "sluice offsets reset: no partition chosen that Kafka knows\n";
     return 2;
   }
   std::cout << "connector " << c->name << ", group " << group << " (" << state->state << ", "
@@ -267,6 +321,7 @@ int offsets_command(const offsets_options& o) {
   std::vector<offset_target> targets;
   std::map<topic_partition_key, int64_t> group_offsets;
   for (const partition_row& r : rows) {
+    if (!r.target) continue;
     targets.push_back({r.topic, partition_id(r.partition), kafka_offset(*r.target)});
     group_offsets[{r.topic, r.partition}] = *r.target;
   }

@@ -136,4 +136,44 @@ TEST_CASE("offsets reset refuses two targets and a topic the connector does not 
   CHECK(bad_time.exit_code == 2);
 }
 
+
+TEST_CASE("offsets show: a topic Kafka does not list, and Kafka away, still show PostgreSQL's") {
+  const std::string topic = unique_name("offsets_show");
+  const std::string name = unique_name("offsets_show");
+  create_topic(topic, 1);
+  produce(topic, datastream_rows(unique_name("shown"), 1, 3));
+  {
+    sluice_process p(basic_config(name, topic));
+    REQUIRE_MESSAGE(caught_up(name, 3), p.log());
+    CHECK(p.stop() == 0);
+  }
+  // A configured topic the brokers do not know (a set-up fed by `replay`, or a topic not
+  // created yet) used to make librdkafka refuse an empty partition list.
+  const std::string missing = unique_name("never_created");
+  std::string both = basic_config(name, topic);
+  both.replace(both.find("topics: [" + topic + "]"), topic.size() + 10,
+               "topics: [" + topic + ", " + missing + "]");
+  const command_result shown =
+      run_sluice({"offsets", "show", "-c", write_run_file("offsets_both", both)}, "", 60);
+  CHECK_MESSAGE(shown.exit_code == 0, shown.out << shown.err);
+  CHECK(contains(shown.out, topic));
+  const command_result only_missing = run_sluice(
+      {"offsets", "show", "-c",
+       write_run_file("offsets_missing", basic_config(unique_name("offsets_none"), missing))},
+      "", 60);
+  CHECK_MESSAGE(only_missing.exit_code == 0, only_missing.out << only_missing.err);
+  CHECK(contains(only_missing.out, "(no partition)"));
+
+  // Kafka away: PostgreSQL's offsets without the watermarks, and exit 3.
+  std::string away = basic_config(name, topic);
+  away.replace(away.find(kafka_bootstrap()), kafka_bootstrap().size(), "127.0.0.1:1");
+  const command_result down =
+      run_sluice({"offsets", "show", "-c", write_run_file("offsets_away", away), "--json"}, "", 60);
+  CHECK(down.exit_code == 3);
+  CHECK(contains(down.out, "\"topic\":\"" + topic +
+                               "\",\"partition\":0,\"sluice_offset\":3,\"group_offset\":null,"
+                               "\"low_watermark\":null,\"high_watermark\":null,\"lag\":null"));
+  CHECK(contains(down.err, "Kafka did not answer"));
+}
+
 }  // namespace sluice::testing
