@@ -136,7 +136,6 @@ TEST_CASE("offsets reset refuses two targets and a topic the connector does not 
   CHECK(bad_time.exit_code == 2);
 }
 
-
 TEST_CASE("offsets show: a topic Kafka does not list, and Kafka away, still show PostgreSQL's") {
   const std::string topic = unique_name("offsets_show");
   const std::string name = unique_name("offsets_show");
