@@ -1,13 +1,16 @@
 #include "connector/config/config_checks.h"
 
 #include <date/tz.h>
+#include <librdkafka/rdkafka.h>
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "connector/config/config_table.h"
 #include "connector/config/did_you_mean.h"
+#include "connector/config/redact.h"
 #include "connector/config/topic_regex.h"
 #include "core/catalog/table_filter.h"
 #include "core/model/zone_text.h"
@@ -71,13 +74,31 @@ std::string check_not_empty(std::string_view, std::string_view value) {
   return value.empty() ? "must not be empty" : "";
 }
 
-std::string check_kafka_property(std::string_view entry, std::string_view) {
+std::string check_kafka_property(std::string_view entry, std::string_view value) {
   if (entry.empty()) return "a librdkafka property needs a name";
   if (const auto* owned = find_owned_kafka_property(entry)) {
     return "sluice sets this librdkafka property itself (" + std::string(owned->reason) +
            "); remove it";
   }
-  return "";
+  // librdkafka's own verdict on the name and value, at load time, so that `run` stops with the
+  // key's line and column instead of FAILED after it has touched PostgreSQL. Plugins are not
+  // set here: setting plugin.library.paths loads the libraries.
+  if (entry == "plugin.library.paths") return "";
+  const std::unique_ptr<rd_kafka_conf_t, decltype(&rd_kafka_conf_destroy)> conf(
+      rd_kafka_conf_new(), &rd_kafka_conf_destroy);
+  char why[512] = "";
+  const std::string name(entry), text(value);
+  if (rd_kafka_conf_set(conf.get(), name.c_str(), text.c_str(), why, sizeof why) ==
+      RD_KAFKA_CONF_OK) {
+    return "";
+  }
+  std::string said = std::string("librdkafka: ") + why;
+  // Its words may quote the value: a secret's is hidden (the check's contract).
+  if (is_sensitive_kafka_property(entry) && !text.empty()) {
+    const std::string hidden[] = {text};
+    said = redact_secrets(said, hidden);
+  }
+  return said;
 }
 
 std::string check_topic_name(std::string_view, std::string_view value) {

@@ -8,9 +8,12 @@ namespace sluice {
 // Per-scalar rules the key table attaches to keys (config_key::check). Each returns the
 // problem in words, or "" when the scalar is fine; none echoes the value, so they are safe
 // for secrets, except check_timezone (a zone name is never secret; its message names it and
-// the nearest known zone). `entry` is the map key for map entries, else empty.
+// the nearest known zone) and check_kafka_property (librdkafka's words may quote the value;
+// a sensitive property's is hidden). `entry` is the map key for map entries, else empty.
 
 std::string check_not_empty(std::string_view entry, std::string_view value);
+// A kafka: entry: not one sluice owns, and a name and value librdkafka's rd_kafka_conf_set
+// takes.
 std::string check_kafka_property(std::string_view entry, std::string_view value);
 std::string check_topic_name(std::string_view entry, std::string_view value);
 std::string check_optional_topic_name(std::string_view entry, std::string_view value);

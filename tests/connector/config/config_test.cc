@@ -902,3 +902,28 @@ TEST_CASE("a Schema Registry URL must be http:// or https:// with a host") {
     CHECK_MESSAGE(r.ok(), r.error_text());
   }
 }
+
+TEST_CASE(
+    "a kafka: property librdkafka refuses is an error at its line, the secret's value hidden") {
+  const load_result unknown = load(
+      "name: n\nkafka:\n  bootstrap.servers: db:9092\n  fetch.min.bytez: 1\ntopics: [a]\n"
+      "postgres.dsn: \"postgresql://u@db/r\"\n");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(contains(unknown.error_text(), "sluice.yaml:4:"));
+  CHECK(contains(unknown.error_text(), "fetch.min.bytez"));
+  CHECK(contains(unknown.error_text(), "librdkafka:"));
+  const load_result bad_value = load(
+      "name: n\nkafka: {bootstrap.servers: db:9092, fetch.min.bytes: lots}\ntopics: [a]\n"
+      "postgres.dsn: \"postgresql://u@db/r\"\n");
+  REQUIRE_FALSE(bad_value.ok());
+  CHECK(contains(bad_value.error_text(), "fetch.min.bytes"));
+  // A sensitive property's value librdkafka quotes never shows.
+  const load_result secret = load(
+      "name: n\nkafka: {bootstrap.servers: db:9092, sasl.mechanism: PLAIN, "
+      "ssl.key.password: \"${KPW}\", ssl.endpoint.identification.algorithm: hunter2}\n"
+      "topics: [a]\npostgres.dsn: \"postgresql://u@db/r\"\n",
+      env_of({{"KPW", "hunter2"}}));
+  REQUIRE_FALSE(secret.ok());
+  CHECK(contains(secret.error_text(), "ssl.endpoint.identification.algorithm"));
+  CHECK_FALSE(contains(secret.error_text(), "hunter2"));
+}
