@@ -147,6 +147,38 @@ bool is_loopback(const std::string& host, bool ipv6) {
   return host == "::1" || host.rfind("::ffff:127.", 0) == 0;
 }
 
+// Whether a request's Host header names a loopback endpoint: localhost, 127.x.y.z or ::1, any
+// port, or no Host at all (not a browser). A browser led to 127.0.0.1 by a rebound DNS name
+// sends that name: such a request is refused (DNS rebinding), since on loopback without a
+// token the controls and /status answer anyone who reaches the port.
+bool loopback_host(const char* header) {
+  if (header == nullptr) return true;
+  std::string h(header);
+  for (char& c : h)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string host;
+  if (h.starts_with("[")) {
+    const size_t close = h.find(']');
+    if (close == std::string::npos) return false;
+    host = h.substr(1, close - 1);
+    const std::string rest = h.substr(close + 1);
+    if (!rest.empty() && !rest.starts_with(":")) return false;
+  } else {
+    host = h.substr(0, h.find(':'));
+  }
+  if (host == "localhost" || host == "::1") return true;
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
 // Equal strings, in a time that does not depend on where they differ (a token guessed byte
 // by byte learns nothing from the timing); only the length may show.
 bool same_secret(std::string_view given, std::string_view secret) {
@@ -340,6 +372,12 @@ int http_server::handle(mg_connection* conn) {
     }
     respond(conn, 503, k_text, std::string(to_string(s)) + "\n");
     return 503;
+  }
+  // What a browser must not reach through a rebound DNS name: the state, its reasons, the
+  // controls (the probes and metrics carry nothing a page could use).
+  if ((path == "/status" || is_put) && _loopback && !loopback_host(mg_get_header(conn, "Host"))) {
+    respond_error(conn, 403, "the Host header names no loopback address (a DNS rebinding guard)");
+    return 403;
   }
   if (path == "/status") {
     respond(conn, 200, k_json, to_json(_status.status(), _worker_id));

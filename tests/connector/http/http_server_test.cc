@@ -327,3 +327,22 @@ TEST_CASE("with a token, pause and resume need it as a bearer token: 401 otherwi
     CHECK(http_request(server.port(), "GET", "/status").status == 200);
   }
 }
+
+TEST_CASE("on loopback, /status and the controls refuse a Host that names no loopback address") {
+  fixture f;
+  const uint16_t port = f.server.port();
+  // A page of evil.example whose name was rebound to 127.0.0.1 sends its own name.
+  for (const char* host : {"Host: evil.example:9464\r\n", "Host: 127.0.0.1.evil.example\r\n",
+                           "Host: [::2]:9464\r\n"}) {
+    CAPTURE(host);
+    CHECK(http_request(port, "GET", "/status", host).status == 403);
+    CHECK(http_request(port, "PUT", "/pause", host).status == 403);
+    CHECK(http_request(port, "GET", "/metrics", host).status == 200);  // nothing to steal
+  }
+  CHECK(f.pauses == 0);
+  for (const char* host : {"Host: localhost:9464\r\n", "Host: 127.0.0.1\r\n",
+                           "Host: [::1]:9464\r\n", "Host: LOCALHOST\r\n"}) {
+    CAPTURE(host);
+    CHECK(http_request(port, "GET", "/status", host).status == 200);
+  }
+}

@@ -44,8 +44,10 @@ inline http_response http_request(uint16_t port, std::string_view method, std::s
     ::close(fd);
     throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port));
   }
-  std::string request = std::string(method) + " " + std::string(path) +
-                        " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  // Host: 127.0.0.1 unless `headers` gives one.
+  const bool own_host = headers.starts_with("Host:") || headers.find("\nHost:") != headers.npos;
+  std::string request = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\n" +
+                        (own_host ? "" : "Host: 127.0.0.1\r\n") + "Connection: close\r\n";
   if (method == "PUT" || method == "POST") request += "Content-Length: 0\r\n";
   request += headers;
   request += "\r\n";
