@@ -78,6 +78,8 @@ result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(
   // Never asked for: the registry's answer could only be a 404 or, from a proxy, worse.
   if (id.value() <= 0) return invalid_schema_id(id);
   if (auto found = known(id)) return found;
+  if (auto reason = still_unknown(id))
+    return make_error(error_code::unsupported, std::move(*reason));
   // From its first unreachable answer until it leaves schema(), this thread counts among the
   // waiters (DEGRADED while there are any). A guard: an exception on any path (a stop, a
   // refusal, a throwing hook or store, bad_alloc) must not leave it counted, or DEGRADED
@@ -106,6 +108,7 @@ result<std::shared_ptr<const registered_schema>> schema_registry_client::schema(
         remember(answer.schema);
         return answer.schema;
       case registry_outcome::not_found:
+        remember_unknown(id, answer.reason);
         return make_error(error_code::unsupported, std::move(answer.reason));
       case registry_outcome::refused:
         throw schema_source_refused(answer.reason);
@@ -147,6 +150,32 @@ std::shared_ptr<const registered_schema> schema_registry_client::known(schema_id
     SLUICE_LOG(warn, "registry", "cannot read stored schema id " << id.value() << ": " << e.what());
     return nullptr;
   }
+}
+
+std::optional<std::string> schema_registry_client::still_unknown(schema_id id) {
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::shared_lock lock(_cache_mutex);
+    const auto it = _unknown.find(id);
+    if (it == _unknown.end()) return std::nullopt;
+    if (it->second.until > now) return it->second.reason;
+  }
+  std::lock_guard lock(_cache_mutex);  // expired: forgotten, the registry is asked again
+  if (const auto it = _unknown.find(id); it != _unknown.end() && it->second.until <= now)
+    _unknown.erase(it);
+  return std::nullopt;
+}
+
+void schema_registry_client::remember_unknown(schema_id id, const std::string& reason) {
+  if (_options.unknown_ids_max == 0 || _options.unknown_id_ttl.count() <= 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(_cache_mutex);
+  if (_unknown.size() >= _options.unknown_ids_max) {
+    std::erase_if(_unknown, [&](const auto& entry) { return entry.second.until <= now; });
+    // Still full: one entry makes room (which one matters little: each is asked again).
+    if (_unknown.size() >= _options.unknown_ids_max) _unknown.erase(_unknown.begin());
+  }
+  _unknown[id] = {reason, now + _options.unknown_id_ttl};
 }
 
 void schema_registry_client::stopped(schema_id id) const {

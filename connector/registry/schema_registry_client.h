@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -22,6 +23,12 @@ struct schema_registry_client_options {
   registry_http_options http;
   std::chrono::milliseconds backoff_initial{100};
   std::chrono::milliseconds backoff_max{5'000};
+  // An id the registry said it does not know (40403) is answered from memory for this long,
+  // so that a topic full of such messages is not one synchronous GET each on the decode
+  // thread; at most this many ids are remembered (a registry that learns the id later is
+  // asked again once the answer expires).
+  std::chrono::milliseconds unknown_id_ttl{60'000};
+  size_t unknown_ids_max = 1024;
 };
 schema_registry_client_options registry_client_options(const schema_registry_config& c);
 
@@ -77,6 +84,14 @@ class schema_registry_client final : public schema_source {
   // PostgreSQL round trip or for a degraded() callback.
   std::shared_mutex _cache_mutex;
   std::unordered_map<schema_id, std::shared_ptr<const registered_schema>> _cache;
+  struct unknown_id {
+    std::string reason;
+    std::chrono::steady_clock::time_point until;
+  };
+  // Under _cache_mutex: the negative cache (options.unknown_id_ttl, unknown_ids_max).
+  std::unordered_map<schema_id, unknown_id> _unknown;
+  std::optional<std::string> still_unknown(schema_id id);
+  void remember_unknown(schema_id id, const std::string& reason);
   std::mutex _store_mutex;  // schema_store is called one at a time
   std::mutex _waiting_mutex;
   int _waiting = 0;  // under _waiting_mutex: threads waiting the registry out (DEGRADED while > 0)

@@ -1,9 +1,14 @@
+#include <arpa/inet.h>
 #include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "connector/registry/schema_registry_client.h"
@@ -145,4 +150,88 @@ TEST_CASE("credentials to an http:// registry are warned of, without showing the
   o.url = "https://svc:pa55@reg:8081";
   o.http.user_info = "svc:pa55";
   CHECK(plaintext_credentials_warning(o).empty());
+}
+
+namespace {
+
+// A registry that knows no schema: every GET answers 404 with Confluent's 40403, counted.
+struct unknown_ids_registry {
+  int listener = -1;
+  uint16_t port = 0;
+  std::atomic<int> asked{0};
+  std::atomic<bool> done{false};
+  std::thread server;
+  unknown_ids_registry() {
+    listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    REQUIRE(::listen(listener, 8) == 0);
+    server = std::thread([this] {
+      while (!done) {
+        const int c = ::accept(listener, nullptr, nullptr);
+        if (c < 0) continue;
+        char buf[4096];
+        std::string request;
+        while (request.find("\r\n\r\n") == std::string::npos) {
+          const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+          if (n <= 0) break;
+          request.append(buf, static_cast<size_t>(n));
+        }
+        if (!done) ++asked;
+        const std::string body = R"({"error_code":40403,"message":"Schema not found"})";
+        const std::string answer =
+            "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: " +
+            std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        ::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+        ::close(c);
+      }
+    });
+  }
+  ~unknown_ids_registry() {
+    done = true;
+    const int c = ::socket(AF_INET, SOCK_STREAM, 0);  // wakes accept()
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    ::connect(c, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::close(c);
+    server.join();
+    ::close(listener);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+}  // namespace
+
+TEST_CASE("an id the registry does not know is answered from memory until it expires") {
+  unknown_ids_registry registry;
+  schema_registry_client_options o = options(registry.url());
+  o.unknown_id_ttl = 300ms;
+  o.unknown_ids_max = 2;
+  schema_registry_client client(o, {});
+  for (int i = 0; i < 5; ++i) {
+    const auto r = client.schema(schema_id(7));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.err().message.find("7") != std::string::npos);
+  }
+  CHECK(registry.asked == 1);  // once, not per message
+  // Bounded: two more unknown ids push one out, and whichever it was is asked again.
+  (void)client.schema(schema_id(8));
+  (void)client.schema(schema_id(9));
+  CHECK(registry.asked == 3);
+  for (int id : {7, 8, 9})
+    (void)client.schema(schema_id(id));
+  CHECK(registry.asked >= 4);
+  // Expired: the registry may have learnt it since; asked once again, then remembered anew.
+  std::this_thread::sleep_for(350ms);
+  const int before = registry.asked;
+  (void)client.schema(schema_id(9));
+  (void)client.schema(schema_id(9));
+  CHECK(registry.asked == before + 1);
 }
