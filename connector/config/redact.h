@@ -18,9 +18,8 @@ inline constexpr std::string_view redacted_text = "***";
 std::string redact(std::string_view dsn);
 
 // The passwords redact() hides in a DSN, as written there (a quoted keyword value also
-// without its quotes): config::secrets takes them, so that an error quoting one — libpq's
-// "invalid percent-encoded token: \"%zz…\"" for a URI password it cannot decode — never
-// prints it, whether the password came from ${ENV} or from the file itself.
+// without its quotes). The loader records those libpq may quote in an error (a URI password
+// it cannot percent-decode: "invalid percent-encoded token: \"%zz…\"") in config::secrets.
 std::vector<std::string> dsn_passwords(std::string_view dsn);
 
 // A URL fit for printing (a Schema Registry's, which may carry basic-auth user info): when any

@@ -70,11 +70,14 @@ std::optional<value_reader::scalar_text> value_reader::substituted(
     for (auto& value : s.from_env)
       _secrets.push_back(std::move(value));
   }
-  // A DSN is a secret only in its passwords (its host and user may come from ${ENV} too, and
-  // are no secrets): those are recorded, so that an error quoting one hides it.
+  // A DSN is redacted by its shape (redact()); its host and user may come from ${ENV} too and
+  // are no secrets. But libpq quotes a URI password it cannot percent-decode in its error
+  // ("invalid percent-encoded token: \"%zz…\""), where no shape shows it: a password holding
+  // '%' is recorded by value. Others are not, lest a password such as the demo's "sluice"
+  // blank out every "sluice" in the logs.
   if (key.secret && !whole_secret(key)) {
     for (auto& password : dsn_passwords(s.text))
-      _secrets.push_back(std::move(password));
+      if (password.find('%') != std::string::npos) _secrets.push_back(std::move(password));
   }
   if (!s.errors.empty()) return std::nullopt;
   return scalar_text{std::move(s.text), hidden};

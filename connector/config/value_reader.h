@@ -15,8 +15,8 @@ namespace sluice {
 // type_scalar(), then applies the key's check. Every problem goes to `errors`, each placed at
 // its own scalar; the value is returned only when there is none. What a ${file:} read, and
 // what ${ENV} gave a sensitive librdkafka property or a secret key other than a DSN, and a
-// DSN's passwords (redact.h: dsn_passwords), are appended to `secrets`; neither it nor a
-// secret key's value ever appears in a message.
+// DSN's passwords holding '%' (libpq quotes those it cannot decode), are appended to `secrets`;
+// neither it nor a secret key's value ever appears in a message.
 class value_reader {
  public:
   value_reader(const env_lookup& env, std::vector<std::string>& secrets)
