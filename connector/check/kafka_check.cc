@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "connector/config/config_checks.h"
 #include "connector/config/did_you_mean.h"
 #include "connector/config/redact.h"
 #include "connector/config/topic_regex.h"
@@ -91,33 +92,6 @@ std::string listing(const std::map<std::string, int>& topics, std::string_view w
 }
 
 }  // namespace
-
-std::vector<std::string> kafka_property_names() {
-  char* text = nullptr;
-  size_t size = 0;
-  FILE* f = open_memstream(&text, &size);
-  if (!f) return {};
-  rd_kafka_conf_properties_show(f);
-  std::fclose(f);
-  // A Markdown table: "name | C/P | range | default | importance | description".
-  std::vector<std::string> names;
-  std::istringstream lines(std::string(text, size));
-  std::free(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const size_t bar = line.find(" |");
-    if (bar == std::string::npos || bar == 0) continue;
-    std::string name = line.substr(0, bar);
-    while (!name.empty() && name.back() == ' ')
-      name.pop_back();
-    if (name.empty() || name.find(' ') != std::string::npos || name == "Property" ||
-        name.starts_with("-")) {
-      continue;
-    }
-    names.push_back(std::move(name));
-  }
-  return names;
-}
 
 void check_kafka(const config& c, check_report& report, std::chrono::milliseconds timeout) {
   if (!properties_valid(c, report)) return;  // nothing to connect with

@@ -19,8 +19,4 @@ namespace sluice {
 //     the detail lists the topics that do exist; a topics.regex lists what it matches.
 void check_kafka(const config& c, check_report& report, std::chrono::milliseconds timeout);
 
-// The names of librdkafka's configuration properties (global and topic), for the
-// did-you-mean; from rd_kafka_conf_properties_show().
-std::vector<std::string> kafka_property_names();
-
 }  // namespace sluice

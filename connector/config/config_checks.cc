@@ -4,8 +4,11 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include "connector/config/config_table.h"
@@ -70,6 +73,33 @@ std::string zone_name_problem(std::string_view s) {
 
 }  // namespace
 
+std::vector<std::string> kafka_property_names() {
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* f = open_memstream(&text, &size);
+  if (!f) return {};
+  rd_kafka_conf_properties_show(f);
+  std::fclose(f);
+  // A Markdown table: "name | C/P | range | default | importance | description".
+  std::vector<std::string> names;
+  std::istringstream lines(std::string(text, size));
+  std::free(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t bar = line.find(" |");
+    if (bar == std::string::npos || bar == 0) continue;
+    std::string name = line.substr(0, bar);
+    while (!name.empty() && name.back() == ' ')
+      name.pop_back();
+    if (name.empty() || name.find(' ') != std::string::npos || name == "Property" ||
+        name.starts_with("-")) {
+      continue;
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 std::string check_not_empty(std::string_view, std::string_view value) {
   return value.empty() ? "must not be empty" : "";
 }
@@ -88,9 +118,17 @@ std::string check_kafka_property(std::string_view entry, std::string_view value)
       rd_kafka_conf_new(), &rd_kafka_conf_destroy);
   char why[512] = "";
   const std::string name(entry), text(value);
-  if (rd_kafka_conf_set(conf.get(), name.c_str(), text.c_str(), why, sizeof why) ==
-      RD_KAFKA_CONF_OK) {
-    return "";
+  const rd_kafka_conf_res_t res =
+      rd_kafka_conf_set(conf.get(), name.c_str(), text.c_str(), why, sizeof why);
+  if (res == RD_KAFKA_CONF_OK) return "";
+  if (res == RD_KAFKA_CONF_UNKNOWN) {
+    static const std::vector<std::string> names = kafka_property_names();
+    const std::vector<std::string_view> candidates(names.begin(), names.end());
+    std::string out = "not a librdkafka property";
+    if (auto near = closest_match(entry, candidates)) {
+      out += "; did you mean kafka." + std::string(*near) + "?";
+    }
+    return out;
   }
   std::string said = std::string("librdkafka: ") + why;
   // Its words may quote the value: a secret's is hidden (the check's contract).

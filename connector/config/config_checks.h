@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice {
 
@@ -14,7 +15,11 @@ namespace sluice {
 std::string check_not_empty(std::string_view entry, std::string_view value);
 // A kafka: entry: not one sluice owns, and a name and value librdkafka's rd_kafka_conf_set
 // takes.
+// An unknown name gets the nearest of kafka_property_names() as a did-you-mean.
 std::string check_kafka_property(std::string_view entry, std::string_view value);
+// The names of librdkafka's configuration properties (global and topic), for the
+// did-you-mean; from rd_kafka_conf_properties_show().
+std::vector<std::string> kafka_property_names();
 std::string check_topic_name(std::string_view entry, std::string_view value);
 std::string check_optional_topic_name(std::string_view entry, std::string_view value);
 std::string check_topic_regex(std::string_view entry, std::string_view value);

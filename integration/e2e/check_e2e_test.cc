@@ -103,7 +103,7 @@ TEST_CASE("check reports an unreachable PostgreSQL in seconds with exit 3") {
   CHECK(contains(r.result.out, "UNREACHABLE"));
 }
 
-TEST_CASE("a bad kafka property is a configuration error with a did-you-mean, exit 2") {
+TEST_CASE("a bad kafka property is a load error at its line with a did-you-mean, exit 2") {
   const std::string topic = unique_name("check_bad_prop");
   const std::string config = basic_config(unique_name("check"), topic);
   std::string bad = config;
@@ -111,10 +111,13 @@ TEST_CASE("a bad kafka property is a configuration error with a did-you-mean, ex
   const timed_result r = check("check_bad_prop", bad);
   INFO(r.result.out << r.result.err);
   CHECK(r.result.exit_code == 2);
-  CHECK(contains(r.result.out, "kafka.fetch.max.byte"));
-  CHECK(contains(r.result.out, "did you mean kafka.fetch.max.bytes?"));
-  CHECK(contains(r.result.out, "CONFIG"));
-  CHECK(!contains(r.result.out, "UNREACHABLE"));
+  // Refused while loading (issue 27): the entry's file:line, librdkafka never asked over the
+  // network, and `run` refuses it the same way before touching PostgreSQL.
+  const std::string said = r.result.out + r.result.err;
+  CHECK(contains(said, "kafka.fetch.max.byte"));
+  CHECK(contains(said, "did you mean kafka.fetch.max.bytes?"));
+  CHECK(contains(said, ".yaml:"));
+  CHECK(!contains(said, "UNREACHABLE"));
 }
 
 TEST_CASE("check names the privileges the configuration needs and the role lacks") {

@@ -912,7 +912,8 @@ TEST_CASE(
   REQUIRE_FALSE(unknown.ok());
   CHECK(contains(unknown.error_text(), "sluice.yaml:4:"));
   CHECK(contains(unknown.error_text(), "fetch.min.bytez"));
-  CHECK(contains(unknown.error_text(), "librdkafka:"));
+  CHECK(contains(unknown.error_text(), "not a librdkafka property"));
+  CHECK(contains(unknown.error_text(), "did you mean kafka.fetch.min.bytes?"));
   const load_result bad_value = load(
       "name: n\nkafka: {bootstrap.servers: db:9092, fetch.min.bytes: lots}\ntopics: [a]\n"
       "postgres.dsn: \"postgresql://u@db/r\"\n");
