@@ -304,9 +304,10 @@ const config_key keys[] = {
    .binding = field<&config::metrics, &metrics_config::listen>()},
   {.name = "http.auth.token", .secret = true,
    .description = "Bearer token that PUT /pause and /resume require (\"Authorization: Bearer "
-                  "<token>\"; 401 otherwise); use ${ENV}. Unset, they are open when "
-                  "metrics.listen is a loopback address and disabled (403) on any other, such "
-                  "as 0.0.0.0 in a container. The GET endpoints need no token.",
+                  "<token>\"; 401 otherwise), and GET /status too when metrics.listen is not "
+                  "a loopback address; use ${ENV}. Unset, they are open on a loopback address "
+                  "and disabled (403) on any other, such as 0.0.0.0 in a container. /metrics, "
+                  "/healthz and /readyz need no token.",
    .binding = field<&config::http, &http_config::auth_token>()},
   // Schema Registry (docs/schema-registry.md). Connect's names are aliases with fields of
   // their own, so that an alias left unset never overwrites the key it stands for.

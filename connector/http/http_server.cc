@@ -380,28 +380,35 @@ int http_server::handle(mg_connection* conn) {
     return 403;
   }
   if (path == "/status") {
+    // Beyond loopback the status needs the token too: its reasons may quote row values.
+    if (!_loopback) {
+      if (const int refused = refuse_unauthorized(conn, "/status")) return refused;
+    }
     respond(conn, 200, k_json, to_json(_status.status(), _worker_id));
     return 200;
   }
   return control(conn, path == "/pause" ? _controls.pause : _controls.resume);
 }
 
-int http_server::refuse_unauthorized(mg_connection* conn) const {
+int http_server::refuse_unauthorized(mg_connection* conn, std::string_view what) const {
+  const std::string verb = what == "/status" ? " needs " : " need ";
   if (!_controls.bearer_token.empty()) {
     const auto given = bearer_token(mg_get_header(conn, "Authorization"));
     if (given && same_secret(*given, _controls.bearer_token)) return 0;
-    respond_error(conn, 401, "pause and resume need \"Authorization: Bearer <http.auth.token>\"");
+    respond_error(conn, 401,
+                  std::string(what) + verb + "\"Authorization: Bearer <http.auth.token>\"");
     return 401;
   }
   if (_loopback) return 0;
   respond_error(conn, 403,
-                "pause and resume are disabled: the HTTP endpoint listens beyond loopback (" +
-                    _bound + ") and http.auth.token is not set");
+                std::string(what) + (what == "/status" ? " is" : " are") +
+                    " disabled: the HTTP endpoint listens beyond loopback (" + _bound +
+                    ") and http.auth.token is not set");
   return 403;
 }
 
 int http_server::control(mg_connection* conn, const std::function<void()>& action) {
-  if (const int refused = refuse_unauthorized(conn)) return refused;
+  if (const int refused = refuse_unauthorized(conn, "pause and resume")) return refused;
   const connector_state s = _status.state();
   if (s == connector_state::failed || s == connector_state::draining ||
       s == connector_state::stopped) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "connector/http/status_source.h"
 
@@ -79,8 +80,10 @@ class http_server {
   static int dispatch(mg_connection* conn, void* self);
   int handle(mg_connection* conn);
   int control(mg_connection* conn, const std::function<void()>& action);
-  // 0 when the request may pause or resume, else the status it was answered with.
-  int refuse_unauthorized(mg_connection* conn) const;
+  // 0 when the request may reach `what` (the controls, or /status beyond loopback), else the
+  // status it was answered with: 401 without the token when one is set, 403 beyond loopback
+  // when none is.
+  int refuse_unauthorized(mg_connection* conn, std::string_view what) const;
 
   const std::string _listen;
   metrics_registry& _registry;

@@ -289,7 +289,12 @@ TEST_CASE("beyond loopback without a token, pause and resume are disabled: 403, 
   CHECK(http_request(server.port(), "PUT", "/pause", "Authorization: Bearer guess\r\n").status ==
         403);
   CHECK(calls == 0);
-  // The GET endpoints stay open: Prometheus scrapes without a token.
+  // /status may quote row values in its reasons: beyond loopback it is closed too.
+  r = http_request(server.port(), "GET", "/status");
+  CHECK(r.status == 403);
+  CHECK(r.body.find("/status is disabled") != std::string::npos);
+  CHECK(r.body.find("orders-replica") == std::string::npos);
+  // The probes and metrics stay open: Prometheus scrapes without a token.
   CHECK(http_request(server.port(), "GET", "/metrics").status == 200);
   CHECK(http_request(server.port(), "GET", "/healthz").status == 200);
 }
@@ -324,7 +329,14 @@ TEST_CASE("with a token, pause and resume need it as a bearer token: 401 otherwi
     CHECK(http_request(server.port(), "PUT", "/resume", "authorization: bearer s3cret-token\r\n")
               .status == 202);
     CHECK(resumes == 1);
-    CHECK(http_request(server.port(), "GET", "/status").status == 200);
+    // /status needs the token beyond loopback only (on loopback, the Host check guards it).
+    const bool loopback = std::string_view(listen).starts_with("127.");
+    CHECK(http_request(server.port(), "GET", "/status").status == (loopback ? 200 : 401));
+    CHECK(http_request(server.port(), "GET", "/status", "Authorization: Bearer wrong\r\n")
+              .status == (loopback ? 200 : 401));
+    r = http_request(server.port(), "GET", "/status", "Authorization: Bearer s3cret-token\r\n");
+    CHECK(r.status == 200);
+    CHECK(r.body.find("orders-replica") != std::string::npos);
   }
 }
 
