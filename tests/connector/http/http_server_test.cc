@@ -332,8 +332,8 @@ TEST_CASE("with a token, pause and resume need it as a bearer token: 401 otherwi
     // /status needs the token beyond loopback only (on loopback, the Host check guards it).
     const bool loopback = std::string_view(listen).starts_with("127.");
     CHECK(http_request(server.port(), "GET", "/status").status == (loopback ? 200 : 401));
-    CHECK(http_request(server.port(), "GET", "/status", "Authorization: Bearer wrong\r\n")
-              .status == (loopback ? 200 : 401));
+    CHECK(http_request(server.port(), "GET", "/status", "Authorization: Bearer wrong\r\n").status ==
+          (loopback ? 200 : 401));
     r = http_request(server.port(), "GET", "/status", "Authorization: Bearer s3cret-token\r\n");
     CHECK(r.status == 200);
     CHECK(r.body.find("orders-replica") != std::string::npos);
