@@ -116,7 +116,8 @@ TEST_CASE("a bad kafka property is a load error at its line with a did-you-mean,
   const std::string said = r.result.out + r.result.err;
   CHECK(contains(said, "kafka.fetch.max.byte"));
   CHECK(contains(said, "did you mean kafka.fetch.max.bytes?"));
-  CHECK(contains(said, ".yaml:"));
+  CHECK(contains(said, "check_bad_prop"));  // the file, then its line and column
+  CHECK(contains(said, ": kafka.fetch.max.byte: not a librdkafka property"));
   CHECK(!contains(said, "UNREACHABLE"));
 }
 
