@@ -1,6 +1,7 @@
 #include "connector/apply/tombstone_janitor.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "connector/base/log.h"
 
@@ -8,10 +9,12 @@ namespace sluice {
 
 tombstone_janitor::tombstone_janitor(const sink::target& target, retry_policy policy,
                                      session_observer* observer,
-                                     std::chrono::milliseconds retention)
+                                     std::chrono::milliseconds retention,
+                                     std::function<void(size_t)> kept)
     : _session(target.open("janitor", policy, observer)),
       _janitor(_session->make_janitor()),
-      _retention(retention) {}
+      _retention(retention),
+      _kept(std::move(kept)) {}
 
 tombstone_janitor::~tombstone_janitor() {
   stop();
@@ -39,11 +42,20 @@ void tombstone_janitor::run() {
   do {
     lock.unlock();
     try {
-      const auto n = _janitor->expire_tombstones(duration_cast<seconds>(_retention), [this] {
+      const auto e = _janitor->expire_tombstones(duration_cast<seconds>(_retention), [this] {
         std::lock_guard stopping(_mutex);
         return !_stopping;
       });
-      if (n && *n > 0) SLUICE_LOG(info, "tombstones", "expired " << *n << " tombstone(s)");
+      if (e && e->expired > 0) {
+        SLUICE_LOG(info, "tombstones", "expired " << e->expired << " tombstone(s)");
+      }
+      if (e && e->kept > 0) {
+        SLUICE_LOG(info, "tombstones",
+                   "kept " << e->kept
+                           << " tombstone(s) past tombstone.retention for stored dead letters "
+                              "that may replay older changes (replay or purge them to let go)");
+      }
+      if (e && _kept) _kept(e->kept);
     } catch (const std::exception& e) {
       SLUICE_LOG(warn, "tombstones", "expiry failed (will retry): " << e.what());
     }

@@ -35,6 +35,7 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
       _consumer_probe(metrics),
       _apply_probe(metrics),
       _chunk_probe(metrics),
+      _tombstone_probe(metrics),
       _failed_tables(metrics),
       _postgres_probe(metrics),
       _health(_state, _postgres_probe, _apply_probe) {
@@ -64,7 +65,8 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
                                                   std::move(dlq_options));
   }
   _janitor =
-      std::make_unique<tombstone_janitor>(sessions, policy, &_health, cfg.tombstone_retention);
+      std::make_unique<tombstone_janitor>(sessions, policy, &_health, cfg.tombstone_retention,
+                                          [this](size_t kept) { _tombstone_probe.kept(kept); });
   const size_t lanes = static_cast<size_t>(std::max(1, cfg.apply_lanes));
   _preparer = std::make_unique<batch_preparer>(cfg, _catalog, _partitions, lanes, metrics);
   for (size_t i = 0; i < lanes; ++i) {

@@ -28,6 +28,7 @@
 #include "connector/metrics/consumer_probe.h"
 #include "connector/metrics/postgres_probe.h"
 #include "connector/metrics/state_probe.h"
+#include "connector/metrics/tombstone_probe.h"
 #include "connector/prepare/batch_preparer.h"
 #include "connector/prepare/target_key_lookup.h"
 #include "connector/source/kafka_consumer.h"
@@ -146,6 +147,7 @@ class pipeline : public assignment_listener, public status_source {
   consumer_probe _consumer_probe;
   apply_probe _apply_probe;
   chunk_probe _chunk_probe;
+  tombstone_probe _tombstone_probe;
   failed_tables _failed_tables;
   postgres_probe _postgres_probe;
   postgres_health _health;                // observes every session below: built before them

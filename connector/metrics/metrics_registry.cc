@@ -102,6 +102,14 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                          .Help("Chunks of chunked records waiting for their siblings.")
                          .Register(r)
                          .Add({});
+  _tombstones_kept =
+      &prometheus::BuildGauge()
+           .Name("sluice_tombstones_kept_for_dead_letters")
+           .Help(
+               "Tombstones past tombstone.retention kept because a stored dead letter may "
+               "replay an older change of their table.")
+           .Register(r)
+           .Add({});
   _state = &prometheus::BuildGauge()
                 .Name("sluice_state")
                 .Help("1 for the connector's current state, 0 for the others.")

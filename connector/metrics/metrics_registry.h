@@ -35,6 +35,7 @@ namespace sluice {
 //   sluice_postgres_reconnects_total                  counter
 //   sluice_rebalances_total                           counter
 //   sluice_pending_chunks                             gauge
+//   sluice_tombstones_kept_for_dead_letters           gauge    past the retention, kept
 //   sluice_state{state}                               gauge    1 for the current state
 //
 // Families are created here, filled through the probes (consumer_probe, decode_probe,
@@ -75,6 +76,7 @@ class metrics_registry {
   prometheus::Counter& postgres_reconnects() { return *_postgres_reconnects; }
   prometheus::Counter& rebalances() { return *_rebalances; }
   prometheus::Gauge& pending_chunks() { return *_pending_chunks; }
+  prometheus::Gauge& tombstones_kept() { return *_tombstones_kept; }
   prometheus::Family<prometheus::Gauge>& state() { return *_state; }
 
  private:
@@ -94,6 +96,7 @@ class metrics_registry {
   prometheus::Counter* _postgres_reconnects;
   prometheus::Counter* _rebalances;
   prometheus::Gauge* _pending_chunks;
+  prometheus::Gauge* _tombstones_kept;
   prometheus::Family<prometheus::Gauge>* _state;
 };
 

@@ -948,4 +948,62 @@ TEST_CASE("tombstones older than the retention expire, younger ones keep guardin
   CHECK(w.count("SELECT count(*) FROM " + w.target("orders")) == 0);
 }
 
+TEST_CASE("a tombstone that a stored dead letter may still need outlives the retention") {
+  pg_world w;
+  test_sink applier(w.dsn, w.options());
+  table_entry* orders = w.table("orders");
+  table_entry* customers = w.table("customers");
+  applier.apply(w.merge({w.upsert(orders, 1, 10, {{"name", value::string("a")}}),
+                         w.upsert(customers, 2, 10, {{"name", value::string("b")}})}),
+                {}, {});
+  applier.apply(w.merge({w.remove(orders, 1, 20), w.remove(customers, 2, 20)}), {}, {});
+  const std::string tombstones = "\"" + w.state + "\".tombstones";
+  const std::string letters = "\"" + w.state + "\".dead_letters";
+  REQUIRE(w.count("SELECT count(*) FROM " + tombstones) == 2);
+  const auto age_tombstones = [&] {
+    pqxx::work tx(w.look);
+    tx.exec("UPDATE " + tombstones + " SET deleted_at = now() - interval '3 days'");
+    tx.commit();
+  };
+  // A letter about orders, of a change older than the delete (written before it): replayed,
+  // it must still meet the tombstone, whatever the retention says.
+  const auto letter = [&](const std::string& table, const std::string& written) {
+    pqxx::work tx(w.look);
+    tx.exec("DELETE FROM " + letters);
+    tx.exec("INSERT INTO " + letters +
+            " (connector, reason, kind, target_schema, target_table, created_at) SELECT "
+            "'test', 'refused', 'rejected', " +
+            (table.empty() ? std::string("NULL, NULL") : "target_schema, target_table") +
+            ", now() - interval '" + written + "' FROM " + tombstones +
+            (table.empty() ? "" : " WHERE target_table = " + tx.quote(table)) + " LIMIT 1");
+    tx.commit();
+  };
+  age_tombstones();
+  letter("orders", "10 days");
+  sink::tombstone_expiry e = applier.expire_tombstones_in_full(std::chrono::hours(24));
+  CHECK(e.expired == 1);  // customers' tombstone: no letter of that table
+  CHECK(e.kept == 1);
+  CHECK(w.count("SELECT count(*) FROM " + tombstones + " WHERE target_table = 'orders'") == 1);
+
+  // Once the letter is gone (replayed or purged), the tombstone goes too.
+  letter("no such table", "1 day");
+  e = applier.expire_tombstones_in_full(std::chrono::hours(24));
+  CHECK(e.expired == 1);
+  CHECK(e.kept == 0);
+
+  // A letter naming no table (a decode letter may hold any table's change) keeps them all; a
+  // letter written more than the retention after the delete keeps nothing (its change came
+  // too late for the tombstone anyway).
+  applier.apply(w.merge({w.remove(orders, 1, 30), w.remove(customers, 2, 30)}), {}, {});
+  age_tombstones();
+  letter("", "2 days 12 hours");
+  e = applier.expire_tombstones_in_full(std::chrono::hours(24));
+  CHECK(e.expired == 0);
+  CHECK(e.kept == 2);
+  letter("orders", "1 hour");
+  e = applier.expire_tombstones_in_full(std::chrono::hours(24));
+  CHECK(e.expired == 2);
+  CHECK(e.kept == 0);
+}
+
 }  // namespace sluice

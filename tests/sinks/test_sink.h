@@ -61,6 +61,9 @@ class test_sink {
   std::vector<catalog_update> load_catalog() { return reader.load_catalog(); }
   size_t pending_chunks() { return reader.pending_chunks().value(); }
   size_t expire_tombstones(std::chrono::seconds retention) {
+    return janitor.expire_tombstones(retention).value().expired;
+  }
+  sink::tombstone_expiry expire_tombstones_in_full(std::chrono::seconds retention) {
     return janitor.expire_tombstones(retention).value();
   }
   // Connects and migrates the state schema now.
