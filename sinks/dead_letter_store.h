@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -32,6 +33,11 @@ class dead_letter_store {
   virtual int64_t last_id(const dead_letter_filter& f) = 0;
   // Deletes the filtered letters and says how many went; dry_run: only counts them.
   virtual uint64_t purge(const dead_letter_filter& f, bool dry_run) = 0;
+  // `dead-letters replay`: returns once no other replay of this connector runs, and keeps the
+  // turn while the session's connection lives, so that two replays never take the same
+  // letters (a keyless one would be appended twice). `waiting` is called once, when another
+  // replay holds the turn.
+  virtual void take_replay_turn(const std::function<void()>& waiting) = 0;
 };
 
 }  // namespace sluice::sink

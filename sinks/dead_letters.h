@@ -16,6 +16,7 @@ struct dead_letter_filter {
   std::optional<std::string> since;  // created at or after (timestamp text the target reads)
   std::optional<std::string> until;  // created before
   std::vector<int64_t> ids;          // these letters only, when not empty
+  std::optional<int64_t> up_to_id;   // ids at most this (what a listing saw)
 };
 
 // One stored dead letter as the commands show and replay it.

@@ -19,7 +19,8 @@ const char* const exit_codes = R"(Exit codes:
   0  ok (check: no failure, warnings allowed; decode: even when messages were refused)
   1  the connector failed, a check failed, offsets reset was refused (live members),
      replay stopped before the end of its input, dead-letters show found no such letter,
-     or dead-letters purge found letters but was not given --yes
+     dead-letters replay left letters failing again, or dead-letters purge found letters
+     but was not given --yes
   2  usage or configuration error (found without contacting anything)
   3  a service could not be reached (check, status, offsets, dead-letters)
 )";
@@ -184,6 +185,9 @@ int run_command_line(int argc, char** argv) {
                     "written at or after T (ISO 8601, e.g. 2026-12-03T10:00:00Z)")
         ->type_name("T");
     sub->add_option("--until", letters_opts.until, "written before T")->type_name("T");
+    sub->add_option("--up-to-id", letters_opts.up_to_id,
+                    "ids at most ID (list prints the newest it saw)")
+        ->type_name("ID");
   }
   for (CLI::App* sub : {letters_replay, letters_purge}) {
     sub->add_option("--id", letters_opts.ids, "only this letter (repeatable)")
@@ -200,11 +204,19 @@ int run_command_line(int argc, char** argv) {
       ->expected(1);
   letters_show->add_flag("--json", letters_opts.json, "one JSON object, bytes as base64");
   letters_purge->add_flag("--yes", letters_opts.yes,
-                          "really delete (without it, only the count is printed, exit 1)");
+                          "really delete (without it, only the count is printed, exit 1); "
+                          "needs --up-to-id, --until or --id");
+  letters_replay
+      ->add_option("--limit", letters_opts.replay_limit, "take at most N letters (default all)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  letters_replay->add_flag("--dry-run", letters_opts.dry_run,
+                           "list what would be taken or skipped, apply nothing");
   letters_replay->footer(
       "Each batch.size of letters is applied in one transaction through the merge and the CSN "
       "guard, and the letters it took are deleted in that transaction; what fails again is "
-      "written anew with its new reason. Offsets never move.\n\n" +
+      "written anew with its new reason (exit 1). One replay of a connector runs at a time: "
+      "a second waits for the first. Offsets never move.\n\n" +
       std::string(exit_codes));
   using letters_action = dead_letters_options::action_kind;
   const std::pair<CLI::App*, letters_action> letter_actions[] = {

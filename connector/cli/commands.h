@@ -61,7 +61,10 @@ struct dead_letters_options {
   std::optional<std::string> since;  // created at or after (ISO 8601)
   std::optional<std::string> until;  // created before
   std::vector<int64_t> ids;          // show: the one; replay, purge: only these
+  std::optional<int64_t> up_to_id;   // list, replay, purge: ids at most this
   size_t limit = 100;                // list
+  size_t replay_limit = 0;           // replay: at most this many letters taken (0: all)
+  bool dry_run = false;              // replay: say what would be taken, apply nothing
   bool json = false;                 // list, show
   bool yes = false;                  // purge
 };

@@ -13,8 +13,11 @@
 //   chunk letters           skipped: a piece alone is no record (replay the topic instead)
 // In the batch's transaction the letters it took are deleted (the applier's
 // remove_replayed_letters); what fails again is written as a new letter with its new reason in that
-// same transaction. So a letter leaves exactly when its rows are in, a letter whose row a newer
-// change has since overtaken changes nothing (stale) and leaves, and offsets never move.
+// same transaction (and the command exits 1). So a letter leaves exactly when its rows are in, a
+// letter whose row a newer change has since overtaken changes nothing (stale) and leaves, and
+// offsets never move. One replay of a connector at a time (take_replay_turn): two would take
+// the same letters. purge --yes needs an upper bound (--up-to-id, which list and the dry count
+// print, --until or --id): letters written after the operator looked are never purged.
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -67,6 +70,7 @@ dead_letter_filter filter_of(const dead_letters_options& o) {
   f.since = o.since;
   f.until = o.until;
   f.ids = o.ids;
+  f.up_to_id = o.up_to_id;
   return f;
 }
 
@@ -147,6 +151,13 @@ int list(sink::dead_letter_store& store, const dead_letters_options& o) {
   std::printf("%zu of %llu dead letter(s)%s\n", letters.size(),
               static_cast<unsigned long long>(total),
               letters.size() < total ? " (--limit N shows more)" : "");
+  // What a later purge or replay of "these" must stay within: letters written since are not
+  // what the operator looked at.
+  if (total > 0) {
+    const auto newest = static_cast<long long>(store.last_id(f));
+    std::printf("newest id %lld: add --up-to-id %lld to purge or replay exactly these\n", newest,
+                newest);
+  }
   return 0;
 }
 
@@ -191,7 +202,11 @@ int purge(sink::dead_letter_store& store, const dead_letters_options& o) {
     return 0;
   }
   if (!o.yes) {
-    std::cout << n << " dead letter(s) match; nothing purged: add --yes to purge them\n";
+    // The bound the purge must keep: a letter is the only copy of its message, and one
+    // written after this count is not among what the operator decided on.
+    const int64_t newest = store.last_id(f);
+    std::cout << n << " dead letter(s) match, the newest id " << newest
+              << "; nothing purged: add --up-to-id " << newest << " --yes to purge exactly these\n";
     return 1;
   }
   std::cout << "purged " << n << " dead letter(s)\n";
@@ -203,8 +218,57 @@ struct replay_counts {
   size_t skipped = 0;  // letters that cannot be replayed, left as they are
 };
 
+// Why a letter cannot be replayed, seen without decoding it; "" when it can be tried.
+std::string cannot_replay(const stored_dead_letter& d) {
+  if (d.kind == "chunk") {
+    return "a piece of a chunked record alone is no record (replay its topic instead)";
+  }
+  if (d.kind == "decode" || d.kind.empty()) {
+    return d.topic ? "" : "no Kafka topic to decode it as";
+  }
+  return d.value ? "" : "it holds no stored change";
+}
+
+// --dry-run: what a replay would take and skip, nothing applied, nothing locked.
+int replay_dry_run(sink::dead_letter_store& store, const dead_letter_filter& f,
+                   const dead_letters_options& o, size_t page_size) {
+  const int64_t last_id = store.last_id(f);
+  replay_counts counts;
+  int64_t after = 0;
+  bool full = false;
+  while (!full) {
+    const std::vector<stored_dead_letter> page = store.page(f, after, page_size);
+    if (page.empty() || page.front().id > last_id) break;
+    for (const stored_dead_letter& d : page) {
+      after = d.id;
+      if (d.id > last_id) break;
+      const std::string why = cannot_replay(d);
+      if (!why.empty()) {
+        std::cout << "would skip letter " << d.id << ": " << why << "\n";
+        ++counts.skipped;
+        continue;
+      }
+      std::cout << "would replay letter " << d.id << " (" << (d.kind.empty() ? "-" : d.kind) << ", "
+                << (d.target.empty() ? "-" : d.target) << ")\n";
+      ++counts.taken;
+      if (o.replay_limit != 0 && counts.taken >= o.replay_limit) {
+        full = true;
+        break;
+      }
+    }
+  }
+  std::cout << "dead-letters replay --dry-run: " << counts.taken << " letter(s) would be taken, "
+            << counts.skipped << " skipped; nothing applied\n";
+  return 0;
+}
+
 int replay(const config& c, sink::target_session& session, sink::dead_letter_store& store,
            const dead_letters_options& o) {
+  if (o.dry_run) return replay_dry_run(store, filter_of(o), o, c.batch.size);
+  store.take_replay_turn([&] {
+    std::cerr << "another dead-letters replay of " << c.name
+              << " is running: waiting for it to end\n";
+  });
   const auto applier = session.make_applier(make_applier_options(c));
   size_t reported = 0;
   replayer replay(c, *applier, [&](std::string_view text) {
@@ -220,24 +284,23 @@ int replay(const config& c, sink::target_session& session, sink::dead_letter_sto
   replay_counts counts;
   int64_t after = 0;
   std::vector<change> changes;
-  while (true) {
+  bool full = false;  // --limit reached
+  while (!full) {
     std::vector<stored_dead_letter> page = store.page(f, after, c.batch.size);
     while (!page.empty() && page.back().id > last_id)
       page.pop_back();
     if (page.empty()) break;
     after = page.back().id;
     for (const stored_dead_letter& d : page) {
+      if (o.replay_limit != 0 && counts.taken >= o.replay_limit) {
+        full = true;
+        break;
+      }
       const std::string where = "letter " + std::to_string(d.id);
-      if (d.kind == "chunk") {
-        std::cerr << "skipped " << where << ": a piece of a chunked record alone is no "
-                  << "record (replay its topic instead)\n";
+      if (const std::string why = cannot_replay(d); !why.empty()) {
+        std::cerr << "skipped " << where << ": " << why << "\n";
         ++counts.skipped;
       } else if (d.kind == "decode" || d.kind.empty()) {
-        if (!d.topic) {
-          std::cerr << "skipped " << where << ": no Kafka topic to decode it as\n";
-          ++counts.skipped;
-          continue;
-        }
         source_message m;
         m.raw.topic = *d.topic;
         m.raw.partition = partition_id{d.partition};
@@ -258,9 +321,6 @@ int replay(const config& c, sink::target_session& session, sink::dead_letter_sto
         if (!replay.add_letter(m)) break;  // errors.tolerance: none
         batch_ids.push_back(d.id);
         ++counts.taken;
-      } else if (!d.value) {
-        std::cerr << "skipped " << where << ": it holds no stored change\n";
-        ++counts.skipped;
       } else if (auto err = read_stored_letter(*d.value, replay.catalog(), changes)) {
         std::cerr << "skipped " << where << ": " << err->message << "\n";
         changes.clear();
@@ -289,6 +349,13 @@ int replay(const config& c, sink::target_session& session, sink::dead_letter_sto
               << " (errors.tolerance: none; the batches before it are applied)\n";
     return 1;
   }
+  if (t.applied.dead_lettered > 0) {
+    // Nothing is lost (they are letters again), but the fix did not cover them: a script
+    // must not take this for done.
+    std::cerr << "sluice dead-letters replay: " << t.applied.dead_lettered
+              << " letter(s) failed again; `sluice dead-letters list` shows their reason now\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -298,6 +365,13 @@ int dead_letters_command(const dead_letters_options& given) {
   auto c = load_command_config(given.config_path, "dead-letters");
   if (!c) return 2;
   dead_letters_options o = given;
+  if (o.action == dead_letters_options::action_kind::purge && o.yes && !o.up_to_id && !o.until &&
+      o.ids.empty()) {
+    std::cerr << "sluice dead-letters purge: --yes needs an upper bound, so that letters written "
+                 "after you counted them stay: --up-to-id ID (the count without --yes prints "
+                 "it), --until T or --id ID\n";
+    return 2;
+  }
   for (auto [flag, time] : {std::pair{"--since", &o.since}, std::pair{"--until", &o.until}}) {
     if (!*time) continue;
     std::optional<std::string> canonical = canonical_time(**time);

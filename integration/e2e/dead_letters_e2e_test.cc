@@ -2,10 +2,15 @@
 // failed (a view holds its name) leaves two ddl_failed letters and a message that is not JSON
 // a decode letter; list and show find them; a replay before the fix keeps them (with their
 // new reason); after the fix the replay applies them — the newer change that reached the
-// table meanwhile wins — and they leave; purge needs --yes.
+// table meanwhile wins — and they leave; purge needs --yes and an upper bound. Two replays
+// at once take each letter once (issue 27).
 
 #include <doctest/doctest.h>
 
+#include <pqxx/pqxx>
+
+#include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,9 +107,10 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   const command_result early =
       run_sluice({"dead-letters", "replay", "-c", config, "--table", s + ".blocked"});
   INFO(early.out << early.err);
-  CHECK(early.exit_code == 0);
+  CHECK(early.exit_code == 1);  // not done: a script must not read this as success
   CHECK(contains(early.out, "letters taken   2"));
   CHECK(contains(early.out, "failing again   2"));
+  CHECK(contains(early.err, "2 letter(s) failed again"));
   CHECK(count_of(blocked) == 2);
 
   // The cause fixed; meanwhile a newer change of id 2 reached the table through the stream.
@@ -113,11 +119,24 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   run_until_committed(yaml, connector, 5);
   CHECK(count_of("SELECT count(*) FROM \"" + s + "\".blocked") == 1);
 
+  // A dry run says what it would take and takes nothing; --limit 1 takes one letter.
+  const command_result dry =
+      run_sluice({"dead-letters", "replay", "-c", config, "--kind", "ddl_failed", "--dry-run"});
+  INFO(dry.out << dry.err);
+  CHECK(dry.exit_code == 0);
+  CHECK(contains(dry.out, "2 letter(s) would be taken, 0 skipped"));
+  CHECK(count_of(blocked) == 2);
+  const command_result one =
+      run_sluice({"dead-letters", "replay", "-c", config, "--kind", "ddl_failed", "--limit", "1"});
+  INFO(one.out << one.err);
+  CHECK(one.exit_code == 0);
+  CHECK(contains(one.out, "letters taken   1"));
+  CHECK(count_of(blocked) == 1);
   const command_result fixed =
       run_sluice({"dead-letters", "replay", "-c", config, "--kind", "ddl_failed"});
   INFO(fixed.out << fixed.err);
   CHECK(fixed.exit_code == 0);
-  CHECK(contains(fixed.out, "letters taken   2"));
+  CHECK(contains(fixed.out, "letters taken   1"));
   CHECK(contains(fixed.out, "failing again   0"));
   CHECK(count_of(blocked) == 0);
   const auto rows = query("SELECT id, v FROM \"" + s + "\".blocked ORDER BY id");
@@ -128,17 +147,32 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   // The decode letter is still not JSON: replayed, it stays; purge needs --yes.
   const command_result undecodable =
       run_sluice({"dead-letters", "replay", "-c", config, "--kind", "decode"});
-  CHECK(undecodable.exit_code == 0);
+  CHECK(undecodable.exit_code == 1);
   CHECK(count_of(letters + "kind = 'decode'") == 1);
+  const std::string newest = str(query("SELECT max(id) FROM sluice.dead_letters WHERE "
+                                       "connector = '" +
+                                       connector + "' AND kind = 'decode'")
+                                     .at(0)
+                                     .at(0));
   const command_result asked =
       run_sluice({"dead-letters", "purge", "-c", config, "--kind", "decode"});
   CHECK(asked.exit_code == 1);
-  CHECK(contains(asked.out, "1 dead letter(s) match"));
+  CHECK(contains(asked.out, "1 dead letter(s) match, the newest id " + newest));
   CHECK(count_of(letters + "kind = 'decode'") == 1);
-  const command_result purged =
+  // A letter written after the count is not what the operator decided on: --yes without an
+  // upper bound is refused, and the bound the count printed keeps the late letter.
+  const command_result unbounded =
       run_sluice({"dead-letters", "purge", "-c", config, "--kind", "decode", "--yes"});
+  CHECK(unbounded.exit_code == 2);
+  CHECK(contains(unbounded.err, "--yes needs an upper bound"));
+  execute("INSERT INTO sluice.dead_letters (connector, reason, kind) VALUES ('" + connector +
+          "', 'written after the count', 'decode')");
+  const command_result purged = run_sluice(
+      {"dead-letters", "purge", "-c", config, "--kind", "decode", "--up-to-id", newest, "--yes"});
   CHECK(purged.exit_code == 0);
   CHECK(contains(purged.out, "purged 1 dead letter(s)"));
+  CHECK(count_of(letters + "reason = 'written after the count'") == 1);
+  execute("DELETE FROM sluice.dead_letters WHERE connector = '" + connector + "'");
   CHECK(count_of(letters + "true") == 0);
   // Nothing left to purge is no error; a time sluice cannot read is refused before
   // PostgreSQL is asked (not PostgreSQL's raw error, exit 1), and one it can read is read as
@@ -155,6 +189,72 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   // Offsets never moved.
   CHECK(count_of("SELECT sum(next_offset) FROM sluice.offsets WHERE connector = '" + connector +
                  "'") == 5);
+}
+
+TEST_CASE("two replays at once take each letter once, the second waiting for the first") {
+  const std::string topic = unique_name("cdc_turns");
+  const std::string connector = unique_name("turns");
+  const std::string s = unique_name("turned");
+  create_topic(topic, 1);
+  // Keyless rows, dead-lettered first (keyless: dead_letter), then appended by the replays
+  // (keyless: append): a letter taken twice would be a row twice.
+  std::vector<kafka_record> records;
+  for (int i = 1; i <= 3; ++i) {
+    datastream_event e;
+    e.schema = s;
+    e.table = "events";
+    e.lsn = 100 + static_cast<uint64_t>(i);
+    e.primary_key = "";
+    e.payload_json = "\"id\": " + std::to_string(i);
+    records.push_back({std::to_string(i), e.json(), 0});
+  }
+  produce(topic, records);
+  const std::string lettering =
+      basic_config(connector, topic, "datastream", "keyless: dead_letter\n", 100);
+  run_until_committed(lettering, connector, 3);
+  const std::string letters =
+      "SELECT count(*) FROM sluice.dead_letters WHERE connector = '" + connector + "'";
+  REQUIRE(count_of(letters) == 3);
+  const std::string config = write_run_file(
+      "turns", basic_config(connector, topic, "datastream", "keyless: append\n", 100));
+
+  // While another replay holds the connector's turn, a replay waits and takes nothing.
+  auto other = std::make_unique<pqxx::connection>(postgres_dsn());
+  pqxx::nontransaction(*other).exec(
+      "SELECT pg_advisory_lock(hashtextextended('sluice dead-letters replay of " + connector +
+      " in sluice', 0))");
+  auto waiting = std::async(std::launch::async, [&] {
+    return run_sluice({"dead-letters", "replay", "-c", config});
+  });
+  CHECK(waiting.wait_for(std::chrono::seconds(4)) == std::future_status::timeout);
+  CHECK(count_of(letters) == 3);
+  other.reset();  // the other replay ends
+  const command_result waited = waiting.get();
+  INFO(waited.out << waited.err);
+  CHECK(waited.exit_code == 0);
+  CHECK(contains(waited.err, "another dead-letters replay of " + connector + " is running"));
+  CHECK(contains(waited.out, "letters taken   3"));
+  CHECK(count_of(letters) == 0);
+  CHECK(count_of("SELECT count(*) FROM \"" + s + "\".events") == 3);
+
+  // Two at once over the same letters: each is appended once.
+  execute("TRUNCATE \"" + s + "\".events");
+  produce(topic, records);
+  run_until_committed(lettering, connector, 6);
+  REQUIRE(count_of(letters) == 3);
+  auto first = std::async(std::launch::async, [&] {
+    return run_sluice({"dead-letters", "replay", "-c", config});
+  });
+  auto second = std::async(std::launch::async, [&] {
+    return run_sluice({"dead-letters", "replay", "-c", config});
+  });
+  const command_result a = first.get();
+  const command_result b = second.get();
+  INFO(a.out << a.err << b.out << b.err);
+  CHECK(a.exit_code == 0);
+  CHECK(b.exit_code == 0);
+  CHECK(count_of(letters) == 0);
+  CHECK(count_of("SELECT count(*) FROM \"" + s + "\".events") == 3);
 }
 
 }  // namespace sluice::testing

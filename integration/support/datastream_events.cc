@@ -27,7 +27,8 @@ std::string datastream_event::json() const {
   s += "\"source_metadata\":{\"schema\":\"" + schema + "\",\"table\":\"" + table + "\",";
   s += "\"is_deleted\":" + std::string(deleted ? "true" : "false") + ",";
   s += "\"change_type\":\"" + change_type + "\",";
-  s += "\"primary_keys\":[\"" + primary_key + "\"],";
+  // No primary key: a keyless table's event.
+  s += "\"primary_keys\":[" + (primary_key.empty() ? "" : "\"" + primary_key + "\"") + "],";
   s += "\"lsn\":\"" + format_lsn(lsn) + "\",\"tx_id\":" + std::to_string(lsn) + "},";
   s += "\"payload\":{" + payload_json + "}}";
   return s;

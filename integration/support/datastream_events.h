@@ -17,7 +17,7 @@ struct datastream_event {
   std::string change_type = "INSERT";  // INSERT | UPDATE | DELETE
   uint64_t lsn = 0;
   std::string payload_json;
-  std::string primary_key = "id";
+  std::string primary_key = "id";   // "": a keyless table
   int64_t source_timestamp_ms = 0;  // 0: 2026-01-01T00:00:00Z + lsn milliseconds
 
   std::string json() const;

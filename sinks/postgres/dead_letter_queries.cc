@@ -1,6 +1,10 @@
 #include "sinks/postgres/dead_letter_queries.h"
 
+#include <pqxx/nontransaction>
 #include <pqxx/transaction>
+
+#include <chrono>
+#include <thread>
 
 namespace sluice {
 
@@ -56,6 +60,23 @@ uint64_t dead_letter_queries::purge(const dead_letter_filter& f, bool dry_run) {
     return true;
   });
   return n;
+}
+
+void dead_letter_queries::take_replay_turn(const std::function<void()>& waiting) {
+  const std::string key =
+      "sluice dead-letters replay of " + _connector + " in " + _session.schema().name();
+  bool told = false;
+  while (true) {
+    const bool mine = _session.run([&](pqxx::connection& conn) {
+      pqxx::nontransaction tx(conn, "sluice_dead_letters_turn");
+      return tx.exec_params("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key)[0][0]
+          .as<bool>();
+    });
+    if (mine) return;
+    if (!told && waiting) waiting();
+    told = true;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
 }
 
 }  // namespace sluice

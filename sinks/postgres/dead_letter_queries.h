@@ -16,7 +16,7 @@ namespace sluice {
 class dead_letter_queries final : public sink::dead_letter_store {
  public:
   dead_letter_queries(pg_session& session, std::string connector)
-      : _session(session), _store(session.schema(), std::move(connector)) {}
+      : _session(session), _connector(connector), _store(session.schema(), std::move(connector)) {}
 
   listing list(const dead_letter_filter& f, size_t limit) override;
   std::optional<stored_dead_letter> show(const dead_letter_filter& f) override;
@@ -24,9 +24,13 @@ class dead_letter_queries final : public sink::dead_letter_store {
                                        size_t limit) override;
   int64_t last_id(const dead_letter_filter& f) override;
   uint64_t purge(const dead_letter_filter& f, bool dry_run) override;
+  // A session-level advisory lock on the connector's name and state schema, polled once a
+  // second (a blocking pg_advisory_lock would outlast the session's round-trip deadline).
+  void take_replay_turn(const std::function<void()>& waiting) override;
 
  private:
   pg_session& _session;
+  std::string _connector;
   sluice::dead_letter_store _store;  // the queries (state/), not the role
 };
 

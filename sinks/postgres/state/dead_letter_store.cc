@@ -25,7 +25,7 @@ dead_letter_store::dead_letter_store(const state_schema& schema, std::string con
 
 namespace {
 
-// The filter as one fixed clause over $1..$8 (unset members are NULL and drop out): values
+// The filter as one fixed clause over $1..$9 (unset members are NULL and drop out): values
 // always travel as parameters.
 constexpr const char* filter_clause =
     " WHERE connector = $1 AND ($2::text IS NULL OR kind = $2)"
@@ -34,7 +34,8 @@ constexpr const char* filter_clause =
     " AND ($5::text IS NULL OR topic = $5)"
     " AND ($6::timestamptz IS NULL OR created_at >= $6)"
     " AND ($7::timestamptz IS NULL OR created_at < $7)"
-    " AND ($8::bigint[] IS NULL OR id = ANY($8))";
+    " AND ($8::bigint[] IS NULL OR id = ANY($8))"
+    " AND ($9::bigint IS NULL OR id <= $9)";
 
 }  // namespace
 
@@ -48,7 +49,7 @@ std::vector<stored_dead_letter> dead_letter_store::select(pqxx::transaction_base
       "coalesce(partition, 0), coalesce(kafka_offset, -1), "
       "coalesce((extract(epoch FROM kafka_timestamp) * 1000)::bigint, 0), key, value, "
       "coalesce(headers::text, '[]') FROM " +
-          _table + filter_clause + " AND id > $9 ORDER BY id LIMIT $10",
+          _table + filter_clause + " AND id > $10 ORDER BY id LIMIT $11",
       f, after_id, static_cast<int64_t>(limit));
   std::vector<stored_dead_letter> out;
   out.reserve(r.size());

@@ -34,12 +34,12 @@ class dead_letter_store {
   uint64_t remove(pqxx::transaction_base& tx, const std::vector<int64_t>& ids) const;
 
  private:
-  // Runs sql (filter_clause's $1..$8, then `more` as $9...) with the filter's values.
+  // Runs sql (filter_clause's $1..$9, then `more` as $10...) with the filter's values.
   template <typename... More>
   pqxx::result filtered(pqxx::transaction_base& tx, const std::string& sql,
                         const dead_letter_filter& f, More... more) const {
     return tx.exec_params(sql, _connector, f.kind, f.table, f.reason, f.topic, f.since, f.until,
-                          ids_param(f.ids), more...);
+                          ids_param(f.ids), f.up_to_id, more...);
   }
   static std::optional<std::string> ids_param(const std::vector<int64_t>& ids);
 
