@@ -4,26 +4,18 @@
 
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "connector/cli/build_info.h"
 #include "connector/cli/commands.h"
+#include "connector/cli/exit_codes.h"
+#include "connector/cli/usage_errors.h"
 #include "connector/config/config.h"
 
 namespace sluice {
 namespace {
-
-// The exit codes, for every command (docs/operations.md has the same table).
-const char* const exit_codes = R"(Exit codes:
-  0  ok (check: no failure, warnings allowed; decode: even when messages were refused)
-  1  the connector failed, a check failed, offsets reset was refused (live members),
-     replay stopped before the end of its input, dead-letters show found no such letter,
-     dead-letters replay left letters failing again, or dead-letters purge found letters
-     but was not given --yes
-  2  usage or configuration error (found without contacting anything)
-  3  a service could not be reached (check, status, offsets, dead-letters)
-)";
 
 CLI::Option* add_config(CLI::App& command, std::string& path) {
   return command.add_option("-c,--config", path, "the configuration file (YAML)")
@@ -39,7 +31,7 @@ int run_command_line(int argc, char** argv) {
       "-V,--version", [] { return version_text(); },
       "print sluice's version and commit, librdkafka's and libpq's, and exit");
   app.require_subcommand(1);
-  app.footer(exit_codes);
+  app.footer(exit_codes_for(""));
   // A command's flags belong to it: `sluice -c x run` is refused, not guessed at.
   app.fallthrough(false);
 
@@ -67,7 +59,7 @@ int run_command_line(int argc, char** argv) {
       "update {\"catalog\":..}, per DDL record {\"ddl\":..}; refused messages on stderr as "
       "topic[partition]@offset: reason. An Avro object container on stdin is read block by "
       "block.\n\n" +
-      std::string(exit_codes));
+      exit_codes_for("decode"));
   decode->add_option("-c,--config", decode_config, "a configuration file (its format, overrides)")
       ->type_name("FILE");
   std::vector<std::string> formats(message_format_names.begin(), message_format_names.end());
@@ -90,7 +82,7 @@ int run_command_line(int argc, char** argv) {
       "Records go through decode, merge and apply in batches of batch.size, without touching "
       "sluice.offsets; undecodable messages go to the dead letters (errors.tolerance: none "
       "stops there); a progress bar on stderr (terminals), a summary on stdout.\n\n" +
-      std::string(exit_codes));
+      exit_codes_for("replay"));
   add_config(*replay, replay_opts.config_path);
   replay
       ->add_option("--file", replay_opts.files,
@@ -148,7 +140,7 @@ int run_command_line(int argc, char** argv) {
       "Refused while the connector's consumer group has live members. In one PostgreSQL "
       "transaction the offsets move and the owner epochs are bumped (a zombie cannot write "
       "after it); then the group's committed offsets in Kafka follow.\n\n" +
-      std::string(exit_codes));
+      exit_codes_for("offsets reset"));
   offsets_show->callback([&] {
     offsets_opts.action = offsets_options::action_kind::show;
     command = [&] { return offsets_command(offsets_opts); };
@@ -196,7 +188,7 @@ int run_command_line(int argc, char** argv) {
   }
   letters_list->add_option("--limit", letters_opts.limit, "at most N letters (default 100)")
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(static_cast<size_t>(1), std::numeric_limits<size_t>::max()));
   letters_list->add_flag("--json", letters_opts.json, "one JSON object per letter and line");
   letters_show->add_option("id", letters_opts.ids, "the letter's id")
       ->type_name("ID")
@@ -209,7 +201,7 @@ int run_command_line(int argc, char** argv) {
   letters_replay
       ->add_option("--limit", letters_opts.replay_limit, "take at most N letters (default all)")
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(static_cast<size_t>(1), std::numeric_limits<size_t>::max()));
   letters_replay->add_flag("--dry-run", letters_opts.dry_run,
                            "list what would be taken or skipped, apply nothing");
   letters_replay->footer(
@@ -217,7 +209,7 @@ int run_command_line(int argc, char** argv) {
       "guard, and the letters it took are deleted in that transaction; what fails again is "
       "written anew with its new reason (exit 1). One replay of a connector runs at a time: "
       "a second waits for the first. Offsets never move.\n\n" +
-      std::string(exit_codes));
+      exit_codes_for("dead-letters replay"));
   using letters_action = dead_letters_options::action_kind;
   const std::pair<CLI::App*, letters_action> letter_actions[] = {
       {letters_list, letters_action::list},
@@ -235,10 +227,25 @@ int run_command_line(int argc, char** argv) {
       app.add_subcommand("config-reference", "print every configuration key (Markdown)");
   reference->callback([&] { command = [] { return config_reference_command(); }; });
 
-  for (CLI::App* sub : {run, check, decode, replay, status, offsets, offsets_show, letters,
-                        letters_list, letters_show, letters_purge, reference}) {
-    if (sub->get_footer().empty()) sub->footer(exit_codes);
+  // Each command's help lists the exit codes it can end with.
+  for (CLI::App* sub : {run, check, status, offsets, offsets_show, letters, letters_list,
+                        letters_show, letters_purge, reference}) {
+    const CLI::App* parent = sub->get_parent();
+    const std::string path =
+        parent == &app ? sub->get_name() : parent->get_name() + " " + sub->get_name();
+    sub->footer(exit_codes_for(path));
   }
+  // Refusals in sluice's words (usage_errors.h), naming the command parsed so far.
+  app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    std::string path;
+    for (const CLI::App* at = top;;) {
+      const std::vector<CLI::App*> chosen = at->get_subcommands();
+      if (chosen.empty()) break;
+      at = chosen.front();
+      path += (path.empty() ? "" : " ") + at->get_name();
+    }
+    return usage_error(path, e.what(), top->remaining());
+  });
 
   try {
     app.parse(argc, argv);

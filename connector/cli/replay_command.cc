@@ -39,6 +39,7 @@
 #include "connector/drive/replayer.h"
 #include "connector/prepare/stage_factory.h"
 #include "connector/source/file_source.h"
+#include "sinks/session_error.h"
 #include "sinks/target.h"
 
 namespace sluice {
@@ -169,6 +170,11 @@ int replay_command(const replay_options& command) {
   const auto applier = session->make_applier(options);
   try {
     session->connect();  // connects, migrates the state schema
+  } catch (const session_error& e) {
+    // Not reached within the bounded retries: a service unreachable, as for every command.
+    std::cerr << "sluice replay: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
+              << "\n";
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "sluice replay: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
               << "\n";

@@ -95,8 +95,38 @@ TEST_CASE("an unknown flag or a stray argument exits 2 before anything runs") {
     const command_result r = run_sluice(args, "", 30);
     CHECK(r.exit_code == 2);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
-    CHECK(!r.err.empty());  // says why
+    // Says why, in sluice's words (not CLI11's "At Most 1 required", "Could not convert").
+    CHECK(contains(r.err, "invalid command line: "));
   }
+}
+
+TEST_CASE("a refused command line names the command and the word, and its help the codes") {
+  const std::string config = unreachable_config();
+  const command_result twice = run_sluice({"run", "-c", config, "-c", config}, "", 30);
+  CHECK(twice.exit_code == 2);
+  CHECK(contains(twice.err, "sluice run: invalid command line: --config is given 2 times"));
+  const command_result id = run_sluice({"dead-letters", "show", "-c", config, "abc"}, "", 30);
+  CHECK(id.exit_code == 2);
+  CHECK(contains(id.err,
+                 "sluice dead-letters show: invalid command line: ID takes a whole "
+                 "number, not \"abc\""));
+  const command_result unknown = run_sluice({"bogus"}, "", 30);
+  CHECK(unknown.exit_code == 2);
+  CHECK(contains(unknown.err, "\"bogus\" is not a command"));
+  // Each command's help lists its own exit codes: status never exits 1, purge does.
+  const command_result status = run_sluice({"status", "--help"}, "", 30);
+  CHECK(contains(status.out, "  3  a service could not be reached"));
+  CHECK(!contains(status.out, "  1  "));
+  CHECK(contains(run_sluice({"dead-letters", "purge", "--help"}, "", 30).out,
+                 "  1  letters match but --yes was not given"));
+}
+
+TEST_CASE("replay exits 3 when PostgreSQL cannot be reached, as every command does") {
+  const command_result r =
+      run_sluice({"replay", "-c", unreachable_config(), "--file", "-"}, "", 120);
+  INFO(r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(contains(r.err, "sluice replay: PostgreSQL: "));
 }
 
 TEST_CASE("--version names sluice's version and commit, librdkafka and libpq") {
