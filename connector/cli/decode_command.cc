@@ -12,8 +12,8 @@
 //   an Avro object container on stdin (Datastream Avro): block by block, offset = the
 //     record's index in the file
 //
-// Exit codes: 0 (even when messages were refused: the errors are the output), 2 usage or
-// configuration error.
+// Exit codes: 0 every message decoded, 1 some input was refused (each on stderr; decoding went
+// on past it, so the output is all the rest), 2 usage or configuration error.
 
 #include <iostream>
 #include <optional>
@@ -57,22 +57,23 @@ void print(const decode_output& decoded, std::string& out) {
 }
 
 // Datastream Avro on stdin (an object container file): streamed block by block; each
-// record's offset is its index in the file.
+// record's offset is its index in the file. 1 when something was refused.
 int decode_avro(topic_decoders& decoders, size_t max_block_bytes, decode_output& decoded,
                 std::string& out) {
   avro_block_stream blocks(max_block_bytes);
   std::string block;
   if (auto err = blocks.open(std::cin)) {
     std::cerr << "stdin: " << to_string(err->code) << ": " << err->message << "\n";
-    return 0;
+    return 1;
   }
+  int refused = 0;
   for (;;) {
     auto more = blocks.next(block);
     if (!more) {
       std::cerr << "stdin: " << to_string(more.err().code) << ": " << more.err().message << "\n";
-      return 0;
+      return 1;
     }
-    if (!*more) return 0;
+    if (!*more) return refused;
     raw_message m;
     m.topic = "stdin";
     m.offset = kafka_offset{static_cast<int64_t>(blocks.first_record())};
@@ -80,6 +81,7 @@ int decode_avro(topic_decoders& decoders, size_t max_block_bytes, decode_output&
     decoded.clear();
     if (auto err = decoders.for_topic(m.topic).decode(m, decoded)) {
       std::cerr << origin_text(m) << ": " << to_string(err->code) << ": " << err->message << "\n";
+      refused = 1;
       continue;
     }
     for (size_t i = 0; i < decoded.changes.size(); ++i) {
@@ -134,6 +136,7 @@ int decode_command(const decode_options& options) {
   kcat_line_reader reader;
   kcat_message record;
   int64_t line_number = 0, index = 0;
+  int refused = 0;  // the exit code: 1 once anything was refused
   while (std::getline(std::cin, line)) {
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -142,6 +145,7 @@ int decode_command(const decode_options& options) {
       if (auto err = reader.read(line, record)) {
         std::cerr << "line " << line_number << ": " << to_string(err->code) << ": " << err->message
                   << "\n";
+        refused = 1;
         continue;
       }
       m = record.view();
@@ -160,11 +164,12 @@ int decode_command(const decode_options& options) {
     decoded.clear();
     if (auto err = dec->decode(m, decoded)) {
       std::cerr << origin_text(m) << ": " << to_string(err->code) << ": " << err->message << "\n";
+      refused = 1;
       continue;
     }
     print(decoded, out);
   }
-  return 0;
+  return refused;
 }
 
 }  // namespace sluice

@@ -291,7 +291,7 @@ TEST_CASE("decode --kafka-json prints the SPEC §3 line of each message, numbers
       "not a kcat line\n" + kcat_line("cdc.orders", 2, 9, std::nullopt, std::nullopt) + "\n";
   const command_result r = run_sluice({"decode", "--format", "datastream", "--kafka-json"}, input);
   INFO("stderr:\n" << r.err);
-  CHECK(r.exit_code == 0);
+  CHECK(r.exit_code == 1);  // two lines refused (on stderr), the rest decoded
   // CSN (PostgreSQL source): class 1 (cdc), source timestamp in ns, LSN 0/65 as a number.
   CHECK(r.out == R"({"table":"public.orders","op":"upsert","key":{"id":1},"old_key":null,)"
                  R"("csn":"010180000000000000010198867251f3ff2340018000000000000065",)"
@@ -303,6 +303,13 @@ TEST_CASE("decode --kafka-json prints the SPEC §3 line of each message, numbers
   CHECK(r.err.find("cdc.orders[2]@8: invalid_json") != std::string::npos);
   CHECK(r.err.find("line 3: ") != std::string::npos);
   CHECK(r.err.find("@9") == std::string::npos);  // a tombstone decodes to nothing, silently
+  // Nothing refused (a tombstone is no refusal): exit 0.
+  const command_result clean =
+      run_sluice({"decode", "--format", "datastream", "--kafka-json"},
+                 kcat_line("cdc.orders", 2, 7, std::string("1"),
+                           customer(table, "INSERT", 101, 1, "c1").json()) +
+                     "\n" + kcat_line("cdc.orders", 2, 9, std::nullopt, std::nullopt) + "\n");
+  CHECK_MESSAGE(clean.exit_code == 0, clean.err);
 }
 
 }  // namespace sluice::testing
