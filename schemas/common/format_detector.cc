@@ -22,16 +22,18 @@ struct shape {
   bool payload = false;
   bool chunk_id = false;
   bool op = false;
+  bool truncate = false;  // op is "t": Debezium's truncate carries no before nor after
   bool before_or_after = false;
   bool source = false;
   bool source_cluster = false;
   bool payload_op = false;
+  bool payload_truncate = false;
   bool payload_before_or_after = false;
   bool payload_source = false;
   std::string_view type;  // the value of `type` when it is a string
 };
 
-// Calls visit(name) for each member name of an object value; other values are skipped.
+// Calls visit(name, value) for each member of an object value.
 template <typename Visit>
 simdjson::error_code member_names(simdjson::ondemand::value v, Visit visit) {
   simdjson::ondemand::object object;
@@ -41,9 +43,16 @@ simdjson::error_code member_names(simdjson::ondemand::value v, Visit visit) {
     simdjson::ondemand::field& field = member.value_unsafe();
     std::string_view name;
     if (auto code = field.unescaped_key().get(name)) return code;
-    visit(name);
+    simdjson::ondemand::value value = field.value();
+    visit(name, value);
   }
   return simdjson::SUCCESS;
+}
+
+// Whether v is the string "t" (Debezium's truncate op).
+bool is_truncate_op(simdjson::ondemand::value& v) {
+  std::string_view op;
+  return v.get_string().get(op) == simdjson::SUCCESS && op == "t";
 }
 
 bool is_object(simdjson::ondemand::value& v) {
@@ -60,8 +69,9 @@ detected_format classify(const shape& s) {
       (s.type == "fragment" && s.chunk_id)) {
     return detected_format::dsql;
   }
-  if (s.op && s.before_or_after && s.source) return detected_format::debezium;
-  if (s.payload && s.payload_op && s.payload_before_or_after && s.payload_source) {
+  if (s.op && (s.before_or_after || s.truncate) && s.source) return detected_format::debezium;
+  if (s.payload && s.payload_op && (s.payload_before_or_after || s.payload_truncate) &&
+      s.payload_source) {
     return detected_format::debezium;
   }
   return detected_format::unknown;
@@ -129,6 +139,7 @@ result<detected_format> format_detector::detect(std::string_view message) {
       s.chunk_id = true;
     } else if (key == "op") {
       s.op = true;
+      s.truncate = is_truncate_op(v);
     } else if (key == "before" || key == "after") {
       s.before_or_after = true;
     } else if (key == "type") {
@@ -139,7 +150,7 @@ result<detected_format> format_detector::detect(std::string_view message) {
     } else if (key == "source") {
       s.source = true;
       if (is_object(v)) {
-        auto code = member_names(v, [&](std::string_view name) {
+        auto code = member_names(v, [&](std::string_view name, simdjson::ondemand::value&) {
           if (name == "cluster") s.source_cluster = true;
         });
         if (code) return json_error(code);
@@ -147,8 +158,11 @@ result<detected_format> format_detector::detect(std::string_view message) {
     } else if (key == "payload") {
       s.payload = true;
       if (is_object(v)) {
-        auto code = member_names(v, [&](std::string_view name) {
-          if (name == "op") s.payload_op = true;
+        auto code = member_names(v, [&](std::string_view name, simdjson::ondemand::value& value) {
+          if (name == "op") {
+            s.payload_op = true;
+            s.payload_truncate = is_truncate_op(value);
+          }
           if (name == "before" || name == "after") s.payload_before_or_after = true;
           if (name == "source") s.payload_source = true;
         });

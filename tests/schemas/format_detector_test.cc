@@ -83,6 +83,15 @@ TEST_CASE("each family's sample is detected as that family") {
   CHECK(detect(debezium_plain) == detected_format::debezium);
   CHECK(detect(debezium_wrapped) == detected_format::debezium);
   CHECK(detect(debezium_truncate) == detected_format::debezium);
+  // Debezium's truncate as it sends it, with no before nor after, schemaless and wrapped
+  // (format: auto refused these: issue 27).
+  CHECK(detect(R"({"source":{"connector":"postgresql","db":"shop","schema":"public",)"
+               R"("table":"items","lsn":7,"ts_ms":1},"op":"t","ts_ms":2,"transaction":null})") ==
+        detected_format::debezium);
+  CHECK(detect(R"({"schema":{"type":"struct","fields":[]},"payload":{"source":{"db":"shop",)"
+               R"("table":"items","ts_ms":1},"op":"t","ts_ms":2}})") == detected_format::debezium);
+  // Any other op still needs an image.
+  CHECK(detect(R"({"source":{"db":"shop"},"op":"c","ts_ms":2})") == detected_format::unknown);
 }
 
 TEST_CASE("the precedence decides between shapes that match more than one rule") {
