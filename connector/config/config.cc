@@ -100,6 +100,9 @@ std::string_view to_string(delete_mode v) {
 std::string_view to_string(keyless_mode v) {
   return name_of(v, keyless_mode_names);
 }
+std::string_view to_string(out_of_range_mode v) {
+  return name_of(v, out_of_range_mode_names);
+}
 std::string_view to_string(ddl_failure_mode v) {
   return name_of(v, ddl_failure_mode_names);
 }

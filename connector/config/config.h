@@ -25,6 +25,12 @@ inline constexpr std::array<std::string_view, 2> delete_mode_names{"hard", "soft
 enum class keyless_mode { append, dead_letter };
 inline constexpr std::array<std::string_view, 2> keyless_mode_names{"append", "dead_letter"};
 
+// What a stored offset the log no longer holds (retention or DeleteRecords moved its start
+// past it) does: stop that partition, or go on from the log's start or end.
+enum class out_of_range_mode { fail, earliest, latest };
+inline constexpr std::array<std::string_view, 3> out_of_range_mode_names{"fail", "earliest",
+                                                                         "latest"};
+
 enum class ddl_failure_mode { dead_letter, fail };
 inline constexpr std::array<std::string_view, 2> ddl_failure_mode_names{"dead_letter", "fail"};
 
@@ -43,6 +49,7 @@ inline constexpr std::array<std::string_view, 4> log_level_names{"debug", "info"
 std::string_view to_string(message_format v);
 std::string_view to_string(delete_mode v);
 std::string_view to_string(keyless_mode v);
+std::string_view to_string(out_of_range_mode v);
 std::string_view to_string(ddl_failure_mode v);
 std::string_view to_string(error_tolerance v);
 std::string_view to_string(letter_case v);
@@ -160,6 +167,7 @@ struct config {
   bool truncate_enabled{};
   std::chrono::milliseconds tombstone_retention{};
   keyless_mode keyless{};
+  out_of_range_mode offsets_out_of_range{};
   errors_config errors;
   std::string table_name_format;  // keeps ${topic} ${database} ${schema} ${table}
   letter_case identifier_case{};

@@ -174,6 +174,15 @@ const config_key keys[] = {
    .description = "Changes of tables without a key: append them (op, CSN and source context "
                   "included) or send them to the dead letters.",
    .binding = field<&config::keyless>()},
+  {.name = "offsets.out.of.range", .type = value_type::enumeration, .default_value = "fail",
+   .allowed = out_of_range_mode_names,
+   .description = "A stored offset the log no longer holds (retention or DeleteRecords moved "
+                  "its start past it): fail stops that partition, naming the gap, and the "
+                  "connector shows DEGRADED while the others go on; earliest or latest go on "
+                  "from the log's start or end, logging what was skipped. (kafka.auto.offset."
+                  "reset only says where a partition with no stored offset starts: sluice sets "
+                  "librdkafka's to error and resets itself.)",
+   .binding = field<&config::offsets_out_of_range>()},
   {.name = "errors.tolerance", .type = value_type::enumeration, .default_value = "all",
    .allowed = error_tolerance_names,
    .description = "all: a bad message goes to the dead letters and the connector goes on; "

@@ -422,6 +422,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
           _batch_bytes < _config.batch.max_bytes ? _config.batch.max_bytes - _batch_bytes : 0;
       _consumer->poll(_batch, std::max<size_t>(room, 1), std::max<size_t>(bytes_room, 1), wait);
       drop_unready(before);
+      handle_out_of_range();
       if (_batch.size() < before || _batch_trimmed) {
         // A rebalance inside the poll, or a claim or resync answered, dropped or trimmed the
         // batch: count what is left anew.

@@ -131,6 +131,11 @@ class pipeline : public assignment_listener, public status_source {
   void drop_unready(size_t from, const std::set<topic_partition>* sought = nullptr);
   bool degraded() const { return _health.down(); }
   void handle_pause_requests();
+  // Positions the log no longer holds, as offsets.out.of.range says (pipeline_positions.cc).
+  void handle_out_of_range();
+  // Revoked partitions are no longer stopped here (their next owner meets the gap again).
+  void forget_stopped(const std::vector<topic_partition>& parts);
+  void show_stopped();  // _stopped as the "offsets" DEGRADED reason
   void refresh_watermarks();
   void finished_one();
   bool set_state(connector_state s) { return _state.set(s); }
@@ -171,7 +176,8 @@ class pipeline : public assignment_listener, public status_source {
   std::chrono::steady_clock::time_point _held_since;  // when _held was closed
   std::vector<topic_partition> _held_back;            // partitions paused for backpressure
 
-  std::map<topic_partition, uint64_t> _unclaimed;  // assigned, claim pending: its ticket
+  std::map<topic_partition, uint64_t> _unclaimed;   // assigned, claim pending: its ticket
+  std::map<topic_partition, std::string> _stopped;  // out of range, offsets.out.of.range: fail
   uint64_t _claim_tickets = 0;
   uint64_t _resync_ticket = 0;               // a resync waiting for its offsets (0: none)
   std::set<topic_partition> _resync_paused;  // …and the partitions it paused meanwhile

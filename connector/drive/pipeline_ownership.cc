@@ -164,6 +164,7 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
     _partitions.remove(tp);
     if (!lost) SLUICE_LOG(info, "pipeline", "released " << label(tp));
   }
+  forget_stopped(parts);
   std::erase_if(_batch,
                 [&](const kafka_message& m) { return !_partitions.owns(partition_of(*m)); });
 }

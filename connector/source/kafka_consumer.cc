@@ -62,6 +62,11 @@ kafka_consumer::kafka_consumer(const kafka_settings& settings, assignment_listen
     set_property(conf.get(), key, value);
   for (const auto& [key, value] : owned_properties)
     set_property(conf.get(), key, value);
+  // A stored offset the log no longer holds must not be skipped silently: librdkafka's reset
+  // goes off, poll() reports it (take_out_of_range) and the pipeline applies
+  // offsets.out.of.range. The configured auto.offset.reset still says where a partition with
+  // no stored offset starts: the pipeline seeks there itself (pipeline::start_offset).
+  set_property(conf.get(), "auto.offset.reset", "error");
   rd_kafka_conf_set_rebalance_cb(conf.get(), &kafka_consumer::rebalance_trampoline);
   rd_kafka_conf_set_error_cb(conf.get(), &kafka_consumer::error_trampoline);
   route_kafka_logs(conf.get());
@@ -211,6 +216,11 @@ size_t kafka_consumer::poll(std::vector<kafka_message>& out, size_t max, size_t 
     if (m->err) {
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
       const std::string what = rd_kafka_message_errstr(m.get());
+      if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET && m->rkt) {
+        _out_of_range.push_back(
+            {{rd_kafka_topic_name(m->rkt), partition_id{m->partition}}, m->offset, what});
+        continue;
+      }
       if (m->err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
         if (!_brokers_down) SLUICE_LOG(warn, "consumer", "Kafka unreachable: " << what);
         _brokers_down = true;
@@ -304,6 +314,35 @@ int64_t kafka_consumer::high_watermark(const topic_partition& tp) {
   rd_kafka_get_watermark_offsets(_handle.get(), tp.topic.c_str(), tp.partition.value(), &low,
                                  &high);
   return high;
+}
+
+std::optional<std::pair<int64_t, int64_t>> kafka_consumer::query_watermarks(
+    const topic_partition& tp, std::chrono::milliseconds wait) {
+  int64_t low = -1, high = -1;
+  if (rd_kafka_query_watermark_offsets(_handle.get(), tp.topic.c_str(), tp.partition.value(), &low,
+                                       &high, static_cast<int>(wait.count())) !=
+      RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return std::nullopt;
+  }
+  return std::pair{low, high};
+}
+
+void kafka_consumer::restart_at(const topic_partition& tp, int64_t offset) {
+  kafka_partition_list list(rd_kafka_topic_partition_list_new(1));
+  rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset =
+      offset;
+  for (auto step : {&rd_kafka_incremental_unassign, &rd_kafka_incremental_assign}) {
+    if (rd_kafka_error_t* e = step(_handle.get(), list.get())) {
+      const std::string what = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      throw std::runtime_error("restarting " + tp.topic + "[" +
+                               std::to_string(tp.partition.value()) + "] failed: " + what);
+    }
+  }
+}
+
+std::vector<kafka_consumer::out_of_range> kafka_consumer::take_out_of_range() {
+  return std::exchange(_out_of_range, {});
 }
 
 void kafka_consumer::close() {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,25 @@ class kafka_consumer {
   void resume(const std::vector<topic_partition>& parts);
   // High watermark of a partition from the last fetch (cached; no broker round trip).
   int64_t high_watermark(const topic_partition& tp);
+  // The log's start and end offsets, asked of the broker (waiting at most `wait`); nothing
+  // when it did not answer.
+  std::optional<std::pair<int64_t, int64_t>> query_watermarks(const topic_partition& tp,
+                                                              std::chrono::milliseconds wait);
+
+  // A partition whose fetch position the log no longer holds: librdkafka's own reset is off
+  // (auto.offset.reset=error, set here whatever the configuration says), so it stopped
+  // fetching it and said so; the pipeline decides (offsets.out.of.range).
+  struct out_of_range {
+    topic_partition partition;
+    int64_t offset = -1;  // the position it could not fetch
+    std::string what;     // librdkafka's words
+  };
+  // What poll() met since the last call.
+  std::vector<out_of_range> take_out_of_range();
+  // Fetches an assigned partition from `offset` again after out_of_range: librdkafka refuses
+  // to seek a partition whose fetcher stopped on the error (__STATE), so it is unassigned and
+  // assigned again there (cooperative assignment allows it outside a rebalance).
+  void restart_at(const topic_partition& tp, int64_t offset);
   // librdkafka said every broker is down (__ALL_BROKERS_DOWN) and none has answered since:
   // librdkafka reconnects by itself; the connector shows DEGRADED meanwhile.
   bool brokers_down() const { return _brokers_down; }
@@ -97,6 +117,7 @@ class kafka_consumer {
   kafka_handle _handle;                // destroyed last among handles
   std::atomic<bool> _closed{false};    // read by the apply lanes (commit_async)
   bool _brokers_down = false;
+  std::vector<out_of_range> _out_of_range;
 };
 
 }  // namespace sluice

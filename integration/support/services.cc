@@ -154,6 +154,36 @@ void create_topic(const std::string& topic, int partitions,
   throw std::runtime_error("topic " + topic + " has no leaders after 10s");
 }
 
+void delete_records(const std::string& topic, int partition, int64_t before) {
+  producer_handle h;
+  h.rk = new_client(RD_KAFKA_PRODUCER, rd_kafka_conf_new());
+  rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offsets, topic.c_str(), partition)->offset = before;
+  rd_kafka_DeleteRecords_t* del = rd_kafka_DeleteRecords_new(offsets);
+  rd_kafka_topic_partition_list_destroy(offsets);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(h.rk);
+  rd_kafka_DeleteRecords(h.rk, &del, 1, nullptr, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
+  std::string failure;
+  if (!ev) {
+    failure = "DeleteRecords timed out";
+  } else {
+    if (rd_kafka_event_error(ev)) {
+      failure = rd_kafka_event_error_string(ev);
+    } else {
+      const rd_kafka_topic_partition_list_t* done =
+          rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(ev));
+      if (done && done->cnt == 1 && done->elems[0].err) {
+        failure = rd_kafka_err2str(done->elems[0].err);
+      }
+    }
+    rd_kafka_event_destroy(ev);
+  }
+  rd_kafka_queue_destroy(q);
+  rd_kafka_DeleteRecords_destroy(del);
+  if (!failure.empty()) throw std::runtime_error("delete records of " + topic + ": " + failure);
+}
+
 void produce(const std::string& topic, const std::vector<kafka_record>& records,
              const std::map<std::string, std::string>& properties) {
   std::atomic<int> failures{0};

@@ -48,6 +48,10 @@ struct read_message {
   std::map<std::string, std::string> headers;
 };
 
+// Moves the partition's log start to `before` (DeleteRecords): what retention would do to the
+// offsets below it.
+void delete_records(const std::string& topic, int partition, int64_t before);
+
 // Every message of partition 0 of topic from the beginning, until want are read or 30 s pass.
 std::vector<read_message> read_topic(const std::string& topic, size_t want);
 
