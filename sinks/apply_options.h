@@ -42,6 +42,12 @@ struct apply_options {
   // ddl.failure: a table whose auto-create / auto-evolve fails has its rows dead-lettered
   // (kind ddl_failed) while the others go on; false: the failure stops the batch (thrown).
   bool ddl_failure_dead_letters = true;
+  // The DDL's own limits (postgres.ddl.*; 0: none). A short lock wait, retried with jitter,
+  // so that an ALTER queued behind a long reader never queues every later reader of the table
+  // behind itself for long; no statement timeout by default (a widening of a big table takes
+  // what it takes), the round-trip deadline lifted meanwhile.
+  std::chrono::milliseconds ddl_lock_timeout{2'000};
+  std::chrono::milliseconds ddl_statement_timeout{0};
   // Target "schema.table" -> target column name -> SQL type, used when sluice creates the
   // table or adds the column. Column names go through the routing case policy.
   std::map<std::string, std::map<std::string, std::string>> column_types;

@@ -11,8 +11,11 @@ namespace sluice {
 //                      retried until `outage_limit` has passed since the outage began,
 //                      forever when it is 0 — an outage of any length is waited out;
 //   statement-level    transient errors on a reachable server (40001, 40P01, 55P03 lock
-//                      timeout, 57014 statement timeout, 25006, 53300): at most
-//                      `statement_attempts` attempts in all.
+//                      timeout, 57014 statement timeout, 25006, 53100 disk full, 53200 out
+//                      of memory, 53300): `statement_attempts` attempts quietly; then, when
+//                      `stall_after_attempts` (the connector's sessions), retried on forever
+//                      at the backoff's pace with the observer told the session is stalled
+//                      (DEGRADED), else given up (commands a person waits for).
 //
 // Waits between attempts grow exponentially from backoff_initial to backoff_max, half of each
 // drawn at random (lanes that fail together do not retry in lockstep).
@@ -21,13 +24,14 @@ struct retry_policy {
   int statement_attempts = 10;                // errors.retry.max
   std::chrono::milliseconds backoff_initial{100};
   std::chrono::milliseconds backoff_max{30'000};  // errors.retry.backoff.max
+  bool stall_after_attempts = true;  // past statement_attempts: wait on (true) or give up
 
   // The connector's long-running sessions: outages are waited out.
   static retry_policy waiting_out() { return {}; }
   // Commands a person waits for (check, status, replay): a few quick attempts, never a hang.
   static retry_policy bounded() {
     return {std::chrono::milliseconds(5'000), 3, std::chrono::milliseconds(200),
-            std::chrono::milliseconds(2'000)};
+            std::chrono::milliseconds(2'000), false};
   }
 
   // The wait before the next attempt after `failures` consecutive failures (1, 2, …).

@@ -23,6 +23,12 @@ class session_observer {
   // The session stopped waiting out an outage without knowing its end (its user abandoned the
   // work): it reports nothing more until its next attempt.
   virtual void withdrawn(const std::string& /*role*/) {}
+  // A session's statement kept failing with a transient error (a lock or statement timeout,
+  // the server out of disk or memory) past the policy's quiet attempts: it retries on, at the
+  // backoff's pace. Told again with each new reason; ended by stall_ended().
+  virtual void stalled(const std::string& /*role*/, const target_error_class& /*why*/) {}
+  // A stalled session's attempt succeeded, or its user abandoned the work.
+  virtual void stall_ended(const std::string& /*role*/) {}
   // A new connection replaced one that was lost.
   virtual void reconnected(const std::string& /*role*/) {}
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -8,6 +9,9 @@
 #include "connector/base/bounded_queue.h"
 #include "connector/base/lane_batch.h"
 #include "connector/base/partition_table.h"
+#include "sinks/batch_metadata.h"
+#include "sinks/keep_going.h"
+#include "sinks/retry_policy.h"
 #include "sinks/target.h"
 
 namespace sluice {
@@ -19,7 +23,9 @@ class dead_letter_producer;
 //
 //   loop: pop a lane batch
 //         abandoned generation      → drop it
-//         dead letters → Kafka DLQ (when configured), acknowledged before the commit
+//         dead letters → Kafka DLQ (when configured), acknowledged before the commit; not
+//                        delivered → the batch is sent and applied again after a backoff,
+//                        for as long as it takes (the connector DEGRADED meanwhile)
 //         apply (batch_applier: outages waited out, retries, isolation, in-doubt resolution;
 //                given up as soon as the batch's generation is abandoned)
 //           committed   → record committed offsets; report
@@ -52,8 +58,13 @@ class apply_lane {
 
  private:
   void run();
+  // One attempt at a batch: its dead letters sent, then applied, then reported.
+  void apply(const lane_batch& batch, const batch_metadata& metadata, const keep_going& current);
+  // Sleeps up to total while current() holds; false when it stopped holding.
+  static bool wait_while(std::chrono::milliseconds total, const keep_going& current);
 
   size_t _index;
+  retry_policy _policy;  // the backoff between sends to an unwritable dead-letter topic
   std::unique_ptr<sink::target_session> _session;
   std::unique_ptr<sink::batch_applier> _applier;  // on _session
   std::atomic<bool> _stopping{false};

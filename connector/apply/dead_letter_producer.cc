@@ -170,6 +170,17 @@ void dead_letter_producer::send(const std::vector<dead_letter>& letters) {
 
 void dead_letter_producer::send(const std::vector<const dead_letter*>& letters) {
   if (letters.empty()) return;
+  try {
+    deliver(letters);
+  } catch (const dead_letter_queue_error& e) {
+    _unavailable.store(true);
+    if (_options.on_health) _options.on_health(e.what());
+    throw;
+  }
+  if (_unavailable.exchange(false) && _options.on_health) _options.on_health("");
+}
+
+void dead_letter_producer::deliver(const std::vector<const dead_letter*>& letters) {
   std::vector<size_t> sizes;
   std::shared_ptr<send_state> state =
       enqueue(letters, std::vector<size_t>(letters.size(), _budget.load()), sizes);
@@ -205,8 +216,8 @@ void dead_letter_producer::send(const std::vector<const dead_letter*>& letters) 
     }
   }
   if (failed > 0) {
-    throw std::runtime_error("dead letter queue " + _topic + ": " + std::to_string(failed) +
-                             " message(s) not delivered: " + first_error);
+    throw dead_letter_queue_error("dead letter queue " + _topic + ": " + std::to_string(failed) +
+                                  " message(s) not delivered: " + first_error);
   }
 }
 
@@ -251,7 +262,7 @@ std::shared_ptr<send_state> dead_letter_producer::enqueue(
       state->results[i] = e;
       state->pending.fetch_sub(1, std::memory_order_relaxed);
       if (too_large(e)) break;
-      throw std::runtime_error("dead letter queue " + _topic + ": " + rd_kafka_err2str(e));
+      throw dead_letter_queue_error("dead letter queue " + _topic + ": " + rd_kafka_err2str(e));
     }
   }
   return state;
@@ -262,7 +273,7 @@ void dead_letter_producer::await(const send_state& state) {
   const auto deadline = std::chrono::steady_clock::now() + _delivery_timeout;
   while (state.pending.load(std::memory_order_acquire) > 0) {
     if (std::chrono::steady_clock::now() > deadline) {
-      throw std::runtime_error(
+      throw dead_letter_queue_error(
           "dead letter queue " + _topic + ": " + std::to_string(state.pending.load()) +
           " delivery report(s) missing after " + std::to_string(_delivery_timeout.count()) + " ms");
     }

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +23,17 @@ struct dead_letter_producer_options {
   // How long send() waits for its delivery reports; 0: librdkafka's message.timeout.ms and a
   // margin (librdkafka reports every message within message.timeout.ms).
   std::chrono::milliseconds delivery_timeout{0};
+  // Told why when a send() fails (the topic unwritable, the broker away: the connector goes
+  // DEGRADED while its lanes send again), and "" at the first send() that succeeds after.
+  // Called on the sending lane's thread.
+  std::function<void(const std::string& why)> on_health;
+};
+
+// A dead letter was not delivered (a broker refusal, the topic missing or read-only, a
+// timeout): the batch must not commit. Transient by nature: the lane waits and sends again.
+class dead_letter_queue_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // errors.deadletterqueue.topic.name (SPEC §4, as Kafka Connect does it): each dead letter is
@@ -51,17 +64,21 @@ class dead_letter_producer {
   dead_letter_producer(const dead_letter_producer&) = delete;
   dead_letter_producer& operator=(const dead_letter_producer&) = delete;
 
-  // Throws std::runtime_error when a message cannot be delivered (the batch must not commit).
+  // Throws dead_letter_queue_error when a message cannot be delivered (the batch must not
+  // commit).
   void send(const std::vector<dead_letter>& letters);
   void send(const std::vector<const dead_letter*>& letters);
 
   // The largest record sent whole, its framing included: the topic's bound less the record
   // batch's framing; lowered when the broker refuses a record as too large.
   size_t record_budget() const { return _budget.load(); }
+  // Whether the last send() failed (until one succeeds).
+  bool unavailable() const { return _unavailable.load(); }
 
   struct send_state;  // one send()'s reports (dead_letter_producer.cc)
 
  private:
+  void deliver(const std::vector<const dead_letter*>& letters);
   // Queues letters[i] cut to budgets[i]; sizes[i] is the record's size as queued. A letter
   // refused at once as too large gets that result without a report.
   std::shared_ptr<send_state> enqueue(const std::vector<const dead_letter*>& letters,
@@ -74,6 +91,7 @@ class dead_letter_producer {
   dead_letter_producer_options _options;
   std::chrono::milliseconds _delivery_timeout{0};
   std::atomic<size_t> _budget{0};
+  std::atomic<bool> _unavailable{false};  // the last send() failed
   kafka_handle _producer;
 };
 

@@ -49,6 +49,41 @@ void postgres_health::reconnected(const std::string& role) {
   SLUICE_LOG(debug, "postgres", role << ": connected again");
 }
 
+void postgres_health::stalled(const std::string& role, const target_error_class& why) {
+  std::lock_guard lock(_mutex);
+  const std::string text = why.sqlstate.empty() ? why.message : why.sqlstate + " " + why.message;
+  auto [it, first] = _stalled.try_emplace(role, text);
+  if (!first && it->second == text) return;
+  it->second = text;
+  if (first) {
+    SLUICE_LOG(warn, "postgres",
+               role << ": a transient error outlasted errors.retry.max (" << text
+                    << "): DEGRADED, retrying at errors.retry.backoff.max's pace");
+  }
+  publish_stalls();
+}
+
+void postgres_health::stall_ended(const std::string& role) {
+  std::lock_guard lock(_mutex);
+  if (_stalled.erase(role) == 0) return;
+  SLUICE_LOG(info, "postgres", role << ": the stalled statement went through");
+  publish_stalls();
+}
+
+void postgres_health::publish_stalls() {
+  std::string why;
+  for (const auto& [role, text] : _stalled)
+    why += (why.empty() ? "" : "; ") + role + ": " + text;
+  _state.degrade(
+      "postgres statements",
+      why.empty() ? "" : "PostgreSQL statements retried past errors.retry.max (" + why + ")");
+}
+
+bool postgres_health::stalled() const {
+  std::lock_guard lock(_mutex);
+  return !_stalled.empty();
+}
+
 bool postgres_health::down() const {
   std::lock_guard lock(_mutex);
   return !_down.empty();

@@ -18,6 +18,9 @@ namespace sluice {
 //   a session loses PostgreSQL    → DEGRADED (while RUNNING), sluice_postgres_up 0, one log line
 //   every such session is back    → RUNNING,  sluice_postgres_up 1, one log line with the
 //                                   outage's length
+//   a session's statement stalls  → DEGRADED ("postgres statements": the role and the error,
+//     on a transient error past      a lock held elsewhere named by the DDL), one log line;
+//     errors.retry.max               RUNNING again once every stalled session got through
 //   reconnections, errors         → sluice_postgres_reconnects_total, sluice_postgres_errors_total
 //
 // Lifecycle: built before the sessions it observes, destroyed after them. Threading: every
@@ -31,9 +34,13 @@ class postgres_health : public session_observer {
   void reachable(const std::string& role) override;
   void withdrawn(const std::string& role) override;
   void reconnected(const std::string& role) override;
+  void stalled(const std::string& role, const target_error_class& why) override;
+  void stall_ended(const std::string& role) override;
 
   // Whether some session is waiting out an outage now.
   bool down() const;
+  // Whether some session retries a statement past errors.retry.max now.
+  bool stalled() const;
 
  private:
   state_holder& _state;
@@ -42,6 +49,9 @@ class postgres_health : public session_observer {
   mutable std::mutex _mutex;
   std::map<std::string, std::string> _down;  // role → why
   std::chrono::steady_clock::time_point _since{};
+  std::map<std::string, std::string> _stalled;  // role → why
+
+  void publish_stalls();  // under _mutex
 
   void forget(const std::string& role, const char* what);  // under _mutex
 };

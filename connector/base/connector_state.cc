@@ -24,8 +24,9 @@ const char* to_string(connector_state s) {
   return "UNKNOWN";
 }
 
-state_holder::state_holder(std::function<void(connector_state)> on_change)
-    : _on_change(std::move(on_change)) {}
+state_holder::state_holder(std::function<void(connector_state)> on_change,
+                           std::function<void(const std::string&, bool)> on_degraded)
+    : _on_change(std::move(on_change)), _on_degraded(std::move(on_degraded)) {}
 
 bool state_holder::set(connector_state s) {
   std::lock_guard lock(_mutex);
@@ -46,13 +47,14 @@ void state_holder::fail(std::string reason) {
 void state_holder::degrade(const std::string& dependency, std::string reason) {
   std::lock_guard lock(_mutex);
   if (reason.empty()) {
-    _degraded.erase(dependency);
+    if (_degraded.erase(dependency) != 0 && _on_degraded) _on_degraded(dependency, false);
   } else {
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
     auto [it, added] = _degraded.try_emplace(dependency, reason, now_ms);
     if (!added) it->second.first = std::move(reason);  // since: when it began
+    if (added && _on_degraded) _on_degraded(dependency, true);
   }
   publish();
 }

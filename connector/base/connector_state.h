@@ -24,7 +24,10 @@ const char* to_string(connector_state s);
 // same lock, so that the gauge never disagrees with get() once both settle.
 class state_holder {
  public:
-  explicit state_holder(std::function<void(connector_state)> on_change = {});
+  // on_degraded(dependency, on): a dependency began (true) or ceased (false) to hold DEGRADED,
+  // called under the same lock (the sluice_degraded gauge).
+  explicit state_holder(std::function<void(connector_state)> on_change = {},
+                        std::function<void(const std::string&, bool)> on_degraded = {});
 
   connector_state get() const { return _state.load(); }
   // Moves to s (starting, running, draining, paused, stopped); false, changing nothing, once
@@ -44,6 +47,7 @@ class state_holder {
   void publish();  // under _mutex
 
   std::function<void(connector_state)> _on_change;
+  std::function<void(const std::string&, bool)> _on_degraded;
   std::atomic<connector_state> _state{connector_state::starting};  // what get() says
   mutable std::mutex _mutex;
   connector_state _base = connector_state::starting;  // without the DEGRADED overlay

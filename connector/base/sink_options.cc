@@ -47,6 +47,8 @@ apply_options make_applier_options(const config& cfg) {
   o.auto_evolve = cfg.auto_evolve;
   o.auto_evolve_widen = cfg.auto_evolve_widen;
   o.ddl_failure_dead_letters = cfg.ddl_failure == ddl_failure_mode::dead_letter;
+  o.ddl_lock_timeout = cfg.postgres.ddl_lock_timeout;
+  o.ddl_statement_timeout = cfg.postgres.ddl_statement_timeout;
   o.tables_include = cfg.tables_include;
   o.tables_exclude = cfg.tables_exclude;
   o.deletes =

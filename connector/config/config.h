@@ -84,6 +84,8 @@ struct postgres_config {
   std::chrono::milliseconds tcp_user_timeout{};
   std::chrono::milliseconds statement_timeout{};
   std::chrono::milliseconds lock_timeout{};
+  std::chrono::milliseconds ddl_lock_timeout{};       // 0: none
+  std::chrono::milliseconds ddl_statement_timeout{};  // 0: none
   std::chrono::milliseconds idle_in_transaction_timeout{};
   std::chrono::milliseconds round_trip_timeout{};
 };

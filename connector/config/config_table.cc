@@ -90,13 +90,30 @@ const config_key keys[] = {
   {.name = "postgres.statement.timeout", .type = value_type::duration, .default_value = "60s",
    .min = 0, .max = day,
    .description = "statement_timeout of every sluice session (0: none); a statement cancelled "
-                  "by it (57014) is retried like other transient errors, errors.retry.max times.",
+                  "by it (57014) is retried like other transient errors: errors.retry.max times "
+                  "quietly, then on with the connector DEGRADED until it goes through.",
    .binding = field<&config::postgres, &postgres_config::statement_timeout>()},
   {.name = "postgres.lock.timeout", .type = value_type::duration, .default_value = "30s",
    .min = 0, .max = day,
    .description = "lock_timeout of every sluice session (0: none); a lock wait ended by it "
-                  "(55P03) is retried, errors.retry.max times.",
+                  "(55P03) is retried: errors.retry.max times quietly, then on with the connector "
+                  "DEGRADED until it goes through.",
    .binding = field<&config::postgres, &postgres_config::lock_timeout>()},
+  {.name = "postgres.ddl.lock.timeout", .type = value_type::duration, .default_value = "2s",
+   .min = 0, .max = day,
+   .description = "lock_timeout of auto.create and auto.evolve's DDL (0: none): short, so that "
+                  "an ALTER waiting behind a long reader does not queue the table's other "
+                  "readers behind it for long; a wait it ends (55P03) is retried with jitter, "
+                  "errors.retry.max times quietly, then on and on with the connector DEGRADED "
+                  "and the backends holding the table named in /status.",
+   .binding = field<&config::postgres, &postgres_config::ddl_lock_timeout>()},
+  {.name = "postgres.ddl.statement.timeout", .type = value_type::duration, .default_value = "0s",
+   .min = 0, .max = day,
+   .description = "statement_timeout of auto.create and auto.evolve's DDL (0: none, the "
+                  "default: widening a big table's column takes what it takes; the round-trip "
+                  "deadline is lifted meanwhile). A DDL it cancels (57014) is retried like "
+                  "other transient errors.",
+   .binding = field<&config::postgres, &postgres_config::ddl_statement_timeout>()},
   {.name = "postgres.idle.in.transaction.timeout", .type = value_type::duration,
    .default_value = "120s", .min = 0, .max = day,
    .description = "idle_in_transaction_session_timeout of every sluice session (0: none): "
@@ -199,15 +216,19 @@ const config_key keys[] = {
    .binding = field<&config::errors, &errors_config::dead_letter_topic>()},
   {.name = "errors.retry.max", .type = value_type::integer, .default_value = "10",
    .min = 0, .max = 1'000'000,
-   .description = "Retries of a statement-level transient PostgreSQL failure on a reachable "
-                  "server (40001, 40P01, 55P03 lock timeout, 57014 statement timeout, 25006, "
-                  "53300) after the first attempt, before the connector goes FAILED (0: no "
-                  "retry). Lost connections are not counted here: postgres.retry.timeout "
-                  "bounds them.",
+   .description = "Quiet retries of a statement-level transient PostgreSQL failure on a "
+                  "reachable server (40001, 40P01, 55P03 lock timeout, 57014 statement "
+                  "timeout, 25006, 53100 disk full, 53200 out of memory, 53300) after the "
+                  "first attempt (0: none). Past them the statement is retried on, every "
+                  "errors.retry.backoff.max at most, with the connector DEGRADED (the session "
+                  "and the error in /status, sluice_degraded{dependency=\"postgres "
+                  "statements\"}) until it goes through: never FAILED. Lost connections are "
+                  "not counted here: postgres.retry.timeout bounds them.",
    .binding = field<&config::errors, &errors_config::retry_max>()},
   {.name = "errors.retry.backoff.max", .type = value_type::duration, .default_value = "30s",
    .min = 10, .max = hour,
-   .description = "Ceiling of the exponential backoff between those retries.",
+   .description = "Ceiling of the exponential backoff between those retries, and between "
+                  "sends to a dead-letter topic that cannot be written.",
    .binding = field<&config::errors, &errors_config::retry_backoff_max>()},
   {.name = "table.name.format", .default_value = "${schema}.${table}", .routing = true,
    .description = "Target `schema.table` of a source table without tables.<source>.target; "

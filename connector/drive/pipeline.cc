@@ -31,7 +31,10 @@ bool starts_from_beginning(const config& c) {
 pipeline::pipeline(const config& cfg, metrics_registry& metrics)
     : _config(cfg),
       _state_probe(metrics),
-      _state([this](connector_state s) { _state_probe.set(s); }),
+      _state([this](connector_state s) { _state_probe.set(s); },
+             [this](const std::string& dependency, bool on) {
+               _state_probe.degraded(dependency, on);
+             }),
       _consumer_probe(metrics),
       _apply_probe(metrics),
       _chunk_probe(metrics),
@@ -61,6 +64,9 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
   if (!cfg.errors.dead_letter_topic.empty()) {
     dead_letter_producer_options dlq_options;
     dlq_options.connector = cfg.name;
+    dlq_options.on_health = [this](const std::string& why) {
+      _state.degrade("dead-letter queue", why);
+    };
     _dlq = std::make_unique<dead_letter_producer>(cfg.kafka, cfg.errors.dead_letter_topic,
                                                   std::move(dlq_options));
   }
@@ -85,7 +91,10 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
     cb.failed = [this](const std::string& why) {
       fail(why);  // the first failure is kept
     };
-    cb.done = [this] { finished_one(); };
+    cb.done = [this] {
+      finished_one();
+      _lag_stale = true;
+    };
     _lanes.push_back(std::make_unique<apply_lane>(i, sessions, policy, options, &_health,
                                                   _partitions, _dlq.get(), std::move(cb),
                                                   /*queue_capacity=*/1));
@@ -303,8 +312,19 @@ void pipeline::refresh_watermarks() {
   // The broker: librdkafka reconnects by itself; meanwhile the connector shows DEGRADED.
   _consumer->probe_brokers(std::chrono::milliseconds(500));
   _state.degrade("kafka", _consumer->brokers_down() ? "Kafka brokers unreachable" : "");
+  const bool idle = refresh_lag();
+  // Lanes count pending chunks inside their transactions and may report in either order: one
+  // that counted before another's completing batch committed can report last. Idle, count
+  // again (only while the gauge shows any: nothing to correct otherwise), on the partition
+  // owner's thread.
+  if (idle && _chunk_probe.pending() > 0) _owner->count_pending_chunks();
+}
+
+bool pipeline::refresh_lag() {
+  _lag_stale = false;
   bool caught_up = true;
   for (const auto& [tp, e] : _partitions.snapshot()) {
+    // librdkafka's cached watermark (no round trip), as of the last fetch response.
     const int64_t hw = _consumer->high_watermark(tp);
     _partitions.high_watermark(tp, hw);
     if (hw < 0) continue;
@@ -319,11 +339,7 @@ void pipeline::refresh_watermarks() {
   }
   // Idle tables show no growing lag: replication lag is measured on what is pending.
   if (caught_up && idle) _apply_probe.caught_up();
-  // Lanes count pending chunks inside their transactions and may report in either order: one
-  // that counted before another's completing batch committed can report last. Idle, count
-  // again (only while the gauge shows any: nothing to correct otherwise), on the partition
-  // owner's thread.
-  if (idle && _chunk_probe.pending() > 0) _owner->count_pending_chunks();
+  return idle;
 }
 
 connector_status pipeline::status() const {
@@ -447,8 +463,11 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
       }
       if (_batch.empty()) batch_deadline = clock_type::now() + _config.batch.max_time;
       if (clock_type::now() >= next_watermarks) {
+        if (!_fenced.empty()) reclaim_fenced();
         refresh_watermarks();
         next_watermarks = clock_type::now() + std::chrono::seconds(1);
+      } else if (_lag_stale.load()) {
+        refresh_lag();
       }
     }
     if (set_state(connector_state::draining)) {  // not FAILED

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "connector/apply/apply_lane.h"
+#include "connector/apply/dead_letter_producer.h"
 #include "connector/apply/failed_tables.h"
 #include "connector/apply/owner_worker.h"
 #include "connector/apply/postgres_health.h"
@@ -36,8 +37,6 @@
 #include "core/catalog/table_catalog.h"
 
 namespace sluice {
-
-class dead_letter_producer;
 
 // The one place that knows every stage (STYLE.md #1). Three kinds of threads:
 //
@@ -129,14 +128,28 @@ class pipeline : public assignment_listener, public status_source {
   // Drops the consumed messages (from `from` on) of partitions not claimed yet or waiting for
   // a resync, and of `sought` (about to be sought: fetched again from there).
   void drop_unready(size_t from, const std::set<topic_partition>* sought = nullptr);
-  bool degraded() const { return _health.down(); }
+  // Nothing in flight can commit now: PostgreSQL away, a statement stalled on a transient
+  // error, or the dead-letter topic unwritable (what is in flight is abandoned rather than
+  // waited for on a rebalance or behind a held batch).
+  bool degraded() const {
+    return _health.down() || _health.stalled() || (_dlq && _dlq->unavailable());
+  }
   void handle_pause_requests();
   // Positions the log no longer holds, as offsets.out.of.range says (pipeline_positions.cc).
   void handle_out_of_range();
   // Revoked partitions are no longer stopped here (their next owner meets the gap again).
   void forget_stopped(const std::vector<topic_partition>& parts);
   void show_stopped();  // _stopped as the "offsets" DEGRADED reason
+  // Fenced partitions the group still assigns here, past their grace: claimed again (the
+  // group is the authority on who owns a partition; the epoch only orders the owners).
+  void reclaim_fenced();
+  void show_fenced();  // _fenced as the "ownership" DEGRADED reason and the gauge
   void refresh_watermarks();
+  // The lag gauges from the partition table as it is now (no broker round trip): after every
+  // refresh of the watermarks, and as soon as a lane committed (a scrape right after the
+  // replica caught up shows lag 0, not what was true up to a second before). Returns whether
+  // nothing is in flight or batched.
+  bool refresh_lag();
   void finished_one();
   bool set_state(connector_state s) { return _state.set(s); }
   void fail(const std::string& why) { _state.fail(why); }
@@ -161,6 +174,7 @@ class pipeline : public assignment_listener, public status_source {
   partition_table _partitions;
   std::atomic<uint64_t> _generation{1};
   std::atomic<bool> _resync_requested{false};
+  std::atomic<bool> _lag_stale{false};  // a lane committed since the lag gauges were set
   std::atomic<bool> _pause_requested{false};
   std::atomic<bool> _resume_requested{false};
   bool _paused = false;
@@ -178,6 +192,12 @@ class pipeline : public assignment_listener, public status_source {
 
   std::map<topic_partition, uint64_t> _unclaimed;   // assigned, claim pending: its ticket
   std::map<topic_partition, std::string> _stopped;  // out of range, offsets.out.of.range: fail
+  struct fenced_partition {
+    int64_t ours = 0, theirs = -1;  // the epochs (-1: no offsets row any more)
+    std::chrono::steady_clock::time_point reclaim_at;
+  };
+  std::map<topic_partition, fenced_partition> _fenced;  // assigned here, another epoch owns it
+  std::set<topic_partition> _assigned;                  // what the group assigns this member
   uint64_t _claim_tickets = 0;
   uint64_t _resync_ticket = 0;               // a resync waiting for its offsets (0: none)
   std::set<topic_partition> _resync_paused;  // …and the partitions it paused meanwhile

@@ -21,6 +21,11 @@ using clock_type = std::chrono::steady_clock;
 constexpr auto k_owner_wait = std::chrono::seconds(3);
 // How long a revocation waits for a claim of the revoked partitions still being retried.
 constexpr auto k_cancel_wait = std::chrono::seconds(30);
+// How long a fenced partition the group still assigns here waits before it is claimed again: a
+// member that was frozen past its session timeout (a zombie) learns from its next heartbeat,
+// within heartbeat.interval.ms, that it lost the partition; one that is still assigned it
+// after this is its owner by the group's word.
+constexpr auto k_fence_grace = std::chrono::seconds(10);
 
 std::string label(const topic_partition& tp) {
   return tp.topic + "[" + std::to_string(tp.partition.value()) + "]";
@@ -96,6 +101,7 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
   std::map<std::string, std::vector<partition_id>> by_topic;
   for (const topic_partition& tp : parts) {
     by_topic[tp.topic].push_back(tp.partition);
+    _assigned.insert(tp);
     _unclaimed[tp] = ticket;
     _resync_paused.erase(tp);  // claimed anew: a resync waiting for offsets leaves it alone
   }
@@ -160,10 +166,14 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
     dispatch();
   }
   settle();
+  bool was_fenced = false;
   for (const topic_partition& tp : parts) {
     _partitions.remove(tp);
+    _assigned.erase(tp);
+    was_fenced |= _fenced.erase(tp) > 0;
     if (!lost) SLUICE_LOG(info, "pipeline", "released " << label(tp));
   }
+  if (was_fenced) show_fenced();
   forget_stopped(parts);
   std::erase_if(_batch,
                 [&](const kafka_message& m) { return !_partitions.owns(partition_of(*m)); });
@@ -212,9 +222,14 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
     auto it = stored.find(tp);
     if (it == stored.end() || it->second.epoch != entry->epoch) {
       fenced.push_back(tp);
-      SLUICE_LOG(warn, "pipeline",
-                 "fenced " << label(tp) << ": another owner holds epoch "
-                           << (it == stored.end() ? -1 : it->second.epoch.value()));
+      const int64_t theirs = it == stored.end() ? -1 : it->second.epoch.value();
+      _fenced[tp] = {entry->epoch.value(), theirs, clock_type::now() + k_fence_grace};
+      SLUICE_LOG(
+          warn, "pipeline",
+          "fenced " << label(tp) << ": another owner holds epoch " << theirs
+                    << " (ours: " << entry->epoch.value() << "); claimed again in "
+                    << std::chrono::duration_cast<std::chrono::seconds>(k_fence_grace).count()
+                    << " s if the group still assigns it here");
       continue;
     }
     const kafka_offset committed = it->second.next.value_or(kafka_offset{-1});
@@ -226,7 +241,10 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
   }
   for (const topic_partition& tp : fenced)
     _partitions.remove(tp);
-  if (!fenced.empty()) _consumer->pause(fenced);
+  if (!fenced.empty()) {
+    _consumer->pause(fenced);
+    show_fenced();
+  }
   // Fetched before the seek (a partition resumed while the offsets were read): consumed again.
   std::set<topic_partition> sought(ready.begin(), ready.end());
   sought.insert(fenced.begin(), fenced.end());
@@ -238,6 +256,42 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
     _resync_paused.clear();
     resume_ready(ready);
   }
+}
+
+void pipeline::reclaim_fenced() {
+  const auto now = clock_type::now();
+  const uint64_t ticket = _claim_tickets + 1;
+  std::map<std::string, std::vector<partition_id>> by_topic;
+  for (auto it = _fenced.begin(); it != _fenced.end();) {
+    const topic_partition tp = it->first;
+    if (now < it->second.reclaim_at || _unclaimed.count(tp) > 0) {
+      ++it;
+      continue;
+    }
+    it = _fenced.erase(it);
+    if (_assigned.count(tp) == 0) continue;  // revoked meanwhile: its next owner claims it
+    SLUICE_LOG(warn, "pipeline",
+               "claiming " << label(tp) << " again: the group still assigns it here");
+    _unclaimed[tp] = ticket;
+    by_topic[tp.topic].push_back(tp.partition);
+  }
+  if (by_topic.empty()) return;
+  _claim_tickets = ticket;
+  // Answered through take_owner_answers(): seeks to the stored offset and resumes.
+  for (const auto& [topic, partitions] : by_topic)
+    _owner->claim(ticket, topic, partitions);
+  show_fenced();
+}
+
+void pipeline::show_fenced() {
+  std::string why;
+  for (const auto& [tp, f] : _fenced) {
+    why += (why.empty() ? "" : "; ") + label(tp) + " fenced: another owner holds epoch " +
+           std::to_string(f.theirs) + " (ours: " + std::to_string(f.ours) +
+           "), claimed again if the group still assigns it here";
+  }
+  _state.degrade("ownership", why);
+  _consumer_probe.fenced(_fenced.size());
 }
 
 void pipeline::take_owner_answers() {

@@ -9,7 +9,13 @@
 namespace sluice {
 
 consumer_probe::consumer_probe(metrics_registry& registry)
-    : _registry(registry), _rebalances(registry.rebalances()) {}
+    : _registry(registry),
+      _rebalances(registry.rebalances()),
+      _fenced(registry.fenced_partitions()) {}
+
+void consumer_probe::fenced(size_t partitions) {
+  _fenced.Set(static_cast<double>(partitions));
+}
 
 void consumer_probe::rebalance() {
   _rebalances.Increment();

@@ -34,6 +34,8 @@ class consumer_probe {
   void rebalance();
   // Negative lags (high watermark not known yet) are shown as 0.
   void lag(std::string_view topic, partition_id partition, int64_t messages);
+  // How many assigned partitions another owner's epoch fences now.
+  void fenced(size_t partitions);
   // The partition is no longer ours: its series disappears.
   void revoked(std::string_view topic, partition_id partition);
 
@@ -43,6 +45,7 @@ class consumer_probe {
 
   metrics_registry& _registry;
   prometheus::Counter& _rebalances;
+  prometheus::Gauge& _fenced;
   std::mutex _mutex;  // guards the cache
   // Per topic, indexed by partition number (partitions are small dense integers).
   std::map<std::string, std::vector<prometheus::Gauge*>, std::less<>> _lag;

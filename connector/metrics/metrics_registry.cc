@@ -97,6 +97,14 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                      .Help("Consumer group rebalances (assignments and revocations).")
                      .Register(r)
                      .Add({});
+  _fenced_partitions = &prometheus::BuildGauge()
+                            .Name("sluice_fenced_partitions")
+                            .Help(
+                                "Partitions the group assigns to this member whose offsets "
+                                "another owner's epoch holds: not consumed here until "
+                                "claimed again (after a grace, while still assigned).")
+                            .Register(r)
+                            .Add({});
   _pending_chunks = &prometheus::BuildGauge()
                          .Name("sluice_pending_chunks")
                          .Help("Chunks of chunked records waiting for their siblings.")
@@ -114,6 +122,13 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                 .Name("sluice_state")
                 .Help("1 for the connector's current state, 0 for the others.")
                 .Register(r);
+  _degraded = &prometheus::BuildGauge()
+                   .Name("sluice_degraded")
+                   .Help(
+                       "1 while this dependency holds the connector DEGRADED (postgres, "
+                       "postgres statements, kafka, dead-letter queue, offsets, schema "
+                       "registry), 0 once it no longer does.")
+                   .Register(r);
 
   for (connector_state s : state_probe::states) {
     _state->Add({{"state", to_string(s)}}).Set(s == connector_state::starting ? 1 : 0);

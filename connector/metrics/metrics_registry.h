@@ -34,9 +34,11 @@ namespace sluice {
 //   sluice_postgres_up                                gauge    0 while PostgreSQL is unreachable
 //   sluice_postgres_reconnects_total                  counter
 //   sluice_rebalances_total                           counter
-//   sluice_pending_chunks                             gauge
+//   sluice_fenced_partitions                          gauge    assigned here, owned by another
+//   epoch sluice_pending_chunks                             gauge
 //   sluice_tombstones_kept_for_dead_letters           gauge    past the retention, kept
 //   sluice_state{state}                               gauge    1 for the current state
+//   sluice_degraded{dependency}                       gauge    1 while it holds DEGRADED
 //
 // Families are created here, filled through the probes (consumer_probe, decode_probe,
 // merge_probe, apply_probe, state_probe, chunk_probe, postgres_probe: STYLE.md #10) and read by
@@ -75,9 +77,11 @@ class metrics_registry {
   prometheus::Gauge& postgres_up() { return *_postgres_up; }
   prometheus::Counter& postgres_reconnects() { return *_postgres_reconnects; }
   prometheus::Counter& rebalances() { return *_rebalances; }
+  prometheus::Gauge& fenced_partitions() { return *_fenced_partitions; }
   prometheus::Gauge& pending_chunks() { return *_pending_chunks; }
   prometheus::Gauge& tombstones_kept() { return *_tombstones_kept; }
   prometheus::Family<prometheus::Gauge>& state() { return *_state; }
+  prometheus::Family<prometheus::Gauge>& degraded() { return *_degraded; }
 
  private:
   // The registry owns the families and series below (they point into it).
@@ -95,9 +99,11 @@ class metrics_registry {
   prometheus::Gauge* _postgres_up;
   prometheus::Counter* _postgres_reconnects;
   prometheus::Counter* _rebalances;
+  prometheus::Gauge* _fenced_partitions;
   prometheus::Gauge* _pending_chunks;
   prometheus::Gauge* _tombstones_kept;
   prometheus::Family<prometheus::Gauge>* _state;
+  prometheus::Family<prometheus::Gauge>* _degraded;
 };
 
 }  // namespace sluice

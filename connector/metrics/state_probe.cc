@@ -7,7 +7,7 @@
 
 namespace sluice {
 
-state_probe::state_probe(metrics_registry& registry) {
+state_probe::state_probe(metrics_registry& registry) : _registry(registry) {
   for (size_t i = 0; i < states.size(); ++i) {
     _gauges[i] = &registry.state().Add({{"state", to_string(states[i])}});
   }
@@ -22,6 +22,10 @@ void state_probe::set(connector_state s) {
   for (size_t i = 0; i < states.size(); ++i) {
     if (states[i] != s) _gauges[i]->Set(0);
   }
+}
+
+void state_probe::degraded(const std::string& dependency, bool on) {
+  _registry.degraded().Add({{"dependency", dependency}}).Set(on ? 1 : 0);
 }
 
 bool state_probe::set(std::string_view name) {

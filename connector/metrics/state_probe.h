@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
 
 #include "connector/base/connector_state.h"
@@ -32,8 +33,11 @@ class state_probe {
   // By name (STARTING, RUNNING, DEGRADED, DRAINING, PAUSED, FAILED, STOPPED); an unknown name sets
   // every state to 0 and returns false.
   bool set(std::string_view name);
+  // sluice_degraded{dependency}: whether that dependency holds the connector DEGRADED.
+  void degraded(const std::string& dependency, bool on);
 
  private:
+  metrics_registry& _registry;
   std::array<prometheus::Gauge*, states.size()> _gauges{};
 };
 

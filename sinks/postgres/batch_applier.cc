@@ -50,6 +50,7 @@ batch_applier::batch_applier(pg_session& session, apply_options options)
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   _session.on_open([this](pqxx::connection& conn) { session_opened(conn); });
   _session.on_drop([this] { _writer.session_lost(); });
+  _ddl.on_long_statements([this](bool off) { _session.off_clock(off); });
 }
 
 batch_applier::~batch_applier() {

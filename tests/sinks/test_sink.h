@@ -13,8 +13,8 @@
 
 namespace sluice {
 
-// Quick retries for tests; an outage is given up after a while instead of waited out
-// forever, so that a broken test database fails the test rather than hanging it.
+// Quick retries for tests; an outage or a transient error is given up after a while instead of
+// waited out forever, so that a broken test database fails the test rather than hanging it.
 inline retry_policy test_policy(int statement_attempts = 5, std::chrono::milliseconds backoff_max =
                                                                 std::chrono::milliseconds(50)) {
   retry_policy p;
@@ -22,6 +22,7 @@ inline retry_policy test_policy(int statement_attempts = 5, std::chrono::millise
   p.statement_attempts = statement_attempts;
   p.backoff_initial = std::chrono::milliseconds(5);
   p.backoff_max = backoff_max;
+  p.stall_after_attempts = false;  // a transient error past the attempts is thrown
   return p;
 }
 

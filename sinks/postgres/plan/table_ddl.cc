@@ -4,6 +4,7 @@
 #include <set>
 
 #include <pqxx/except>
+#include <pqxx/result>
 #include <pqxx/transaction>
 
 #include "core/catalog/table_router.h"
@@ -23,6 +24,40 @@ namespace {
 
 std::string label(const target_table& t) {
   return t.schema + "." + t.name;
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + " s"
+                               : std::to_string(d.count()) + " ms";
+}
+
+// SET LOCAL of a timeout in milliseconds (0: none).
+void set_local(pqxx::transaction_base& tx, const char* setting, std::chrono::milliseconds d) {
+  tx.exec(std::string("SET LOCAL ") + setting + " = " + std::to_string(d.count()));
+}
+
+// Who holds a lock on the table now, for a person to find them (pg_stat_activity shows other
+// roles' sessions without their query to an unprivileged role; the query text is left out
+// anyway: an analyst's literals are not sluice's to print).
+std::string lock_holders(pqxx::transaction_base& tx, const target_table& t) {
+  const pqxx::result r = tx.exec_params(
+      "SELECT a.pid, coalesce(a.usename, ''), coalesce(a.application_name, ''), "
+      "coalesce(a.state, ''), coalesce(extract(epoch FROM now() - a.xact_start)::bigint, 0) "
+      "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+      "WHERE l.locktype = 'relation' AND l.granted AND l.relation = to_regclass($1) "
+      "AND a.pid <> pg_backend_pid() "
+      "GROUP BY 1, 2, 3, 4, 5 ORDER BY 5 DESC LIMIT 5",
+      quote_identifier(t.schema) + "." + quote_identifier(t.name));
+  std::string out;
+  for (const auto& row : r) {
+    const std::string application = row[2].c_str(), state = row[3].c_str();
+    out += out.empty() ? "" : "; ";
+    out += std::string("backend ") + row[0].c_str() + " (user " + row[1].c_str();
+    if (!application.empty()) out += ", application " + application;
+    if (!state.empty()) out += ", " + state;
+    out += std::string(", transaction open ") + row[4].c_str() + " s)";
+  }
+  return out;
 }
 
 bool is_integer(type_id id) {
@@ -416,6 +451,17 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
         arr.add_int(k);
       tx.exec_params("SELECT count(pg_advisory_xact_lock($1, k)) FROM unnest($2::int4[]) AS k",
                      advisory_lock_space::ddl, arr.take());
+      set_local(tx, "lock_timeout", _options.ddl_lock_timeout);
+      set_local(tx, "statement_timeout", _options.ddl_statement_timeout);
+      struct long_statements {
+        const std::function<void(bool)>& off_clock;
+        explicit long_statements(const std::function<void(bool)>& f) : off_clock(f) {
+          if (off_clock) off_clock(true);
+        }
+        ~long_statements() {
+          if (off_clock) off_clock(false);
+        }
+      } off_clock(_off_clock);
       for (const target_table& t : to_change) {
         // Savepoints by hand: libpqxx 6.4's subtransaction does not open its savepoint
         // before exec_params().
@@ -430,6 +476,17 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
           failure = e.what();
         } catch (const pqxx::sql_error& e) {
           const pg_error_class c = classify_pg_error(e);
+          if (c.sqlstate == "55P03") {
+            // Thrown with who holds the table: the session retries it with jitter, quietly
+            // errors.retry.max times, then DEGRADED with this text.
+            tx.exec("ROLLBACK TO SAVEPOINT sluice_ddl");
+            const std::string holders = lock_holders(tx, t);
+            throw pqxx::sql_error(
+                "DDL on " + label(t) + " waited past postgres.ddl.lock.timeout (" +
+                    seconds_text(_options.ddl_lock_timeout) + ") for its lock, " +
+                    (holders.empty() ? std::string("since let go") : "held by " + holders),
+                e.query(), "55P03");
+          }
           if (!_options.ddl_failure_dead_letters || !refuses_table(c.sqlstate)) throw;
           failure = c.sqlstate + " " + c.message;
         }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -60,7 +61,11 @@ class table_ddl {
   // letters of kind ddl_failed carrying the error, the others' DDL commits, and the table is
   // tried again in the next batch (begin_batch()). Under ddl.failure: fail the failure is
   // thrown (schema_error, or the PostgreSQL error). Transient and connection errors are
-  // always thrown: the session's policy waits them out.
+  // always thrown: the session's policy waits them out. The DDL runs under its own
+  // lock_timeout and statement_timeout (apply_options::ddl_*); a lock wait that ends is thrown
+  // as 55P03 naming the table and the backends holding locks on it (pid, user, application,
+  // state, transaction age; never their query text), which DEGRADED's reason shows once it
+  // outlasts errors.retry.max.
   void prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
                std::vector<dead_letter>& rejects);
 
@@ -85,6 +90,11 @@ class table_ddl {
   const table_shape& shape(const target_table& target) const;
   // Forgets every shape (after a failed batch, or DDL made by someone else).
   void forget() { _shapes.clear(); }
+  // Told true before the DDL statements and false after: the session lifts its round-trip
+  // deadline meanwhile (a DDL has its own statement timeout, none by default).
+  void on_long_statements(std::function<void(bool)> off_clock) {
+    _off_clock = std::move(off_clock);
+  }
 
   // The metadata columns a plan's table needs, with the types sluice creates them with.
   std::vector<column_def> metadata_columns(const table_plan& plan, bool creating) const;
@@ -113,6 +123,7 @@ class table_ddl {
   std::map<std::string, std::map<std::string, std::string>> _overrides;
   std::map<target_table, table_shape> _shapes;
   std::map<target_table, std::string> _failed;  // this batch's DDL failures
+  std::function<void(bool)> _off_clock;
 };
 
 }  // namespace sluice

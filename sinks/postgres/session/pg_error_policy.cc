@@ -29,6 +29,8 @@ pg_error_action classify_sqlstate(std::string_view s) {
   if (s == "57P01" || s == "57P02" || s == "57P03") return pg_error_action::reconnect;
   if (cls == "40") return pg_error_action::retry;   // serialization, deadlock, rollback
   if (s == "25006") return pg_error_action::retry;  // read_only_sql_transaction (failover)
+  if (s == "53100") return pg_error_action::retry;  // disk_full: waited out, DEGRADED
+  if (s == "53200") return pg_error_action::retry;  // out_of_memory: waited out, DEGRADED
   if (s == "53300") return pg_error_action::retry;  // too_many_connections
   if (s == "55P03") return pg_error_action::retry;  // lock_not_available (lock_timeout)
   if (s == "57014") return pg_error_action::retry;  // query_canceled (statement_timeout)

@@ -155,7 +155,14 @@ bool pg_session::wait_to_retry(const pg_error_class& error, retry_state& state,
       wait = _policy.backoff(state.connection_failures);
       break;
     case pg_error_action::retry:
-      if (++state.statement_failures >= _policy.statement_attempts) return false;
+      if (++state.statement_failures >= _policy.statement_attempts) {
+        if (!_policy.stall_after_attempts) return false;
+        // Past the quiet attempts: on at the backoff's pace, the connector DEGRADED while it
+        // lasts (a lock held by someone else, a full disk: a person may have to act, and
+        // nothing is lost meanwhile).
+        _stalled = true;
+        if (_observer) _observer->stalled(_role, error);
+      }
       wait = _policy.backoff(state.statement_failures);
       break;
     case pg_error_action::reject:
@@ -187,9 +194,21 @@ void pg_session::give_up(const pg_error_class& error, std::exception_ptr failure
 }
 
 void pg_session::withdraw() {
+  end_stall();
   if (!_down) return;
   _down = false;
   if (_observer) _observer->withdrawn(_role);
+}
+
+void pg_session::attempt_succeeded() {
+  succeeded();
+  end_stall();
+}
+
+void pg_session::end_stall() {
+  if (!_stalled) return;
+  _stalled = false;
+  if (_observer) _observer->stall_ended(_role);
 }
 
 void pg_session::succeeded() {

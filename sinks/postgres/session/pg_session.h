@@ -97,7 +97,7 @@ class pg_session {
         round_trip guard(*this);
         auto done = attempt(conn);
         if (!done) continue;
-        succeeded();
+        attempt_succeeded();
         return done;
       } catch (const std::exception& e) {
         error = classify(e);
@@ -108,10 +108,12 @@ class pg_session {
         case after_failure::again:
           continue;
         case after_failure::rethrow:
+          end_stall();
           std::rethrow_exception(failure);
         case after_failure::policy:
           if (wait_to_retry(error, state, go)) continue;
           if (go && !go()) continue;  // abandoned while waiting: the loop's first test
+          end_stall();
           give_up(error, failure);
       }
     }
@@ -154,6 +156,7 @@ class pg_session {
   const state_schema& schema() const { return _schema; }
   const pg_error_class& last_error() const { return _last_error; }
   bool down() const { return _down; }
+  bool stalled() const { return _stalled; }
 
  private:
   void open();
@@ -169,6 +172,11 @@ class pg_session {
   // The server answered (a connection opened, or an attempt succeeded): an outage, if any,
   // is over.
   void succeeded();
+  // An attempt succeeded: a stall, if any, is over too.
+  void attempt_succeeded();
+  // The session no longer waits out a transient error (succeeded, abandoned, or given up on
+  // a failure of another kind): the observer is told once.
+  void end_stall();
   // The user abandoned its work during an outage: the session no longer reports it (the
   // next attempt reports it again if it goes on).
   void withdraw();
@@ -188,7 +196,8 @@ class pg_session {
   pg_error_class _last_error;
   bool _open_failed = false;  // the last failure happened while opening
   bool _opened_before = false;
-  bool _down = false;  // in an outage: the observer was told
+  bool _down = false;     // in an outage: the observer was told
+  bool _stalled = false;  // past the quiet attempts of a transient error: the observer was told
   bool _migrated = false;
   int _round_trips = 0;  // nested round_trip guards: the outermost arms the watchdog
   round_trip_watchdog _watchdog;

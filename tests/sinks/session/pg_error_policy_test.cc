@@ -67,9 +67,16 @@ TEST_CASE("anything else is fatal") {
 namespace sluice {
 namespace {
 
-TEST_CASE("timeouts sluice sets are statement-level transient errors, retried a bounded number") {
+TEST_CASE("timeouts sluice sets are statement-level transient errors") {
   CHECK(classify_sqlstate("55P03") == pg_error_action::retry);  // lock_timeout
   CHECK(classify_sqlstate("57014") == pg_error_action::retry);  // statement_timeout
+}
+
+TEST_CASE("a server out of disk or memory is waited out, not fatal") {
+  CHECK(classify_sqlstate("53100") == pg_error_action::retry);  // disk_full
+  CHECK(classify_sqlstate("53200") == pg_error_action::retry);  // out_of_memory
+  CHECK(classify_sqlstate("53300") == pg_error_action::retry);  // too_many_connections
+  CHECK(classify_sqlstate("53400") == pg_error_action::fatal);  // configuration_limit_exceeded
 }
 
 TEST_CASE("a server that refuses the login is for a person to fix, not waited out") {

@@ -38,6 +38,10 @@ struct recording_observer : session_observer {
   void reachable(const std::string& role) override { add("reachable " + role); }
   void withdrawn(const std::string& role) override { add("withdrawn " + role); }
   void reconnected(const std::string& role) override { add("reconnected " + role); }
+  void stalled(const std::string& role, const pg_error_class& e) override {
+    add("stalled " + role + " " + e.sqlstate);
+  }
+  void stall_ended(const std::string& role) override { add("stall ended " + role); }
   void add(std::string s) {
     std::lock_guard lock(mutex);
     heard.push_back(std::move(s));
@@ -179,6 +183,56 @@ TEST_CASE("a lost connection is opened again, and the observer hears the outage 
   CHECK(seen.count("unreachable lane-2") == 1);
   CHECK(seen.count("reconnected lane-2") == 1);
   CHECK(seen.count("reachable lane-2") == 1);
+}
+
+// A statement cancelled by its statement_timeout (57014) until `failures` attempts failed.
+int cancelled_until(pqxx::connection& conn, int& attempts, int failures) {
+  pqxx::work tx(conn);
+  if (++attempts <= failures) {
+    tx.exec("SET LOCAL statement_timeout = 1");
+    tx.exec("SELECT pg_sleep(1)");
+  }
+  return attempts;
+}
+
+TEST_CASE("a transient error past the quiet attempts stalls the session, which goes on") {
+  recording_observer seen;
+  session_options o = options_for(test_dsn());
+  o.migrate = false;
+  retry_policy p = quick(10s);
+  p.statement_attempts = 2;  // one quiet retry, then stalled: on at the backoff's pace
+  pg_session session(o, p, "lane-3", &seen);
+  int attempts = 0;
+  CHECK(session.run([&](pqxx::connection& c) { return cancelled_until(c, attempts, 6); }) == 7);
+  CHECK(seen.count("error retry") == 6);
+  // Told with each attempt past the budget (each may bring a new reason), then the end once.
+  CHECK(seen.count("stalled lane-3 57014") == 5);
+  CHECK(seen.count("stall ended lane-3") == 1);
+  CHECK(!session.stalled());
+
+  // A command a person waits for gives up instead, and is not stalled.
+  p.stall_after_attempts = false;
+  pg_session command(o, p, "command", &seen);
+  attempts = 0;
+  CHECK_THROWS(command.run([&](pqxx::connection& c) { return cancelled_until(c, attempts, 6); }));
+  CHECK(attempts == 2);
+  CHECK(seen.count("stalled command 57014") == 0);
+}
+
+TEST_CASE("a stalled session abandoned by its user tells the stall's end") {
+  recording_observer seen;
+  session_options o = options_for(test_dsn());
+  o.migrate = false;
+  retry_policy p = quick(10s);
+  p.statement_attempts = 1;  // no quiet retry: stalled at the first failure
+  pg_session session(o, p, "lane-4", &seen);
+  int attempts = 0;
+  const auto out =
+      session.run_while([&] { return attempts < 3; },
+                        [&](pqxx::connection& c) { return cancelled_until(c, attempts, 100); });
+  CHECK(!out);
+  CHECK(seen.count("stalled lane-4 57014") == 3);
+  CHECK(seen.count("stall ended lane-4") == 1);
 }
 
 TEST_CASE("the round-trip deadline cuts a call that hears nothing from the server") {
