@@ -162,7 +162,7 @@ bool pipeline::settle() {
   std::unique_lock lock(_idle_mutex);
   while (
       !_idle_cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return _in_flight == 0; })) {
-    if (kept && (degraded() || _state.get() == connector_state::failed)) {
+    if (kept && (cannot_commit() || _state.get() == connector_state::failed)) {
       // PostgreSQL is away: what is in flight cannot commit now. Let it go (the lanes stop
       // retrying it) rather than hold the consumer thread for the length of the outage.
       lock.unlock();

@@ -128,10 +128,14 @@ class pipeline : public assignment_listener, public status_source {
   // Drops the consumed messages (from `from` on) of partitions not claimed yet or waiting for
   // a resync, and of `sought` (about to be sought: fetched again from there).
   void drop_unready(size_t from, const std::set<topic_partition>* sought = nullptr);
-  // Nothing in flight can commit now: PostgreSQL away, a statement stalled on a transient
-  // error, or the dead-letter topic unwritable (what is in flight is abandoned rather than
-  // waited for on a rebalance or behind a held batch).
-  bool degraded() const {
+  // PostgreSQL is away: the stages ahead wait for it (a held batch abandons what is in flight
+  // rather than wait with them).
+  bool degraded() const { return _health.down(); }
+  // Nothing in flight can commit soon: PostgreSQL away, a statement stalled on a transient
+  // error, or the dead-letter topic unwritable. A rebalance or a stop abandons what is in
+  // flight rather than wait for it inside the consumer's callback. (Backpressure alone does
+  // not: a stalled lane keeps its batch and retries it, the partitions paused meanwhile.)
+  bool cannot_commit() const {
     return _health.down() || _health.stalled() || (_dlq && _dlq->unavailable());
   }
   void handle_pause_requests();

@@ -153,7 +153,7 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
   // A claim still retried for them must not land after the next owner's.
   if (!unclaimed.empty()) _owner->cancel(unclaimed, k_cancel_wait);
   const bool failed = _state.get() == connector_state::failed;
-  if (lost || failed || degraded()) {
+  if (lost || failed || cannot_commit()) {
     // Someone else owns them already (or PostgreSQL is away and nothing can commit now):
     // abandon everything in flight, then resync the rest.
     ++_generation;
