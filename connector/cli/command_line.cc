@@ -206,8 +206,8 @@ int run_command_line(int argc, char** argv) {
                            "list what would be taken or skipped, apply nothing");
   letters_replay->footer(
       "Each batch.size of letters is applied in one transaction through the merge and the CSN "
-      "guard, and the letters it took are deleted in that transaction; what fails again is "
-      "written anew with its new reason (exit 1). One replay of a connector runs at a time: "
+      "guard, and the letters it took are deleted in that transaction; one that fails again "
+      "keeps its id and takes its new reason (exit 1). One replay of a connector runs at a time: "
       "a second waits for the first. Offsets never move.\n\n" +
       exit_codes_for("dead-letters replay"));
   using letters_action = dead_letters_options::action_kind;

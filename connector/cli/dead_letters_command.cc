@@ -12,7 +12,7 @@
 //                           enter the prepare stage after decoding, never decoded again
 //   chunk letters           skipped: a piece alone is no record (replay the topic instead)
 // In the batch's transaction the letters it took are deleted (the applier's
-// remove_replayed_letters); what fails again is written as a new letter with its new reason in that
+// remove_replayed_letters); one that fails again keeps its id and takes its new reason in that
 // same transaction (and the command exits 1). So a letter leaves exactly when its rows are in, a
 // letter whose row a newer change has since overtaken changes nothing (stale) and leaves, and
 // offsets never move. One replay of a connector at a time (take_replay_turn): two would take
@@ -326,6 +326,14 @@ int replay(const config& c, sink::target_session& session, sink::dead_letter_sto
         changes.clear();
         ++counts.skipped;
       } else {
+        // The letter's own origin: a change that fails again is a letter of the same message
+        // (and keeps this letter's id, settle_replayed).
+        for (change& ch : changes) {
+          ch.source.origin.topic = d.topic.value_or("");
+          ch.source.origin.partition = partition_id{d.partition};
+          ch.source.origin.offset = kafka_offset{d.offset};
+          ch.source.origin.timestamp = timestamp_ns{d.timestamp_ms * 1'000'000};
+        }
         replay.add_changes(changes);
         batch_ids.push_back(d.id);
         ++counts.taken;
@@ -341,8 +349,7 @@ int replay(const config& c, sink::target_session& session, sink::dead_letter_sto
             << "  rows written    " << t.applied.upserted + t.applied.deleted + t.applied.appended
             << " (" << t.applied.upserted << " upserted, " << t.applied.deleted << " deleted)\n"
             << "  stale           " << t.applied.stale << " (a newer change was there)\n"
-            << "  failing again   " << t.applied.dead_lettered
-            << " (new letters with their new reason)\n"
+            << "  failing again   " << t.applied.dead_lettered << " (kept, with their new reason)\n"
             << "  skipped         " << counts.skipped << " (left as they are)\n";
   if (!replay.failure().empty()) {
     std::cerr << "sluice dead-letters replay: stopped at " << replay.failure()

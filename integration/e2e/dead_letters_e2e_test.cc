@@ -103,7 +103,15 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   CHECK(contains(shown.out, "\"upsert_csn\""));
   CHECK(run_sluice({"dead-letters", "show", "-c", config, "999999999"}).exit_code == 1);
 
-  // Replayed before the cause is fixed: they fail again and stay, with the reason of now.
+  // Replayed before the cause is fixed: they fail again and stay, with the reason of now,
+  // under the ids they had (an id noted by an operator, or an --up-to-id, still names them).
+  const std::string blocked_ids =
+      "SELECT string_agg(id::text, ',' ORDER BY id) FROM "
+      "sluice.dead_letters WHERE connector = '" +
+      connector + "' AND target_table = 'blocked'";
+  const std::string ids_before = str(query(blocked_ids).at(0).at(0));
+  execute("UPDATE sluice.dead_letters SET reason = 'the reason of then' WHERE connector = '" +
+          connector + "' AND target_table = 'blocked'");
   const command_result early =
       run_sluice({"dead-letters", "replay", "-c", config, "--table", s + ".blocked"});
   INFO(early.out << early.err);
@@ -112,6 +120,8 @@ TEST_CASE("dead letters of a failed DDL are replayed once it is fixed, and leave
   CHECK(contains(early.out, "failing again   2"));
   CHECK(contains(early.err, "2 letter(s) failed again"));
   CHECK(count_of(blocked) == 2);
+  CHECK(str(query(blocked_ids).at(0).at(0)) == ids_before);
+  CHECK(count_of(letters + "reason = 'the reason of then'") == 0);
 
   // The cause fixed; meanwhile a newer change of id 2 reached the table through the stream.
   execute("DROP VIEW \"" + s + "\".blocked");

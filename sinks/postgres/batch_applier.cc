@@ -324,8 +324,9 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
     letters.push_back(&d);
   for (const dead_letter& d : chunk_letters)
     letters.push_back(&d);
-  stats.dead_lettered = _dead_letters.write(tx, letters);
-  if (_transaction_hook) _transaction_hook(tx);
+  std::vector<int64_t> written;
+  stats.dead_lettered = _dead_letters.write(tx, letters, _transaction_hook ? &written : nullptr);
+  if (_transaction_hook) _transaction_hook(tx, written);
   stats.rejected = found.size();
   for (const auto& [target, error] : _ddl.failures())
     stats.ddl_failures.push_back({label(target), error});
@@ -439,8 +440,10 @@ commit_outcome batch_applier::resolve_in_doubt(pqxx::connection& conn,
 }
 
 void batch_applier::remove_replayed_letters(const std::vector<int64_t>* ids) {
-  set_transaction_hook([store = dead_letter_store(_session.schema(), _options.connector),
-                        ids](pqxx::transaction_base& tx) { store.remove(tx, *ids); });
+  set_transaction_hook([store = dead_letter_store(_session.schema(), _options.connector), ids](
+                           pqxx::transaction_base& tx, const std::vector<int64_t>& written) {
+    store.settle_replayed(tx, *ids, written);
+  });
 }
 
 }  // namespace sluice

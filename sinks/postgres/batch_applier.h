@@ -89,7 +89,9 @@ class batch_applier final : public sink::batch_applier {
   // Called in the batch transaction after its dead letters are written, before the commit
   // (each attempt): `sluice dead-letters replay` deletes the letters the batch re-applied
   // there, so that a letter leaves exactly when its rows are in. A throw aborts the batch.
-  using transaction_hook = std::function<void(pqxx::transaction_base&)>;
+  // Run in the batch transaction after its dead letters are written, with their ids.
+  using transaction_hook =
+      std::function<void(pqxx::transaction_base&, const std::vector<int64_t>& written)>;
   void set_transaction_hook(transaction_hook hook) { _transaction_hook = std::move(hook); }
   // The neutral shape of that hook (sink::batch_applier): the letters are deleted through
   // state/dead_letter_store.h in the transaction hook.

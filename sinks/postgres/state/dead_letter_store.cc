@@ -93,4 +93,45 @@ uint64_t dead_letter_store::remove(pqxx::transaction_base& tx,
   return purge(tx, f);
 }
 
+uint64_t dead_letter_store::settle_replayed(pqxx::transaction_base& tx,
+                                            const std::vector<int64_t>& replayed,
+                                            const std::vector<int64_t>& written) const {
+  if (replayed.empty()) return 0;
+  if (written.empty()) return remove(tx, replayed);
+  // One statement: pair each new letter with a replayed letter of the same message (origin),
+  // the n-th with the n-th by id; the replayed one takes the new one's content, the new one
+  // goes, and the replayed letters left unpaired (they applied) go.
+  const std::string by_origin =
+      "row_number() OVER (PARTITION BY topic, partition, kafka_offset ORDER BY id) AS n";
+  const std::string same_origin =
+      "o.topic IS NOT DISTINCT FROM w.topic AND o.partition IS NOT DISTINCT FROM w.partition "
+      "AND o.kafka_offset IS NOT DISTINCT FROM w.kafka_offset AND o.n = w.n";
+  const pqxx::result r = tx.exec_params(
+      "WITH old AS (SELECT id, topic, partition, kafka_offset, " + by_origin + " FROM " + _table +
+          " WHERE connector = $1 AND id = ANY($2::bigint[])), "
+          "new AS (SELECT id, topic, partition, kafka_offset, " +
+          by_origin + " FROM " + _table +
+          " WHERE connector = $1 AND id = ANY($3::bigint[])), "
+          "pairs AS (SELECT o.id AS old_id, w.id AS new_id FROM old o JOIN new w ON " +
+          same_origin +
+          "), "
+          "kept AS (UPDATE " +
+          _table +
+          " t SET reason = w.reason, kind = w.kind, target_schema = w.target_schema, "
+          "target_table = w.target_table, key = w.key, value = w.value, headers = w.headers "
+          "FROM pairs p JOIN " +
+          _table +
+          " w ON w.id = p.new_id WHERE t.id = p.old_id RETURNING t.id) "
+          "DELETE FROM " +
+          _table +
+          " d WHERE d.connector = $1 AND (d.id IN (SELECT new_id FROM pairs) OR "
+          "(d.id = ANY($2::bigint[]) AND d.id NOT IN (SELECT old_id FROM pairs))) "
+          "RETURNING d.id = ANY($2::bigint[])",
+      _connector, int_array(replayed), int_array(written));
+  uint64_t gone = 0;
+  for (const auto& row : r)
+    gone += row[0].as<bool>() ? 1 : 0;
+  return gone;
+}
+
 }  // namespace sluice

@@ -32,6 +32,13 @@ class dead_letter_store {
   uint64_t purge(pqxx::transaction_base& tx, const dead_letter_filter& f) const;
   // Deletes these letters (a replay, in the transaction that applied them).
   uint64_t remove(pqxx::transaction_base& tx, const std::vector<int64_t>& ids) const;
+  // A replay's batch, in its transaction: the `replayed` letters that applied go; one that
+  // failed again keeps its id, taking the new letter's reason, kind, target and bytes (the new
+  // letter `written` by this batch for the same message goes instead). Letters of one message
+  // pair up in id order; a new letter with no replayed one of its message stays as written.
+  // Returns how many replayed letters went.
+  uint64_t settle_replayed(pqxx::transaction_base& tx, const std::vector<int64_t>& replayed,
+                           const std::vector<int64_t>& written) const;
 
  private:
   // Runs sql (filter_clause's $1..$9, then `more` as $10...) with the filter's values.

@@ -1,5 +1,7 @@
 #include "sinks/postgres/state/dead_letter_writer.h"
 
+#include <pqxx/result>
+
 #include "sinks/postgres/sql/json_text.h"
 #include "sinks/postgres/sql/pg_array.h"
 
@@ -9,7 +11,9 @@ dead_letter_writer::dead_letter_writer(const state_schema& schema, std::string c
     : _table(schema.table("dead_letters")), _connector(std::move(connector)) {}
 
 size_t dead_letter_writer::write(pqxx::transaction_base& tx,
-                                 const std::vector<const dead_letter*>& letters) const {
+                                 const std::vector<const dead_letter*>& letters,
+                                 std::vector<int64_t>* ids) const {
+  if (ids) ids->clear();
   if (letters.empty()) return 0;
   pg_array reasons, kinds, schemas, tables, topics, parts, offsets, stamps, keys, values, headers;
   for (const dead_letter* d : letters) {
@@ -59,10 +63,16 @@ size_t dead_letter_writer::write(pqxx::transaction_base& tx,
           "d.kafka_offset, 'epoch'::timestamptz + d.ts_us * interval '1 microsecond', d.key, "
           "d.value, CAST(d.headers AS jsonb) FROM unnest($2::text[], $3::text[], $4::text[], "
           "$5::text[], $6::text[], $7::int4[], $8::bigint[], $9::bigint[], $10::bytea[], "
-          "$11::bytea[], $12::text[]) AS d(reason, kind, target_schema, target_table, topic, "
-          "partition, kafka_offset, ts_us, key, value, headers)",
+          "$11::bytea[], $12::text[]) WITH ORDINALITY AS d(reason, kind, target_schema, "
+          "target_table, topic, partition, kafka_offset, ts_us, key, value, headers, n) "
+          "ORDER BY d.n RETURNING id",
       _connector, reasons.take(), kinds.take(), schemas.take(), tables.take(), topics.take(),
       parts.take(), offsets.take(), stamps.take(), keys.take(), values.take(), headers.take());
+  if (ids) {
+    ids->reserve(r.size());
+    for (const auto& row : r)
+      ids->push_back(row[0].as<int64_t>());
+  }
   return static_cast<size_t>(r.affected_rows());
 }
 

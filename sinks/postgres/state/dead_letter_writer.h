@@ -18,8 +18,9 @@ class dead_letter_writer {
  public:
   dead_letter_writer(const state_schema& schema, std::string connector);
 
-  // Returns the number of rows written.
-  size_t write(pqxx::transaction_base& tx, const std::vector<const dead_letter*>& letters) const;
+  // Returns the number of rows written; their ids, in `letters`' order, into `ids` if given.
+  size_t write(pqxx::transaction_base& tx, const std::vector<const dead_letter*>& letters,
+               std::vector<int64_t>* ids = nullptr) const;
 
  private:
   std::string _table;
