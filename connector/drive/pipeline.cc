@@ -332,6 +332,14 @@ bool pipeline::refresh_lag() {
     _consumer_probe.lag(tp.topic, tp.partition, lag);
     if (lag > 0) caught_up = false;
   }
+  // Fenced, still assigned: nothing is consumed of them, and their lag says so.
+  for (const auto& [tp, f] : _fenced) {
+    const int64_t hw = _consumer->high_watermark(tp);
+    if (hw < 0) continue;
+    const int64_t lag = hw - std::max<int64_t>(0, f.committed);
+    _consumer_probe.lag(tp.topic, tp.partition, lag);
+    if (lag > 0) caught_up = false;
+  }
   bool idle;
   {
     std::lock_guard lock(_idle_mutex);

@@ -198,6 +198,7 @@ class pipeline : public assignment_listener, public status_source {
   std::map<topic_partition, std::string> _stopped;  // out of range, offsets.out.of.range: fail
   struct fenced_partition {
     int64_t ours = 0, theirs = -1;  // the epochs (-1: no offsets row any more)
+    int64_t committed = -1;         // ours, when fenced: its lag keeps being shown
     std::chrono::steady_clock::time_point reclaim_at;
   };
   std::map<topic_partition, fenced_partition> _fenced;  // assigned here, another epoch owns it

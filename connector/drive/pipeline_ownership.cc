@@ -223,7 +223,8 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
     if (it == stored.end() || it->second.epoch != entry->epoch) {
       fenced.push_back(tp);
       const int64_t theirs = it == stored.end() ? -1 : it->second.epoch.value();
-      _fenced[tp] = {entry->epoch.value(), theirs, clock_type::now() + k_fence_grace};
+      _fenced[tp] = {entry->epoch.value(), theirs, entry->committed.value(),
+                     clock_type::now() + k_fence_grace};
       SLUICE_LOG(
           warn, "pipeline",
           "fenced " << label(tp) << ": another owner holds epoch " << theirs

@@ -234,6 +234,15 @@ TEST_CASE("a partition fenced while the group still assigns it here shows, then 
                   status << "\n"
                          << p.log());
   CHECK(metric_sample(get(port, "/metrics"), "sluice_fenced_partitions") == 1);
+  // Its lag keeps being shown (the two messages not applied), not frozen where it was.
+  CHECK(wait_until(
+      [&] {
+        return metric_sample(get(port, "/metrics"),
+                             "sluice_consumer_lag_messages{partition=\"0\","
+                             "topic=\"" +
+                                 topic + "\"}") == 2;
+      },
+      5s));
   // Claimed again (a new epoch above the other owner's), then consumed from the stored offset.
   REQUIRE_MESSAGE(caught_up(connector, 4, std::chrono::seconds(60)), p.log());
   CHECK(count_of("SELECT count(*) FROM public.\"" + table + "\"") == 4);
