@@ -16,13 +16,20 @@
 #    and fault test (their own services, in build-asan/run). A sanitizer report fails the test,
 #    also one from a `sluice` child process (integration/support/child_reports.h). With
 #    SLUICE_SKIP_ASAN=1, step 2 runs every test instead;
-# 4. builds the libFuzzer targets in build-fuzz/ (clang-14, -DSLUICE_FUZZ=ON) and runs each
+# 4. builds build-tsan/ (-DSLUICE_TSAN=ON: ThreadSanitizer, without jemalloc) for a stated
+#    subset, the tests labelled `tsan`: tsan.unit (the queues, the partition table, the state
+#    holder, the dead-letter producer's concurrent sends, the health observer, the batch
+#    preparer, the consumer, the HTTP server) and tsan.pipeline (one `sluice run` end to end:
+#    two apply lanes, the owner worker, the janitor, the dead-letter producer). Suppressions:
+#    tests/tsan/tsan.supp, uninstrumented libraries' internals only; librdkafka's C11 threads
+#    are made visible to TSan by tests/tsan/c11_threads.cc. SLUICE_SKIP_TSAN=1 skips it;
+# 5. builds the libFuzzer targets in build-fuzz/ (clang-14, -DSLUICE_FUZZ=ON) and runs each
 #    for SLUICE_FUZZ_SECONDS from its committed corpus (fuzz/scripts/run_bounded.sh): any
 #    finding fails the run and is named, with the command that reproduces it.
 # Whatever happens, no service is left running on exit; the time of each step is printed last.
 #
 # Environment: SLUICE_JOBS (build parallelism, default 2), SLUICE_SKIP_ASAN=1 (skip step 3),
-# SLUICE_SKIP_FUZZ=1 (skip step 4), SLUICE_FUZZ_SECONDS (per target, default 60; the targets
+# SLUICE_SKIP_TSAN=1 (skip step 4), SLUICE_SKIP_FUZZ=1 (skip step 5), SLUICE_FUZZ_SECONDS (per target, default 60; the targets
 # run SLUICE_JOBS at a time). CMAKE_CXX_COMPILER_LAUNCHER=ccache is honoured by CMake.
 set -euo pipefail
 
@@ -35,7 +42,7 @@ services="$repo/integration/services"
 # shellcheck disable=SC2317  # invoked by the trap
 stop_services() {
   local dir service
-  for dir in "$repo/build/run" "$repo/build-asan/run"; do
+  for dir in "$repo/build/run" "$repo/build-asan/run" "$repo/build-tsan/run"; do
     [[ -d "$dir" ]] || continue
     for service in kafka postgres registry; do
       SLUICE_RUN_DIR="$dir" "$services/$service.sh" stop 2>&1 | grep -v 'not running' >&2 || true
@@ -129,6 +136,17 @@ if [[ "${SLUICE_SKIP_ASAN:-0}" != 1 ]]; then
   step "Integration and fault tests under ASan + UBSan (build-asan/, -L 'integration|fault')"
   # compose.config only validates docker-compose.yml: it ran in build/ (label release).
   run_ctest services build-asan -j1 -L 'integration|fault' -E '^compose\.config$'
+fi
+
+if [[ "${SLUICE_SKIP_TSAN:-0}" != 1 ]]; then
+  step "Build (build-tsan/, ThreadSanitizer: sluice, the tsan subset, one pipeline program)"
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_TSAN=ON
+  cmake --build build-tsan -j"$jobs" --target sluice sluice_tsan_tests e2e_datastream
+
+  # TSAN_OPTIONS come with each test (SLUICE_TSAN_OPTIONS in CMakeLists.txt): the first race
+  # ends the process, and a `sluice run` child's report is found in its output, as under ASan.
+  step "ThreadSanitizer subset (build-tsan/, -L tsan)"
+  run_ctest tsan build-tsan -j1 -L tsan
 fi
 
 if [[ "${SLUICE_SKIP_FUZZ:-0}" != 1 ]]; then

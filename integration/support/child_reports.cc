@@ -14,10 +14,11 @@ child_report_handler handler = nullptr;
 
 std::string sanitizer_report(std::string_view output) {
   // What each runtime prints first: "==123==ERROR: AddressSanitizer: heap-use-after-free",
-  // "==123==ERROR: LeakSanitizer: detected memory leaks", "x.cc:12:5: runtime error: ...".
-  constexpr std::array<std::string_view, 4> markers{
+  // "==123==ERROR: LeakSanitizer: detected memory leaks", "x.cc:12:5: runtime error: ...",
+  // "WARNING: ThreadSanitizer: data race (pid=123)".
+  constexpr std::array<std::string_view, 5> markers{
       "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
-      ": runtime error: ", "SUMMARY: UndefinedBehaviorSanitizer"};
+      ": runtime error: ", "SUMMARY: UndefinedBehaviorSanitizer", "WARNING: ThreadSanitizer"};
   size_t at = std::string_view::npos;
   for (std::string_view m : markers)
     at = std::min(at, output.find(m));

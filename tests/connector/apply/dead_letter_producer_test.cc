@@ -171,3 +171,29 @@ TEST_CASE("several lanes sending at once each get their own letters acknowledged
     offsets.insert(m.headers.at("__sluice.offset"));
   CHECK(offsets.size() == lanes * sends * per_send);
 }
+
+TEST_CASE(
+    "a send that fails tells the connector the topic is unavailable, the next one clears it") {
+  mock_topic cluster("dlq_health", {});
+  std::vector<std::string> told;
+  dead_letter_producer_options o = options(2s);
+  o.on_health = [&](const std::string& why) { told.push_back(why); };
+  dead_letter_producer producer(properties(cluster), "dlq_health", o);
+  producer.send({letter(0, 10)});  // connected, the producer id acquired
+  CHECK(told.empty());
+  // The broker answers only after 3 s: the send gives up at 2 s, the batch must not commit.
+  cluster.delay_next_produce(3000);
+  CHECK_THROWS_AS(producer.send({letter(1, 10)}), dead_letter_queue_error);
+  CHECK(producer.unavailable());
+  REQUIRE(told.size() == 1);
+  CHECK(told[0].find("dead letter queue dlq_health") != std::string::npos);
+  // Sent again (what the lane does after its backoff): delivered, and said so once.
+  producer.send({letter(1, 10)});
+  CHECK(!producer.unavailable());
+  REQUIRE(told.size() == 2);
+  CHECK(told[1].empty());
+  producer.send({letter(2, 10)});
+  CHECK(told.size() == 2);
+  // Letter 1 may be there twice (the first send's request was answered late): never missing.
+  CHECK(cluster.read(4).size() >= 3);
+}
