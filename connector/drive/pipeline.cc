@@ -181,7 +181,12 @@ void pipeline::abandon_in_flight() {
   drop_held();
   if (_state.get() != connector_state::failed) _resync_requested = true;
   SLUICE_LOG(warn, "pipeline",
-             "PostgreSQL unreachable: the batches in flight are abandoned, to be consumed again");
+             "nothing in flight can commit now ("
+                 << (degraded()                                ? "PostgreSQL unreachable"
+                     : _state.get() == connector_state::failed ? "the connector failed"
+                                                               : "a statement stalled, or the "
+                                                                 "dead-letter topic unwritable")
+                 << "): the batches in flight are abandoned, to be consumed again");
 }
 
 void pipeline::prepare_loop() {
@@ -267,8 +272,10 @@ bool pipeline::push_held_blocking() {
       end_backpressure();
       return true;
     }
-    if (degraded() || _state.get() == connector_state::failed) {
-      abandon_in_flight();  // the stages ahead wait for PostgreSQL: do not wait with them
+    if (cannot_commit() || _state.get() == connector_state::failed) {
+      // The stages ahead wait for PostgreSQL, a stalled statement or the dead-letter topic:
+      // do not wait with them (a pause, a stop or a rebalance would hang behind the stall).
+      abandon_in_flight();
       return false;
     }
   }
@@ -306,48 +313,6 @@ void pipeline::handle_pause_requests() {
     if (_state.get() == connector_state::paused) set_state(connector_state::running);
     SLUICE_LOG(info, "pipeline", "resumed");
   }
-}
-
-void pipeline::refresh_watermarks() {
-  // The broker: librdkafka reconnects by itself; meanwhile the connector shows DEGRADED.
-  _consumer->probe_brokers(std::chrono::milliseconds(500));
-  _state.degrade("kafka", _consumer->brokers_down() ? "Kafka brokers unreachable" : "");
-  const bool idle = refresh_lag();
-  // Lanes count pending chunks inside their transactions and may report in either order: one
-  // that counted before another's completing batch committed can report last. Idle, count
-  // again (only while the gauge shows any: nothing to correct otherwise), on the partition
-  // owner's thread.
-  if (idle && _chunk_probe.pending() > 0) _owner->count_pending_chunks();
-}
-
-bool pipeline::refresh_lag() {
-  _lag_stale = false;
-  bool caught_up = true;
-  for (const auto& [tp, e] : _partitions.snapshot()) {
-    // librdkafka's cached watermark (no round trip), as of the last fetch response.
-    const int64_t hw = _consumer->high_watermark(tp);
-    _partitions.high_watermark(tp, hw);
-    if (hw < 0) continue;
-    const int64_t lag = hw - std::max<int64_t>(0, e.committed.value());
-    _consumer_probe.lag(tp.topic, tp.partition, lag);
-    if (lag > 0) caught_up = false;
-  }
-  // Fenced, still assigned: nothing is consumed of them, and their lag says so.
-  for (const auto& [tp, f] : _fenced) {
-    const int64_t hw = _consumer->high_watermark(tp);
-    if (hw < 0) continue;
-    const int64_t lag = hw - std::max<int64_t>(0, f.committed);
-    _consumer_probe.lag(tp.topic, tp.partition, lag);
-    if (lag > 0) caught_up = false;
-  }
-  bool idle;
-  {
-    std::lock_guard lock(_idle_mutex);
-    idle = _in_flight == 0 && _batch.empty();
-  }
-  // Idle tables show no growing lag: replication lag is measured on what is pending.
-  if (caught_up && idle) _apply_probe.caught_up();
-  return idle;
 }
 
 connector_status pipeline::status() const {

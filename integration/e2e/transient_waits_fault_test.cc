@@ -6,7 +6,9 @@
 //     own (readers are not queued behind it for long), the table and the holder named;
 //   - a statement cancelled by statement_timeout at every attempt (a slow trigger);
 //   - a dead-letter topic that cannot be written (it does not exist yet): the batch with the
-//     letter does not commit until the letter is in the topic.
+//     letter does not commit until the letter is in the topic;
+//   - a stop meanwhile, every queue full behind the stalled lane: it drains what can commit and
+//     ends, instead of waiting for room that never comes.
 // And a partition fenced by another owner's epoch while the group still assigns it here: it
 // used to stay paused for good, silently; now it shows (DEGRADED, both epochs, a gauge) and is
 // claimed again after a grace.
@@ -157,6 +159,43 @@ TEST_CASE("a statement cancelled at every attempt waits DEGRADED, and converges 
   REQUIRE_MESSAGE(running_again(port), get(port, "/status"));
   CHECK(degraded_gauge(port, "postgres statements") == 0);
   CHECK(p.stop() == 0);
+}
+
+TEST_CASE("a stop while a stalled statement holds every queue full ends at once, nothing lost") {
+  const std::string topic = unique_name("cdc_stall_stop");
+  const std::string connector = unique_name("stall_stop");
+  const std::string s = unique_name("stallstop");
+  create_topic(topic, 1);
+  produce(topic, {datastream_record(s, "items", 1, 101, ",\"v\":1")});
+  const std::string config = basic_config(connector, topic, "datastream",
+                                          quick_retries + "postgres.statement.timeout: 1s\n", 1);
+  const uint16_t port = free_port();
+  sluice_process p(with_metrics_listen(config, port));
+  REQUIRE_MESSAGE(caught_up(connector, 1), p.log());
+  execute("CREATE TABLE \"" + s + "\".brake (on_ boolean)");
+  execute("INSERT INTO \"" + s + "\".brake VALUES (true)");
+  execute("CREATE FUNCTION \"" + s + "\".slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN " +
+          "IF EXISTS (SELECT 1 FROM \"" + s + "\".brake) THEN PERFORM pg_sleep(3); END IF; " +
+          "RETURN NEW; END $$");
+  execute("CREATE TRIGGER slow BEFORE INSERT OR UPDATE ON \"" + s + "\".items FOR EACH ROW " +
+          "EXECUTE FUNCTION \"" + s + "\".slow()");
+  // One change a batch: the stalled lane's batch, its queue, the prepare stage and its queue
+  // fill up, and the consumer holds the next batch, waiting for room.
+  std::vector<kafka_record> more;
+  for (int i = 2; i <= 12; ++i)
+    more.push_back(datastream_record(s, "items", i, 100 + i, ",\"v\":2"));
+  produce(topic, more);
+  std::string status;
+  REQUIRE_MESSAGE(degraded_with(port, {"57014", "lane-"}, status), status << "\n" << p.log());
+  std::this_thread::sleep_for(2s);  // the held batch waits for room, the partition paused
+  // The drain gives up what cannot commit instead of waiting for room that never comes.
+  CHECK(p.stop(30) == 0);
+
+  execute("DELETE FROM \"" + s + "\".brake");
+  sluice_process again(config);
+  REQUIRE_MESSAGE(caught_up(connector, 12), again.log());
+  CHECK(count_of("SELECT count(*) FROM \"" + s + "\".items") == 12);
+  CHECK(again.stop() == 0);
 }
 
 TEST_CASE("a dead-letter topic that cannot be written holds its batch DEGRADED, then delivers") {
