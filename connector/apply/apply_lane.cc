@@ -68,6 +68,7 @@ void apply_lane::run() {
                    "lane " << _index << ": " << e.what() << "; the batch is sent again in "
                            << wait.count() << " ms");
         if (wait_while(wait, current)) continue;
+        _dlq->withdrawn();  // abandoned: it no longer waits on the topic
       } catch (const std::exception& e) {
         SLUICE_LOG(error, "lane", "lane " << _index << ": " << e.what());
         _cb.failed(e.what());

@@ -173,11 +173,17 @@ void dead_letter_producer::send(const std::vector<const dead_letter*>& letters) 
   try {
     deliver(letters);
   } catch (const dead_letter_queue_error& e) {
-    _unavailable.store(true);
-    if (_options.on_health) _options.on_health(e.what());
+    health(e.what());
     throw;
   }
-  if (_unavailable.exchange(false) && _options.on_health) _options.on_health("");
+  if (_unavailable.load()) health("");
+}
+
+void dead_letter_producer::health(const std::string& why) {
+  std::lock_guard lock(_health_mutex);
+  const bool down = !why.empty();
+  const bool was = _unavailable.exchange(down);
+  if ((down || was) && _options.on_health) _options.on_health(why);
 }
 
 void dead_letter_producer::deliver(const std::vector<const dead_letter*>& letters) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,8 +73,12 @@ class dead_letter_producer {
   // The largest record sent whole, its framing included: the topic's bound less the record
   // batch's framing; lowered when the broker refuses a record as too large.
   size_t record_budget() const { return _budget.load(); }
-  // Whether the last send() failed (until one succeeds).
+  // Whether the last send() failed (until one succeeds, or the batch is withdrawn).
   bool unavailable() const { return _unavailable.load(); }
+  // The batch whose letters could not be sent was given up (a rebalance, a stop): nothing
+  // waits on the topic any more, so it no longer holds the connector DEGRADED; the next
+  // send() that fails says so again.
+  void withdrawn() { health(""); }
 
   struct send_state;  // one send()'s reports (dead_letter_producer.cc)
 
@@ -86,12 +91,16 @@ class dead_letter_producer {
                                       std::vector<size_t>& sizes);
   // Serves reports until every message of `state` has its own; throws after the timeout.
   void await(const send_state& state);
+  // Sets unavailable() and tells on_health, as one step: lanes sending at once must not leave
+  // the flag and the connector's state disagreeing ("" = the topic took a send).
+  void health(const std::string& why);
 
   std::string _topic;
   dead_letter_producer_options _options;
   std::chrono::milliseconds _delivery_timeout{0};
   std::atomic<size_t> _budget{0};
-  std::atomic<bool> _unavailable{false};  // the last send() failed
+  std::mutex _health_mutex;               // orders health() calls
+  std::atomic<bool> _unavailable{false};  // the last send() failed; written under the mutex
   kafka_handle _producer;
 };
 

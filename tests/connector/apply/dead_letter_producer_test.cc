@@ -197,3 +197,23 @@ TEST_CASE(
   // Letter 1 may be there twice (the first send's request was answered late): never missing.
   CHECK(cluster.read(4).size() >= 3);
 }
+
+TEST_CASE("a batch given up while the topic failed no longer holds the connector degraded") {
+  mock_topic cluster("dlq_withdrawn", {});
+  std::vector<std::string> told;
+  dead_letter_producer_options o = options(2s);
+  o.on_health = [&](const std::string& why) { told.push_back(why); };
+  dead_letter_producer producer(properties(cluster), "dlq_withdrawn", o);
+  producer.send({letter(0, 10)});
+  cluster.delay_next_produce(3000);
+  CHECK_THROWS_AS(producer.send({letter(1, 10)}), dead_letter_queue_error);
+  REQUIRE(producer.unavailable());
+  // The lane's batch is abandoned (a rebalance): nothing waits on the topic any more, so the
+  // pipeline may commit again, and /status no longer shows the dead-letter queue.
+  producer.withdrawn();
+  CHECK(!producer.unavailable());
+  REQUIRE(told.size() == 2);
+  CHECK(told[1].empty());
+  producer.withdrawn();  // said once
+  CHECK(told.size() == 2);
+}
