@@ -101,16 +101,23 @@ uint64_t dead_letter_store::settle_replayed(pqxx::transaction_base& tx,
   // One statement: pair each new letter with a replayed letter of the same message (origin),
   // the n-th with the n-th by id; the replayed one takes the new one's content, the new one
   // goes, and the replayed letters left unpaired (they applied) go.
+  // Letters without an origin (a message from no Kafka partition) pair only within their
+  // target table (`within`): a letter of one table never takes another table's content.
+  const std::string within =
+      "CASE WHEN topic IS NULL THEN ROW(target_schema, target_table) END AS within";
   const std::string by_origin =
-      "row_number() OVER (PARTITION BY topic, partition, kafka_offset ORDER BY id) AS n";
+      "row_number() OVER (PARTITION BY topic, partition, kafka_offset, "
+      "CASE WHEN topic IS NULL THEN ROW(target_schema, target_table) END ORDER BY id) AS n";
   const std::string same_origin =
       "o.topic IS NOT DISTINCT FROM w.topic AND o.partition IS NOT DISTINCT FROM w.partition "
-      "AND o.kafka_offset IS NOT DISTINCT FROM w.kafka_offset AND o.n = w.n";
+      "AND o.kafka_offset IS NOT DISTINCT FROM w.kafka_offset "
+      "AND o.within IS NOT DISTINCT FROM w.within AND o.n = w.n";
+  const std::string columns = "id, topic, partition, kafka_offset, " + within + ", " + by_origin;
   const pqxx::result r = tx.exec_params(
-      "WITH old AS (SELECT id, topic, partition, kafka_offset, " + by_origin + " FROM " + _table +
+      "WITH old AS (SELECT " + columns + " FROM " + _table +
           " WHERE connector = $1 AND id = ANY($2::bigint[])), "
-          "new AS (SELECT id, topic, partition, kafka_offset, " +
-          by_origin + " FROM " + _table +
+          "new AS (SELECT " +
+          columns + " FROM " + _table +
           " WHERE connector = $1 AND id = ANY($3::bigint[])), "
           "pairs AS (SELECT o.id AS old_id, w.id AS new_id FROM old o JOIN new w ON " +
           same_origin +
