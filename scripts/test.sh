@@ -22,7 +22,7 @@
 #    preparer, the consumer, the HTTP server) and tsan.pipeline (one `sluice run` end to end:
 #    two apply lanes, the owner worker, the janitor, the dead-letter producer). Suppressions:
 #    tests/tsan/tsan.supp, uninstrumented libraries' internals only; librdkafka's C11 threads
-#    are made visible to TSan by tests/tsan/c11_threads.cc. SLUICE_SKIP_TSAN=1 skips it;
+#    are made visible to TSan by tests/tsan/c11_*.cc. SLUICE_SKIP_TSAN=1 skips it;
 # 5. builds the libFuzzer targets in build-fuzz/ (clang-14, -DSLUICE_FUZZ=ON) and runs each
 #    for SLUICE_FUZZ_SECONDS from its committed corpus (fuzz/scripts/run_bounded.sh): any
 #    finding fails the run and is named, with the command that reproduces it.

@@ -8,17 +8,17 @@
 // executable is searched first) and go through the intercepted pthread calls, on the same
 // objects: glibc lays mtx_t, cnd_t and once_flag out as pthread_mutex_t, pthread_cond_t and
 // pthread_once_t. No library serves this: it is the runtime's gap.
+//
+// Threads here, locks in c11_locks.cc: tsan.supp names only that file, so that a race in
+// sluice's code on a librdkafka thread (a delivery callback), whose stack ends in this file's
+// trampoline, is still reported.
 #include <pthread.h>
 #include <threads.h>
 
-#include <cerrno>
 #include <cstdint>
-#include <ctime>
 #include <new>
 
-static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t));
-static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t));
-static_assert(sizeof(once_flag) == sizeof(pthread_once_t));
+#include "tests/tsan/c11_result.h"
 
 namespace {
 
@@ -26,19 +26,6 @@ struct start {
   thrd_start_t func;
   void* arg;
 };
-
-pthread_mutex_t* native(mtx_t* m) {
-  return reinterpret_cast<pthread_mutex_t*>(m);
-}
-pthread_cond_t* native(cnd_t* c) {
-  return reinterpret_cast<pthread_cond_t*>(c);
-}
-int result(int rc) {
-  return rc == 0           ? thrd_success
-         : rc == ETIMEDOUT ? thrd_timedout
-         : rc == EBUSY     ? thrd_busy
-                           : thrd_error;
-}
 
 void* trampoline(void* p) {
   const start s = *static_cast<start*>(p);
@@ -52,65 +39,17 @@ extern "C" int thrd_create(thrd_t* thr, thrd_start_t func, void* arg) {
   auto* s = new (std::nothrow) start{func, arg};
   if (!s) return thrd_nomem;
   const int rc = pthread_create(thr, nullptr, trampoline, s);
-  if (rc == 0) return thrd_success;
-  delete s;
-  return rc == EAGAIN ? thrd_nomem : thrd_error;
+  if (rc != 0) delete s;
+  return sluice_tsan::c11_result(rc);
 }
 
 extern "C" int thrd_join(thrd_t thr, int* res) {
   void* out = nullptr;
-  if (pthread_join(thr, &out) != 0) return thrd_error;
-  if (res) *res = static_cast<int>(reinterpret_cast<intptr_t>(out));
-  return thrd_success;
+  const int rc = pthread_join(thr, &out);
+  if (rc == 0 && res) *res = static_cast<int>(reinterpret_cast<intptr_t>(out));
+  return sluice_tsan::c11_result(rc);
 }
 
 extern "C" int thrd_detach(thrd_t thr) {
-  return pthread_detach(thr) == 0 ? thrd_success : thrd_error;
-}
-
-extern "C" int mtx_init(mtx_t* m, int type) {
-  pthread_mutexattr_t attr;
-  pthread_mutexattr_init(&attr);
-  if (type & mtx_recursive) pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-  const int rc = pthread_mutex_init(native(m), &attr);
-  pthread_mutexattr_destroy(&attr);
-  return result(rc);
-}
-extern "C" int mtx_lock(mtx_t* m) {
-  return result(pthread_mutex_lock(native(m)));
-}
-extern "C" int mtx_trylock(mtx_t* m) {
-  return result(pthread_mutex_trylock(native(m)));
-}
-extern "C" int mtx_timedlock(mtx_t* m, const struct timespec* until) {
-  return result(pthread_mutex_timedlock(native(m), until));
-}
-extern "C" int mtx_unlock(mtx_t* m) {
-  return result(pthread_mutex_unlock(native(m)));
-}
-extern "C" void mtx_destroy(mtx_t* m) {
-  pthread_mutex_destroy(native(m));
-}
-
-extern "C" int cnd_init(cnd_t* c) {
-  return result(pthread_cond_init(native(c), nullptr));
-}
-extern "C" int cnd_signal(cnd_t* c) {
-  return result(pthread_cond_signal(native(c)));
-}
-extern "C" int cnd_broadcast(cnd_t* c) {
-  return result(pthread_cond_broadcast(native(c)));
-}
-extern "C" int cnd_wait(cnd_t* c, mtx_t* m) {
-  return result(pthread_cond_wait(native(c), native(m)));
-}
-extern "C" int cnd_timedwait(cnd_t* c, mtx_t* m, const struct timespec* until) {
-  return result(pthread_cond_timedwait(native(c), native(m), until));
-}
-extern "C" void cnd_destroy(cnd_t* c) {
-  pthread_cond_destroy(native(c));
-}
-
-extern "C" void call_once(once_flag* flag, void (*func)(void)) {
-  pthread_once(reinterpret_cast<pthread_once_t*>(flag), func);
+  return sluice_tsan::c11_result(pthread_detach(thr));
 }
