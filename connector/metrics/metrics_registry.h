@@ -34,8 +34,9 @@ namespace sluice {
 //   sluice_postgres_up                                gauge    0 while PostgreSQL is unreachable
 //   sluice_postgres_reconnects_total                  counter
 //   sluice_rebalances_total                           counter
-//   sluice_fenced_partitions                          gauge    assigned here, owned by another
-//   epoch sluice_pending_chunks                             gauge
+//   sluice_fenced_partitions                          gauge    assigned here, owned by
+//                                                              another epoch
+//   sluice_pending_chunks                             gauge
 //   sluice_tombstones_kept_for_dead_letters           gauge    past the retention, kept
 //   sluice_state{state}                               gauge    1 for the current state
 //   sluice_degraded{dependency}                       gauge    1 while it holds DEGRADED
