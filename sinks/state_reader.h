@@ -21,7 +21,8 @@ class state_reader {
  public:
   virtual ~state_reader() = default;
 
-  virtual std::vector<catalog_update> load_catalog() = 0;
+  // Nothing when go() said stop while waiting out an outage or a stalled statement.
+  virtual std::optional<std::vector<catalog_update>> load_catalog(const keep_going& go = {}) = 0;
   virtual std::vector<stored_offset> read_offsets() = 0;
   virtual std::vector<table_progress> read_table_progress() = 0;
   // Nothing when go() said stop while waiting out an outage.

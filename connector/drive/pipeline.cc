@@ -342,7 +342,10 @@ bool pipeline::start(const std::atomic<bool>& stop_requested) {
   const auto reader = session->make_reader(_config.name);
   const bool reached = session->connect([&] { return !stop_requested.load(); });
   if (!reached) return false;  // stopped while waiting
-  for (const catalog_update& u : reader->load_catalog()) {
+  // A stalled statement (the catalog's table locked) is retried on: a stop ends the wait.
+  const auto catalog = reader->load_catalog([&] { return !stop_requested.load(); });
+  if (!catalog) return false;
+  for (const catalog_update& u : *catalog) {
     learn_shape(*_catalog.intern(u.table), u.columns, u.key_columns);
   }
   for (auto& lane : _lanes)

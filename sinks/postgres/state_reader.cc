@@ -9,9 +9,9 @@ namespace sluice {
 state_reader::state_reader(pg_session& session, std::string connector)
     : _session(session), _connector(std::move(connector)) {}
 
-std::vector<catalog_update> state_reader::load_catalog() {
+std::optional<std::vector<catalog_update>> state_reader::load_catalog(const keep_going& go) {
   const catalog_writer catalog(_session.schema(), _connector);
-  return _session.run([&](pqxx::connection& conn) {
+  return _session.run_while(go, [&](pqxx::connection& conn) {
     pqxx::read_transaction tx(conn, "sluice_load_catalog");
     return catalog.load(tx);
   });

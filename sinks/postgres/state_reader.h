@@ -23,8 +23,8 @@ class state_reader final : public sink::state_reader {
   state_reader(pg_session& session, std::string connector);
 
   // What <state schema>.catalog holds: at start-up, teach the table catalog what metadata
-  // records taught before the committed offsets.
-  std::vector<catalog_update> load_catalog() override;
+  // records taught before the committed offsets. Nothing when go() said stop meanwhile.
+  std::optional<std::vector<catalog_update>> load_catalog(const keep_going& go = {}) override;
   // Stored offsets of a connector (default: this one).
   std::vector<stored_offset> read_offsets() override;
   std::vector<stored_offset> read_offsets(const std::string& connector);

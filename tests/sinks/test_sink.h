@@ -59,7 +59,7 @@ class test_sink {
   }
   std::vector<stored_offset> read_offsets() { return reader.read_offsets(); }
   std::vector<table_progress> read_table_progress() { return reader.read_table_progress(); }
-  std::vector<catalog_update> load_catalog() { return reader.load_catalog(); }
+  std::vector<catalog_update> load_catalog() { return reader.load_catalog().value(); }
   size_t pending_chunks() { return reader.pending_chunks().value(); }
   size_t expire_tombstones(std::chrono::seconds retention) {
     return janitor.expire_tombstones(retention).value().expired;
