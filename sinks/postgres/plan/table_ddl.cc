@@ -27,6 +27,15 @@ std::string label(const target_table& t) {
   return t.schema + "." + t.name;
 }
 
+bool is_metadata(const std::string& name) {
+  for (const char* m :
+       {meta::csn, meta::col_csn, meta::updated_at, meta::deleted, meta::op, meta::source_ts,
+        meta::tx, meta::kafka_topic, meta::kafka_partition, meta::kafka_offset}) {
+    if (name == m) return true;
+  }
+  return false;
+}
+
 bool is_integer(type_id id) {
   return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
 }
@@ -251,9 +260,16 @@ void table_ddl::check_key(table_plan& plan, const table_shape& shape,
   std::sort(have.begin(), have.end());
   std::sort(want.begin(), want.end());
   if (have == want) return;
-  const std::string reason = label(plan.target) + ": the table's primary key is (" +
-                             join_names(shape.primary_key) + "), the changes are keyed by (" +
-                             join_names(plan.key_columns) + ")";
+  // A table without a primary key (a JDBC sink's under primary.key.mode=none) is not adopted
+  // for keyed changes: without an index on the key every guarded write scans it, and nothing
+  // keeps two rows of one key apart.
+  const std::string reason =
+      shape.primary_key.empty()
+          ? label(plan.target) + " has no primary key and the changes are keyed by (" +
+                join_names(plan.key_columns) + "): add PRIMARY KEY (" +
+                join_names(plan.key_columns) + ") to adopt it, or route the table elsewhere"
+          : label(plan.target) + ": the table's primary key is (" + join_names(shape.primary_key) +
+                "), the changes are keyed by (" + join_names(plan.key_columns) + ")";
   for (size_t i = 0; i < plan.item_count(); ++i) {
     if (plan.rejected[i]) continue;
     plan.rejected[i] = 1;
@@ -352,8 +368,13 @@ table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table&
         add_unique(widen, std::move(c));
     }
     if (add.empty() && widen.empty()) return shape;
-    if (!add.empty() && !_options.auto_evolve) {
-      throw schema_error("table " + label(t) + " lacks column " + add.front().name +
+    // sluice's own columns (_sluice_csn…) are its bookkeeping, not the stream's: added to a
+    // table it adopts (one a JDBC sink built) whatever auto.evolve says; their rows read as
+    // older than any change (NULL CSN). auto.evolve governs the stream's columns only.
+    const auto data = std::find_if(add.begin(), add.end(),
+                                   [](const column_def& c) { return !is_metadata(c.name); });
+    if (data != add.end() && !_options.auto_evolve) {
+      throw schema_error("table " + label(t) + " lacks column " + data->name +
                          " and auto.evolve is off");
     }
     if (!add.empty()) tx.exec_params(add_columns_sql(t, add));
