@@ -170,6 +170,9 @@ struct config {
   std::chrono::milliseconds tombstone_retention{};
   keyless_mode keyless{};
   out_of_range_mode offsets_out_of_range{};
+  // offsets.takeover.group: a partition with no offsets in sluice's state starts from this
+  // consumer group's committed offset (a Kafka Connect sink's connect-<name>); "": none.
+  std::string takeover_group;
   errors_config errors;
   std::string table_name_format;  // keeps ${topic} ${database} ${schema} ${table}
   letter_case identifier_case{};

@@ -85,6 +85,14 @@ class cross_checks {
                                  "required: the Kafka brokers, e.g. 127.0.0.1:9092"));
     }
     if (!c.kafka_property("group.id") && !c.name.empty()) c.kafka.emplace_back("group.id", c.name);
+    // Taking over from one's own group would read offsets sluice itself commits after its own.
+    if (const found_value* takeover = given("offsets.takeover.group");
+        takeover != nullptr && !c.takeover_group.empty() &&
+        c.kafka_property("group.id") == c.takeover_group) {
+      _errors.push_back(error_at(takeover->mark, "offsets.takeover.group",
+                                 "is kafka.group.id (sluice's own group): name the connector's "
+                                 "group, e.g. connect-<name>, and give sluice a group of its own"));
+    }
   }
 
   // An override for a topic sluice does not consume is a typo until proven otherwise.

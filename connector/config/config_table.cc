@@ -200,6 +200,14 @@ const config_key keys[] = {
                   "reset only says where a partition with no stored offset starts: sluice sets "
                   "librdkafka's to error and resets itself.)",
    .binding = field<&config::offsets_out_of_range>()},
+  {.name = "offsets.takeover.group",
+   .description = "Take over from a Kafka Connect sink (connect-<name>, as `config import` "
+                  "writes it): a partition with no offsets in sluice's state starts from this "
+                  "consumer group's committed offset, where it has one (elsewhere "
+                  "kafka.auto.offset.reset says). While the group has live members (the "
+                  "connector still running) sluice waits, DEGRADED (\"takeover\"), before "
+                  "consuming anything. Must differ from kafka.group.id; empty: none.",
+   .binding = field<&config::takeover_group>()},
   {.name = "errors.tolerance", .type = value_type::enumeration, .default_value = "all",
    .allowed = error_tolerance_names,
    .description = "all: a bad message goes to the dead letters and the connector goes on; "

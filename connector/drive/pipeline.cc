@@ -115,8 +115,10 @@ size_t pipeline::lane_of(const topic_partition& tp) const {
          _lanes.size();
 }
 
-int64_t pipeline::start_offset(std::optional<kafka_offset> stored) const {
+int64_t pipeline::start_offset(const topic_partition& tp,
+                               std::optional<kafka_offset> stored) const {
   if (stored) return stored->value();
+  if (const auto taken = _takeover.start(tp)) return *taken;
   return starts_from_beginning(_config) ? RD_KAFKA_OFFSET_BEGINNING : RD_KAFKA_OFFSET_END;
 }
 
@@ -347,6 +349,12 @@ bool pipeline::start(const std::atomic<bool>& stop_requested) {
   if (!catalog) return false;
   for (const catalog_update& u : *catalog) {
     learn_shape(*_catalog.intern(u.table), u.columns, u.key_columns);
+  }
+  // Before joining the group: a partition claimed without an offset here may start from the
+  // takeover group's, once that group is empty.
+  if (!_config.takeover_group.empty() &&
+      !_takeover.prepare(reader->read_offsets(), stop_requested)) {
+    return false;
   }
   for (auto& lane : _lanes)
     lane->start();

@@ -23,6 +23,7 @@
 #include "connector/base/lane_batch.h"
 #include "connector/base/partition_table.h"
 #include "connector/config/config.h"
+#include "connector/drive/takeover.h"
 #include "connector/http/status_source.h"
 #include "connector/metrics/apply_probe.h"
 #include "connector/metrics/chunk_probe.h"
@@ -159,11 +160,14 @@ class pipeline : public assignment_listener, public status_source {
   void fail(const std::string& why) { _state.fail(why); }
   void observe_applied(const lane_batch& b, const apply_stats& stats, double seconds);
   size_t lane_of(const topic_partition& tp) const;
-  int64_t start_offset(std::optional<kafka_offset> stored) const;
+  // Where a claimed partition starts: its stored offset; else the takeover group's committed
+  // one; else kafka.auto.offset.reset.
+  int64_t start_offset(const topic_partition& tp, std::optional<kafka_offset> stored) const;
 
   const config& _config;
   state_probe _state_probe;
-  state_holder _state;  // publishes to _state_probe
+  state_holder _state;                  // publishes to _state_probe
+  takeover _takeover{_config, _state};  // offsets.takeover.group, prepared at start-up
   // The prepare thread was stopped waiting for the schema registry: it prepares nothing more.
   bool _registry_stopped = false;
   consumer_probe _consumer_probe;

@@ -47,16 +47,18 @@ void pipeline::apply_claims(std::vector<owner_worker::claimed> claims, uint64_t 
       SLUICE_LOG(
           info, "pipeline",
           "claimed " << label(tp) << " epoch " << claim.epoch.value() << ", starting at "
-                     << (claim.next
-                             ? std::to_string(claim.next->value())
+                     << (claim.next ? std::to_string(claim.next->value())
+                         : _takeover.start(tp)
+                             ? std::to_string(*_takeover.start(tp)) + " (" + _takeover.group() +
+                                   "'s committed offset)"
                              : _config.kafka_property("auto.offset.reset").value_or("latest")));
       if (starts && c.ticket == assigning) {
-        (*starts)[tp] = start_offset(claim.next);
+        (*starts)[tp] = start_offset(tp, claim.next);
         continue;
       }
       // Assigned earlier, paused and held until now: start at the stored offset.
       rd_kafka_topic_partition_list_add(seek.get(), tp.topic.c_str(), tp.partition.value())
-          ->offset = start_offset(claim.next);
+          ->offset = start_offset(tp, claim.next);
       ready.push_back(tp);
     }
   }
@@ -237,7 +239,7 @@ void pipeline::finish_resync(const std::vector<stored_offset>& offsets,
     _partitions.committed(tp, committed);
     _partitions.rewind_to_committed(tp);
     rd_kafka_topic_partition_list_add(seek.get(), tp.topic.c_str(), tp.partition.value())->offset =
-        start_offset(it->second.next);
+        start_offset(tp, it->second.next);
     ready.push_back(tp);
   }
   for (const topic_partition& tp : fenced)
