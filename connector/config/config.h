@@ -57,10 +57,19 @@ std::string_view to_string(log_format v);
 std::string_view to_string(log_level v);
 
 // tables.<source>: what configuration says about one source table.
+// fields.* and tables.<source>.fields.*: which of a table's columns are written, and under
+// which names (connector/prepare/field_selection.h applies them).
+struct field_rules {
+  std::vector<std::string> include;  // empty: every column; global entries may be topic:field
+  std::vector<std::string> exclude;
+  std::map<std::string, std::string> rename;  // source column -> target column
+};
+
 struct table_config {
   std::vector<std::string> primary_key_fields;      // empty: from the messages or the catalog
   std::string target;                               // empty: routed by table.name.format
   std::map<std::string, std::string> column_types;  // source column -> PostgreSQL type
+  field_rules fields;                               // added to the global fields.*
 };
 
 // topic.overrides.<topic>: how to read one topic's messages.
@@ -179,6 +188,7 @@ struct config {
   // tables.include / tables.exclude: regular expressions on the qualified source name.
   std::vector<std::string> tables_include;
   std::vector<std::string> tables_exclude;
+  field_rules fields;  // fields.include / fields.exclude / fields.rename, every table
   std::map<std::string, table_config> tables;             // by source name as messages give it
   std::map<std::string, topic_override> topic_overrides;  // by topic
   std::chrono::milliseconds chunk_timeout{};

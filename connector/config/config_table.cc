@@ -260,6 +260,24 @@ const config_key keys[] = {
                   "regular expressions (after tables.include), counted as filtered.",
    .check = check_table_pattern,
    .binding = field<&config::tables_exclude>()},
+  {.name = "fields.include", .type = value_type::string_list,
+   .description = "Write only these columns (the key's are always written): `field` for every "
+                  "table, `topic:field` for that topic's tables (Debezium's field.include.list; "
+                  "Confluent's fields.whitelist); empty: every column. A column left out is "
+                  "never written nor created.",
+   .check = check_not_empty,
+   .binding = field<&config::fields, &field_rules::include>()},
+  {.name = "fields.exclude", .type = value_type::string_list,
+   .description = "Never write nor create these columns: `field` or `topic:field` (Debezium's "
+                  "field.exclude.list). A key column cannot be left out: a message whose key "
+                  "has one is a dead letter saying so.",
+   .check = check_not_empty,
+   .binding = field<&config::fields, &field_rules::exclude>()},
+  {.name = "fields.rename", .type = value_type::string_map,
+   .description = "Column renames for every table, source name -> target name, applied before "
+                  "the merge (a key column renamed renames the key); two columns renamed onto "
+                  "one name make the message a dead letter.",
+   .binding = field<&config::fields, &field_rules::rename>()},
   {.name = "tables.<source>.primary.key.fields", .type = value_type::string_list,
    .description = "Key columns of the source table named <source> (as the messages name it, "
                   "e.g. ROOT.SAMPLE), for sources whose messages do not say.",
@@ -274,6 +292,20 @@ const config_key keys[] = {
                   "{FIELD1: \"varchar(40)\"}.",
    .check = check_column_type,
    .binding = entry_field<&config::tables, &table_config::column_types>()},
+  {.name = "tables.<source>.fields.include", .type = value_type::string_list,
+   .description = "Columns of that source table to write (with fields.include's), as "
+                  "fields.include says.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::tables, &table_config::fields, &field_rules::include>()},
+  {.name = "tables.<source>.fields.exclude", .type = value_type::string_list,
+   .description = "Columns of that source table never written nor created (with "
+                  "fields.exclude's).",
+   .check = check_not_empty,
+   .binding = entry_field<&config::tables, &table_config::fields, &field_rules::exclude>()},
+  {.name = "tables.<source>.fields.rename", .type = value_type::string_map,
+   .description = "Column renames of that source table, source name -> target name; they win "
+                  "over fields.rename's.",
+   .binding = entry_field<&config::tables, &table_config::fields, &field_rules::rename>()},
   {.name = "topic.overrides.<topic>.format", .type = value_type::enumeration,
    .allowed = message_format_names,
    .description = "Envelope family of this topic's messages; unset: the global format.",

@@ -36,6 +36,7 @@ preparer::preparer(const config& c, topic_decoders& decoders, size_t lanes)
     : _config(c),
       _decoders(decoders),
       _filter(c.tables_include, c.tables_exclude),
+      _fields(c),
       _lanes(lanes),
       _decoded(lanes),
       _merges(lanes) {}
@@ -51,6 +52,15 @@ bool preparer::filter_changes(decode_output& out, size_t first) {
   const bool all_dropped = kept == first;
   out.truncate_changes(kept);
   return all_dropped;
+}
+
+std::optional<std::string> preparer::select_fields(decode_output& out, size_t first,
+                                                   std::string_view topic) {
+  if (_fields.empty()) return std::nullopt;
+  for (size_t i = first; i < out.changes.size(); ++i) {
+    if (auto why = _fields.apply(out.changes[i], topic)) return why;
+  }
+  return std::nullopt;
 }
 
 preparer::verdict preparer::refuse(const source_message& m, lane_batch& lane, const error& e) {
@@ -94,6 +104,10 @@ preparer::verdict preparer::add(source_message& m, size_t lane) {
           kafka_offset{m.raw.offset.value() + static_cast<int64_t>(i - first)};
     }
   }
+  if (auto why = select_fields(out, first, m.raw.topic)) {
+    out.truncate_changes(first);  // none of the message's changes enters the batch
+    return refuse(m, lb, error{error_code::field_rule, *why});
+  }
   return filter_changes(out, first) ? verdict::filtered : verdict::decoded;
 }
 
@@ -105,6 +119,8 @@ preparer::verdict preparer::add_changes(std::vector<change>& changes, size_t lan
   for (change& c : changes)
     out.changes.push_back(std::move(c));
   changes.clear();
+  // No field rules: a stored change was stored after them (renamed again, a chain of renames
+  // would move twice).
   return filter_changes(out, first) ? verdict::filtered : verdict::decoded;
 }
 

@@ -34,6 +34,8 @@ const char* to_string(error_code code) {
       return "bad_timestamp";
     case error_code::invalid_avro:
       return "invalid_avro";
+    case error_code::field_rule:
+      return "field_rule";
   }
   return "unknown";
 }

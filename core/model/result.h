@@ -23,6 +23,7 @@ enum class error_code {
   unsupported,
   bad_timestamp,
   invalid_avro,  // an Avro object container or record that cannot be read
+  field_rule,    // fields.* cannot apply: a key column excluded, two columns onto one name
 };
 
 const char* to_string(error_code code);

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "connector/config/config.h"
+#include "core/model/change.h"
+#include "core/model/column_type.h"
+
+namespace sluice {
+
+// fields.include / fields.exclude / fields.rename and their tables.<source>.fields.* (SPEC
+// §6a "Fields"): which columns of a decoded change are written, and under which names. Applied
+// in prepare/ before the table filter and the merge, so that an excluded column never reaches
+// the sink (never written, never created) and a renamed key column renames the key the merge
+// partitions on.
+//
+//   include (global entries `field` or `topic:field`, and the table's): when any applies, only
+//     those columns and the key's stay
+//   exclude: those columns go; a key column named is an error (the message is a dead letter)
+//   rename: the table's win over the global ones; two columns onto one name is an error
+//
+// Rules are compiled once per (table, topic) and the column types a change shares once per
+// schema, so a change the rules leave alone costs one hash look-up, and one that has rules
+// applied allocates only where a column is renamed.
+//
+// Lifecycle: one per preparer; the config outlives it. Threading: the preparer's one thread.
+class field_selection {
+ public:
+  explicit field_selection(const config& c);
+
+  // Whether no field rule is configured at all (apply() is then never needed).
+  bool empty() const { return _empty; }
+  // Applies the rules to one change that came on `topic`; an error says why it cannot be.
+  std::optional<std::string> apply(change& c, std::string_view topic);
+
+ private:
+  struct rules {
+    bool none = true;  // nothing applies to this table and topic
+    std::unordered_set<std::string> include, exclude;
+    std::unordered_map<std::string, std::string> rename;
+    // A schema's columns as these rules leave them, the source kept alive so that its address
+    // is never reused for another while cached.
+    std::unordered_map<const column_types*, std::pair<shared_column_types, shared_column_types>>
+        types;
+  };
+  rules& rules_for(const table_entry& table, std::string_view topic);
+  rules compile(const table_entry& table, std::string_view topic) const;
+  // Whether a column stays (the key's always do, unless excluded: an error found before).
+  static bool kept(const rules& r, const std::string& name, const row_key& key);
+  static shared_column_types types_for(const shared_column_types& types, rules& r,
+                                       const row_key& key);
+
+  const config& _config;
+  bool _empty = true;
+  // By table, then by topic (a table comes on one topic, or a few): no string is built to look
+  // a change's rules up.
+  std::unordered_map<const table_entry*,
+                     std::vector<std::pair<std::string, std::unique_ptr<rules>>>>
+      _rules;
+};
+
+}  // namespace sluice
