@@ -70,8 +70,14 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
   };
 
   const column_types* last_types = nullptr;
+  const table_entry* last_named = nullptr;
   for (uint32_t i = 0; i < changes.size(); ++i) {
     change& c = changes[i];
+    if (c.table != last_named) {
+      last_named = c.table;
+      table_rows& tr = rows_of(c.table);
+      if (tr.topic.empty()) tr.topic = c.source.origin.topic;
+    }
     if (c.types && c.types.get() != last_types) {
       // Changes of one schema share its types: a table's list holds each schema once.
       last_types = c.types.get();

@@ -44,6 +44,9 @@ struct merged_row {
 
 struct table_rows {
   table_entry* table = nullptr;
+  // The topic of the table's first change in the batch: what ${topic} in table.name.format
+  // names its target by (a source table comes on one topic; "" when no change said).
+  std::string topic;
   std::vector<merged_row> rows;  // sorted by key.canonical, one per key
   csn truncate_seq;              // highest truncate CSN, empty when none
   std::vector<change> keyless;   // keyless table: appended as they came (SPEC §4)

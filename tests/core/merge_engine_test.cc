@@ -167,6 +167,27 @@ TEST_CASE("a merged row carries the origin of its newest change, key changes inc
   CHECK(find(b, "3")->origin.offset.value() == 12);
 }
 
+TEST_CASE("a table's rows say the topic it came on, truncates alone included") {
+  fixture f;
+  table_entry* other = f.catalog.intern({"db", "shop", "items"});
+  std::vector<change> in;
+  change keyed = f.upsert(1, 5, row({{"v", "x"}}));
+  keyed.source.origin.topic = "dbserver1.shop.orders";
+  in.push_back(std::move(keyed));
+  change truncate;
+  truncate.op = op_kind::truncate;
+  truncate.table = other;
+  truncate.seq = csn_builder().add(1).add(9).build();
+  truncate.source.origin.topic = "dbserver1.shop.items";
+  in.push_back(std::move(truncate));
+  merged_batch b = merge_engine().merge(std::move(in));
+  REQUIRE(b.tables.size() == 2);
+  // By name: items, then orders. ${topic} naming routes keyed tables by it too, not only
+  // keyless ones.
+  CHECK(b.tables[0].topic == "dbserver1.shop.items");
+  CHECK(b.tables[1].topic == "dbserver1.shop.orders");
+}
+
 TEST_CASE("a partial update merges column by column with an older full row") {
   fixture f;
   std::vector<change> in;

@@ -111,3 +111,24 @@ TEST_CASE("an adopted table without a primary key is refused for keyed changes, 
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST_CASE("${topic} in table.name.format routes keyed tables by the topic they came on") {
+  testing::pg_world w;
+  apply_options o = w.options();
+  o.routing.name_format = "${topic}";  // a Connect sink's default: the table named by topic
+  test_sink sink(w.dsn, o);
+  table_entry* t = w.table("orders");
+  change c = w.upsert(t, 1, 1, {{"name", value::string("a")}});
+  c.source.origin.topic = w.source_schema + ".by_topic";
+  change gone = w.remove(t, 2, 1);
+  gone.source.origin.topic = w.source_schema + ".by_topic";
+  const apply_stats s = sink.apply(w.merge({c, gone}), {}, {});
+  CHECK(s.rejected == 0);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("by_topic")) == 1);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -91,10 +91,7 @@ std::vector<table_plan> table_planner::plan(const merged_batch& batch,
                                             std::vector<dead_letter>& rejects) {
   std::vector<table_plan> plans;
   for (const table_rows& tr : batch.tables) {
-    // The merged batch does not say which topic a table came from: ${topic} in
-    // table.name.format can only be honoured when a keyless change names it.
-    std::string_view topic;
-    if (!tr.keyless.empty()) topic = tr.keyless.front().source.origin.topic;
+    const std::string_view topic = tr.topic;
     // Left out by tables.include / tables.exclude (the decode stage drops such changes;
     // completed chunks reach the applier without passing it).
     if (!_filter.allows(*tr.table)) continue;
