@@ -58,6 +58,7 @@ apply_options make_applier_options(const config& cfg) {
   o.keyless = cfg.keyless == keyless_mode::dead_letter ? apply_keyless_mode::dead_letter
                                                        : apply_keyless_mode::append;
   o.routing.name_format = cfg.table_name_format;
+  o.routing.style = static_cast<name_style>(cfg.name_style);
   o.routing.lower_case = cfg.identifier_case == letter_case::lower;
   for (const auto& [source, table] : cfg.tables) {
     if (!table.target.empty()) o.routing.explicit_targets[source] = table.target;

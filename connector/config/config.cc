@@ -109,6 +109,10 @@ std::string_view to_string(ddl_failure_mode v) {
 std::string_view to_string(error_tolerance v) {
   return name_of(v, error_tolerance_names);
 }
+std::string_view to_string(table_name_style v) {
+  return name_of(v, table_name_style_names);
+}
+
 std::string_view to_string(letter_case v) {
   return name_of(v, letter_case_names);
 }

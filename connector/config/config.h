@@ -39,6 +39,10 @@ inline constexpr std::array<std::string_view, 2> error_tolerance_names{"none", "
 
 enum class letter_case { lower, preserve };
 inline constexpr std::array<std::string_view, 2> letter_case_names{"lower", "preserve"};
+// table.name.style: how table.name.format is read (core/catalog/table_router.h name_style).
+enum class table_name_style { sluice, debezium, confluent };
+inline constexpr std::array<std::string_view, 3> table_name_style_names{"sluice", "debezium",
+                                                                        "confluent"};
 
 enum class log_format { text, json };
 inline constexpr std::array<std::string_view, 2> log_format_names{"text", "json"};
@@ -53,6 +57,7 @@ std::string_view to_string(out_of_range_mode v);
 std::string_view to_string(ddl_failure_mode v);
 std::string_view to_string(error_tolerance v);
 std::string_view to_string(letter_case v);
+std::string_view to_string(table_name_style v);
 std::string_view to_string(log_format v);
 std::string_view to_string(log_level v);
 
@@ -184,6 +189,7 @@ struct config {
   std::string takeover_group;
   errors_config errors;
   std::string table_name_format;  // keeps ${topic} ${database} ${schema} ${table}
+  table_name_style name_style{};
   letter_case identifier_case{};
   // tables.include / tables.exclude: regular expressions on the qualified source name.
   std::vector<std::string> tables_include;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
@@ -48,6 +49,7 @@ class cross_checks {
       : _walk(walk), _typed(typed), _errors(errors) {}
 
   void run(config& c) {
+    check_name_style(c);
     check_topics(c);
     check_kafka(c);
     check_overrides(c);
@@ -92,6 +94,38 @@ class cross_checks {
       _errors.push_back(error_at(takeover->mark, "offsets.takeover.group",
                                  "is kafka.group.id (sluice's own group): name the connector's "
                                  "group, e.g. connect-<name>, and give sluice a group of its own"));
+    }
+  }
+
+  // A placeholder of another style would be left in the table name as it is written.
+  void check_name_style(config& c) {
+    const found_value* format = given("table.name.format");
+    // Both peers' default is the topic: the style's default where the file gives no format.
+    if (format == nullptr && c.name_style != table_name_style::sluice) {
+      c.table_name_format = "${topic}";
+    }
+    if (format == nullptr || !_typed.contains("table.name.format")) return;
+    static constexpr std::string_view sluice_names[] = {"topic", "database", "schema", "table"};
+    static constexpr std::string_view debezium_names[] = {"topic", "source.db", "source.schema",
+                                                          "source.table"};
+    static constexpr std::string_view confluent_names[] = {"topic"};
+    std::span<const std::string_view> allowed = sluice_names;
+    if (c.name_style == table_name_style::debezium) allowed = debezium_names;
+    if (c.name_style == table_name_style::confluent) allowed = confluent_names;
+    const std::string& f = c.table_name_format;
+    for (size_t at = f.find("${"); at != std::string::npos; at = f.find("${", at + 2)) {
+      const size_t close = f.find('}', at);
+      if (close == std::string::npos) break;
+      const std::string_view name = std::string_view(f).substr(at + 2, close - at - 2);
+      if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+      std::string list;
+      for (std::string_view a : allowed)
+        list += (list.empty() ? "${" : ", ${") + std::string(a) + "}";
+      _errors.push_back(error_at(format->mark, "table.name.format",
+                                 "${" + std::string(name) +
+                                     "} is not a placeholder of "
+                                     "table.name.style " +
+                                     std::string(to_string(c.name_style)) + " (" + list + ")"));
     }
   }
 

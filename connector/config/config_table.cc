@@ -244,6 +244,18 @@ const config_key keys[] = {
                   "has no schema), ${table}.",
    .check = check_routing_format,
    .binding = field<&config::table_name_format>()},
+  {.name = "table.name.style", .type = value_type::enumeration, .default_value = "sluice",
+   .allowed = table_name_style_names,
+   .description = "How table.name.format is read. sluice: the placeholders above, the name "
+                  "split into schema and table at its first dot. debezium: as Debezium's JDBC "
+                  "sink 3.x reads collection.name.format: ${topic} (the topic, its dots "
+                  "replaced by _), ${source.db}, ${source.schema}, ${source.table}. confluent: "
+                  "as Confluent's JDBC sink reads table.name.format: ${topic} as it is. In both, "
+                  "the name's dots qualify it as the peers parse it ([catalog.][schema.]table: "
+                  "the catalog, the database connected to, is dropped; no schema: public), so a "
+                  "replica either sink built is written in place; the format's default is then "
+                  "${topic}, as theirs. Set by `sluice config import`.",
+   .binding = field<&config::name_style>()},
   {.name = "identifier.case", .type = value_type::enumeration, .default_value = "lower",
    .allowed = letter_case_names,
    .description = "lower folds target table and column names to lower case; preserve keeps "

@@ -92,7 +92,9 @@ env_lookup process_environment() {
 }
 
 bool is_routing_placeholder(std::string_view name) {
-  return name == "topic" || name == "database" || name == "schema" || name == "table";
+  // sluice's own, then table.name.style debezium's (Debezium's collection.name.format).
+  return name == "topic" || name == "database" || name == "schema" || name == "table" ||
+         name == "source.db" || name == "source.schema" || name == "source.table";
 }
 
 namespace {
@@ -138,12 +140,6 @@ substitution substitute_env(std::string_view text, const env_lookup& env, bool r
     }
     const std::size_t sep = inner.find(":-");
     const std::string_view name = inner.substr(0, sep);
-    if (!is_valid_name(name)) {
-      out.errors.push_back("\"" + std::string(reference) +
-                           "\" is not a variable reference: a name is letters, digits and _, "
-                           "not starting with a digit (write $${ for a literal \"${\")");
-      continue;
-    }
     if (is_routing_placeholder(name)) {
       if (routing_allowed && sep == std::string_view::npos) {
         out.text += reference;
@@ -154,6 +150,12 @@ substitution substitute_env(std::string_view text, const env_lookup& env, bool r
                              "} is a routing placeholder, valid only in table.name.format and "
                              "tables.<source>.target");
       }
+      continue;
+    }
+    if (!is_valid_name(name)) {
+      out.errors.push_back("\"" + std::string(reference) +
+                           "\" is not a variable reference: a name is letters, digits and _, "
+                           "not starting with a digit (write $${ for a literal \"${\")");
       continue;
     }
     std::optional<std::string> value = env(name);

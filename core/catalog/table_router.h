@@ -16,10 +16,22 @@ struct target_table {
   friend auto operator<=>(const target_table&, const target_table&) = default;
 };
 
+// How the format is read (table.name.style): sluice's own placeholders, the target split at
+// the first dot; or as a Connect JDBC sink names its tables, so that a replica it built is
+// written in place (SPEC §6a "Naming parity"):
+//   debezium (3.x collection.name.format): ${topic} is the topic with its dots replaced by
+//     `_`, ${source.db}, ${source.schema}, ${source.table}; the dots of the result qualify;
+//   confluent (table.name.format): ${topic} as it is; the dots of the result qualify.
+// Qualifying dots (both peers parse the name as [catalog.][schema.]table): the last part is
+// the table, the one before it the schema, a third (a catalog: the database connected to)
+// is dropped; more parts are an error.
+enum class name_style : uint8_t { sluice, debezium, confluent };
+
 struct routing_options {
   // ${topic}, ${database}, ${schema}, ${table}; ${schema} falls back to the database where
-  // the source has no schema (MySQL).
+  // the source has no schema (MySQL). Other styles: name_style above.
   std::string name_format = "${schema}.${table}";
+  name_style style = name_style::sluice;
   bool lower_case = true;  // identifier.case: lower | preserve
   // tables.<source>.target, by the source name as configured (table_name::matches).
   std::map<std::string, std::string> explicit_targets;

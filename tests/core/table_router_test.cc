@@ -76,3 +76,62 @@ TEST_CASE("a configured ROOT.SAMPLE names the Oracle table DB1.ROOT.SAMPLE") {
 }
 
 }  // namespace sluice
+
+namespace sluice {
+
+// Debezium JDBC sink 3.x (collection.name.format) and Confluent's JDBC sink
+// (table.name.format): a replica either built must be found in place (issue 28).
+TEST_CASE("table.name.style debezium names tables as Debezium's JDBC sink does") {
+  routing_options o;
+  o.style = name_style::debezium;
+  o.name_format = "${topic}";
+  const table_name orders{"inventory", "public", "Orders"};
+  // The topic's dots become `_`; no dot left: the default schema.
+  auto t = table_router(o).route(orders, "dbserver1.public.orders");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "public");
+  CHECK(t->name == "dbserver1_public_orders");
+  // Dots written in the format qualify; the source placeholders.
+  o.name_format = "${source.schema}.${source.table}";
+  t = table_router(o).route(orders, "dbserver1.public.orders");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "public");
+  CHECK(t->name == "orders");  // quote.identifiers=false: folded (identifier.case lower)
+  o.name_format = "archive.${source.db}_${source.table}";
+  t = table_router(o).route(orders, "x");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "archive");
+  CHECK(t->name == "inventory_orders");
+  // A catalog part (the database connected to) is dropped; four parts cannot be a table.
+  o.name_format = "replica.${source.schema}.${source.table}";
+  t = table_router(o).route(orders, "x");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "public");
+  CHECK(t->name == "orders");
+  o.name_format = "a.b.c.${source.table}";
+  CHECK_FALSE(table_router(o).route(orders, "x").ok());
+}
+
+TEST_CASE("table.name.style confluent keeps the topic whole and parses its dots") {
+  routing_options o;
+  o.style = name_style::confluent;
+  o.name_format = "${topic}";
+  o.lower_case = false;  // quote.sql.identifiers=always: the case is kept
+  const table_name orders{"", "public", "orders"};
+  auto t = table_router(o).route(orders, "Orders");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "public");
+  CHECK(t->name == "Orders");
+  // A Debezium topic (server.schema.table): the server is taken for a catalog and dropped.
+  t = table_router(o).route(orders, "dbserver1.inventory.customers");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "inventory");
+  CHECK(t->name == "customers");
+  o.name_format = "kafka_${topic}";
+  t = table_router(o).route(orders, "orders");
+  REQUIRE(t.ok());
+  CHECK(t->schema == "public");
+  CHECK(t->name == "kafka_orders");
+}
+
+}  // namespace sluice

@@ -468,6 +468,26 @@ postgres.dsn: postgresql://h/db
   CHECK(contains(message_for(in_name, "name"), "routing placeholder"));
 }
 
+TEST_CASE("table.name.style: each style's placeholders, the topic as the peers' default") {
+  const load_result debezium = load(minimal +
+                                    "table.name.style: debezium\n"
+                                    "table.name.format: \"${source.schema}.${source.table}\"\n");
+  REQUIRE_MESSAGE(debezium.ok(), debezium.error_text());
+  CHECK(debezium->name_style == table_name_style::debezium);
+  CHECK(debezium->table_name_format == "${source.schema}.${source.table}");
+  // Unset, the format is the topic (both peers' default), not sluice's ${schema}.${table}.
+  const load_result confluent = load(minimal + "table.name.style: confluent\n");
+  REQUIRE_MESSAGE(confluent.ok(), confluent.error_text());
+  CHECK(confluent->table_name_format == "${topic}");
+  // Another style's placeholder would be left in the name as written.
+  const load_result mixed = load(minimal +
+                                 "table.name.style: confluent\n"
+                                 "table.name.format: \"${source.table}\"\n");
+  const std::string why = message_for(mixed, "table.name.format");
+  CHECK(contains(why, "${source.table} is not a placeholder of table.name.style confluent"));
+  CHECK(error_for(mixed, "table.name.format")->line == 8);
+}
+
 TEST_CASE("$${ writes a literal ${") {
   const load_result r = load(minimal +
                              "errors.deadletterqueue.topic.name: dlq\n"
