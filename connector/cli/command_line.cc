@@ -227,6 +227,24 @@ int run_command_line(int argc, char** argv) {
       app.add_subcommand("config-reference", "print every configuration key (Markdown)");
   reference->callback([&] { command = [] { return config_reference_command(); }; });
 
+  config_import_options import_opts;
+  CLI::App* config_cmd =
+      app.add_subcommand("config", "work with configurations (import a Kafka Connect sink's)");
+  config_cmd->require_subcommand(1);
+  CLI::App* import_cmd = config_cmd->add_subcommand(
+      "import", "a Debezium or Confluent JDBC sink's config (JSON or .properties) as sluice YAML");
+  import_cmd->add_option("file", import_opts.file, "the connector's config")
+      ->type_name("FILE")
+      ->required();
+  import_cmd->add_option("-o,--output", import_opts.output, "write the YAML here, not to stdout")
+      ->type_name("OUT");
+  import_cmd->footer(
+      "Each key is commented with the connector key it came from; keys the connector leaves "
+      "unset take that sink's defaults. Secrets become environment variables, named on stderr "
+      "with what was left unmapped.\n\n" +
+      exit_codes_for("config import"));
+  import_cmd->callback([&] { command = [&] { return config_import_command(import_opts); }; });
+
   // Each command's help lists the exit codes it can end with.
   for (CLI::App* sub : {run, check, status, offsets, offsets_show, letters, letters_list,
                         letters_show, letters_purge, reference}) {

@@ -18,6 +18,11 @@ struct status_options {
 };
 int status_command(const status_options& options);  // cli/status_command.cc
 int config_reference_command();                     // cli/config_reference_command.cc
+struct config_import_options {
+  std::string file;    // the connector's JSON or .properties
+  std::string output;  // empty: stdout
+};
+int config_import_command(const config_import_options& options);  // cli/config_import_command.cc
 
 struct decode_options {
   std::optional<std::string> config_path;

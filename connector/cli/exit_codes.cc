@@ -16,7 +16,7 @@ struct codes {
 };
 
 // What each command means by each code (connector/cli/*_command.cc return them).
-constexpr std::array<codes, 13> table = {{
+constexpr std::array<codes, 14> table = {{
     {"run", {"drained and stopped (SIGTERM)", "the connector failed", usage, ""}},
     {"check",
      {"no failure (warnings allowed)", "a check failed (a missing topic, a missing privilege)",
@@ -42,6 +42,9 @@ constexpr std::array<codes, 13> table = {{
      {"purged, or nothing matched", "letters match but --yes was not given", usage,
       "PostgreSQL could not be reached"}},
     {"config-reference", {"printed", "", usage, ""}},
+    {"config import",
+     {"every key mapped", "some keys not mapped (listed on stderr; the YAML is still written)",
+      "the file unreadable, or not a Debezium or Confluent JDBC sink's config", ""}},
     {"",
      {"ok (check: no failure, warnings allowed)",
       "the connector failed, a check failed, offsets reset was refused (live members), replay "

@@ -1,0 +1,487 @@
+#include "connector/config/import/connector_import.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "connector/config/config_checks.h"
+#include "connector/config/import/jdbc_url.h"
+
+namespace sluice {
+namespace {
+
+enum class peer { debezium, confluent };
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> split_list(std::string_view s) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= s.size();) {
+    size_t comma = s.find(',', at);
+    if (comma == std::string_view::npos) comma = s.size();
+    std::string_view item = s.substr(at, comma - at);
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::string yaml_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i ? ", " : "") + quoted(items[i]);
+  return out + "]";
+}
+
+std::string upper_name(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c >= 'a' && c <= 'z') {
+      out.push_back(static_cast<char>(c - 'a' + 'A'));
+    } else if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+      out.push_back(c);
+    } else if (out.empty() || out.back() != '_') {
+      out.push_back('_');
+    }
+  }
+  while (!out.empty() && out.back() == '_')
+    out.pop_back();
+  return out;
+}
+
+// Keys a peer's connector has that sluice needs no setting for, with why.
+const std::map<std::string, std::string>& covered() {
+  static const std::map<std::string, std::string> keys = {
+      {"connection.pool.min_size", "sluice's connections are apply.lanes, one per lane"},
+      {"connection.pool.max_size", "sluice's connections are apply.lanes, one per lane"},
+      {"connection.pool.acquire_increment", "sluice's connections are apply.lanes"},
+      {"connection.pool.timeout", "sluice's connections are apply.lanes"},
+      {"connection.provider", "sluice connects with libpq"},
+      {"connection.attempts", "an unreachable PostgreSQL is waited out (postgres.retry.timeout)"},
+      {"connection.backoff.ms", "an unreachable PostgreSQL is waited out"},
+      {"use.reduction.buffer", "sluice always collapses a batch by key (and by CSN)"},
+      {"flush.max.retries", "transient errors are retried (errors.retry.max, then DEGRADED)"},
+      {"flush.retry.delay.ms", "transient errors are retried with a backoff"},
+      {"retry.backoff.ms", "transient errors are retried with a backoff"},
+      {"trim.sensitive.log", "sluice never logs values or secrets"},
+      {"errors.log.enable", "sluice logs every dead letter's reason"},
+      {"errors.log.include.messages", "the raw bytes are kept in sluice.dead_letters"},
+      {"errors.deadletterqueue.context.headers.enable",
+       "sluice's letters always carry Connect's __connect.errors.* headers"},
+      {"errors.deadletterqueue.topic.replication.factor", "create the topic beforehand"},
+      {"errors.retry.timeout", "transient errors are retried until they go through"},
+      {"errors.retry.delay.max.ms", "errors.retry.backoff.max"},
+      {"key.converter.schemas.enable", "JSON with or without schemas is read as it comes"},
+      {"value.converter.schemas.enable", "JSON with or without schemas is read as it comes"},
+      {"key.converter.basic.auth.credentials.source", "the registry's user info is used"},
+      {"value.converter.basic.auth.credentials.source", "the registry's user info is used"},
+      {"header.converter", "headers are kept as bytes"},
+      {"config.action.reload", "sluice reads its config at start"},
+      {"key.converter", "the format is detected per message (format)"},
+      {"value.converter", "the format is detected per message (format)"},
+  };
+  return keys;
+}
+
+bool is_librdkafka_property(const std::string& name) {
+  static const std::vector<std::string> names = kafka_property_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+class mapper {
+ public:
+  mapper(const connect_config& c, peer p, import_result& r) : _c(c), _peer(p), _r(r) {}
+
+  // The connector's value of the first of `keys` it sets; the key is then taken.
+  std::optional<std::pair<std::string, std::string>> take(std::initializer_list<const char*> keys) {
+    for (const char* k : keys) {
+      if (auto v = _c.get(k)) {
+        _taken.insert(k);
+        return std::pair<std::string, std::string>{k, *v};
+      }
+    }
+    return std::nullopt;
+  }
+  bool is_taken(const std::string& k) const { return _taken.contains(k); }
+  void mark(const std::string& k) { _taken.insert(k); }
+
+  void line(std::string_view key, const std::string& value, const std::string& from) {
+    _yaml += "# " + from + "\n" + std::string(key) + ": " + value + "\n";
+  }
+  void kafka(std::string_view key, const std::string& value, const std::string& from) {
+    _kafka += "  # " + from + "\n  " + std::string(key) + ": " + value + "\n";
+  }
+  void left_out(std::string key, std::string why) {
+    _r.left_out.push_back({std::move(key), std::move(why)});
+  }
+  void variable(std::string name, std::string where) {
+    for (const auto& [n, w] : _r.variables)
+      if (n == name) return;
+    _r.variables.emplace_back(std::move(name), std::move(where));
+  }
+  // Connect's config providers as sluice's placeholders.
+  std::string convert(std::string_view value) {
+    std::string out;
+    for (size_t i = 0; i < value.size();) {
+      if (value.compare(i, 2, "${") != 0) {
+        out.push_back(value[i++]);
+        continue;
+      }
+      const size_t close = value.find('}', i);
+      if (close == std::string_view::npos) {
+        out.append(value.substr(i));
+        break;
+      }
+      const std::string_view inner = value.substr(i + 2, close - i - 2);
+      i = close + 1;
+      if (inner.starts_with("env:")) {
+        const std::string name(inner.substr(4));
+        out += "${" + name + "}";
+        variable(name, "as the Connect worker had it (EnvVarConfigProvider)");
+      } else if (inner.starts_with("file:")) {
+        // ${file:/path:key}: a key of a properties file; sluice's ${file:} reads a whole file.
+        const std::string_view ref = inner.substr(5);
+        const size_t colon = ref.rfind(':');
+        const std::string path(ref.substr(0, colon));
+        const std::string key =
+            colon == std::string_view::npos ? "" : std::string(ref.substr(colon + 1));
+        const size_t slash = path.rfind('/');
+        const std::string name =
+            "SLUICE_" + upper_name(path.substr(slash == std::string::npos ? 0 : slash + 1)) +
+            (key.empty() ? "" : "_" + upper_name(key));
+        out += "${" + name + "}";
+        variable(name, "key `" + key + "` of " + path + " (FileConfigProvider)");
+      } else if (inner.starts_with("directory:")) {
+        // ${directory:/dir:file}: one file's content, as sluice's ${file:/dir/file}.
+        const std::string_view ref = inner.substr(10);
+        const size_t colon = ref.rfind(':');
+        out += "${file:" + std::string(ref.substr(0, colon)) + "/" +
+               std::string(ref.substr(colon + 1)) + "}";
+      } else {
+        out += "${" + std::string(inner) + "}";  // a routing placeholder (${topic}...)
+      }
+    }
+    return out;
+  }
+
+  std::string yaml() const { return _yaml + (_kafka.empty() ? "" : "kafka:\n" + _kafka); }
+  const std::set<std::string>& taken() const { return _taken; }
+  peer which() const { return _peer; }
+
+ private:
+  const connect_config& _c;
+  peer _peer;
+  import_result& _r;
+  std::set<std::string> _taken;
+  std::string _yaml, _kafka;
+};
+
+std::string default_from(std::string_view key, std::string_view value, std::string_view peer_name) {
+  return std::string(key) + " unset: " + std::string(peer_name) + "'s default, " +
+         std::string(value);
+}
+
+void map_connection(mapper& m, import_result& r, const std::string& peer_name) {
+  const auto url = m.take({"connection.url"});
+  const auto user = m.take({"connection.username", "connection.user"});
+  const auto password = m.take({"connection.password"});
+  if (!url) {
+    r.error = "no connection.url: nothing says which database to write to";
+    return;
+  }
+  const jdbc_dsn dsn = jdbc_to_libpq(url->second, user ? m.convert(user->second) : "");
+  if (!dsn.error.empty()) {
+    r.error = "connection.url: " + dsn.error;
+    return;
+  }
+  m.line("postgres.dsn", quoted(dsn.uri),
+         "connection.url" + std::string(user ? " and " + user->first : "") +
+             "; TLS: " + dsn.tls_note + "; the password from PGPASSWORD");
+  for (const auto& [key, why] : dsn.unmapped)
+    m.left_out(key, why);
+  if (password) {
+    const bool provider = password->second.find("${") != std::string::npos;
+    m.variable("PGPASSWORD", provider ? "what " + password->second + " gave the connector"
+                                      : "the connector's connection.password (not copied)");
+  }
+  (void)peer_name;
+}
+
+void map_writes(mapper& m, const std::string& peer_name) {
+  const bool dbz = m.which() == peer::debezium;
+  const auto insert = m.take({"insert.mode"});
+  const std::string mode = insert ? insert->second : "insert";
+  if (mode != "upsert") {
+    m.left_out("insert.mode=" + mode + (insert ? "" : " (" + peer_name + "'s default when unset)"),
+               "sluice writes by guarded upsert only; insert and update modes come with issue 30");
+  }
+  const auto pk = m.take({"primary.key.mode", "pk.mode"});
+  const std::string pk_mode = pk ? pk->second : "none";
+  if (pk_mode != "record_key") {
+    m.left_out((pk ? pk->first : std::string(dbz ? "primary.key.mode" : "pk.mode")) + "=" +
+                   pk_mode + (pk ? "" : " (" + peer_name + "'s default when unset)"),
+               "sluice keys rows by the record key (the CDC envelope's key); other key modes come "
+               "with issue 30");
+  }
+  if (const auto fields = m.take({"primary.key.fields", "pk.fields"})) {
+    m.left_out(fields->first + "=" + fields->second,
+               "sluice takes the whole record key; per table, tables.<source>.primary.key.fields");
+  }
+  const auto del = m.take({"delete.enabled"});
+  m.line("delete.enabled", del ? del->second : "false",
+         del ? "delete.enabled" : default_from("delete.enabled", "false", peer_name));
+  if (dbz) {
+    const auto truncate = m.take({"truncate.enabled"});
+    m.line("truncate.enabled", truncate ? truncate->second : "false",
+           truncate ? "truncate.enabled" : default_from("truncate.enabled", "false", peer_name));
+    const auto evolution = m.take({"schema.evolution"});
+    const std::string e = evolution ? evolution->second : "none";
+    const std::string from =
+        evolution ? "schema.evolution=" + e : default_from("schema.evolution", "none", peer_name);
+    m.line("auto.create", e == "basic" ? "true" : "false", from);
+    m.line("auto.evolve", e == "basic" ? "true" : "false", from);
+  } else {
+    for (const char* key : {"auto.create", "auto.evolve"}) {
+      const auto v = m.take({key});
+      m.line(key, v ? v->second : "false", v ? key : default_from(key, "false", peer_name));
+    }
+  }
+}
+
+void map_naming(mapper& m, const std::string& peer_name) {
+  const bool dbz = m.which() == peer::debezium;
+  const auto format =
+      dbz ? m.take({"collection.name.format", "table.name.format"}) : m.take({"table.name.format"});
+  const std::string f = format ? format->second : "${topic}";
+  m.line(
+      "table.name.style", dbz ? "debezium" : "confluent",
+      std::string(format ? format->first : (dbz ? "collection.name.format" : "table.name.format")) +
+          " is read as " + peer_name + " reads it");
+  m.line("table.name.format", quoted(m.convert(f)),
+         format ? format->first
+                : default_from(dbz ? "collection.name.format" : "table.name.format", "${topic}",
+                               peer_name));
+  if (dbz) {
+    const auto quote = m.take({"quote.identifiers"});
+    const bool keep = quote && quote->second == "true";
+    m.line(
+        "identifier.case", keep ? "preserve" : "lower",
+        quote ? "quote.identifiers=" + quote->second
+              : default_from("quote.identifiers", "false (names folded to lower case)", peer_name));
+    for (const char* strategy : {"collection.naming.strategy", "column.naming.strategy"}) {
+      if (auto s = m.take({strategy})) {
+        m.left_out(std::string(strategy) + "=" + s->second,
+                   "a custom naming class cannot run in sluice");
+      }
+    }
+  } else {
+    const auto quote = m.take({"quote.sql.identifiers"});
+    const bool keep = !quote || quote->second != "never";
+    m.line("identifier.case", keep ? "preserve" : "lower",
+           quote ? "quote.sql.identifiers=" + quote->second
+                 : default_from("quote.sql.identifiers", "always (case kept)", peer_name));
+  }
+}
+
+void map_fields(mapper& m) {
+  if (auto include = m.take({"field.include.list", "fields.whitelist"})) {
+    m.line("fields.include", yaml_list(split_list(include->second)), include->first);
+  }
+  if (auto exclude = m.take({"field.exclude.list"})) {
+    m.line("fields.exclude", yaml_list(split_list(exclude->second)), exclude->first);
+  }
+}
+
+void map_time_zone(mapper& m) {
+  if (auto zone = m.take({"use.time.zone", "database.time_zone", "db.timezone"})) {
+    if (zone->second != "UTC" && zone->second != "Z" && zone->second != "Etc/UTC") {
+      m.left_out(zone->first + "=" + zone->second,
+                 "sluice writes zoned timestamps as timestamptz (UTC-based, shown in the "
+                 "session's zone): no conversion to another zone");
+    }
+  }
+}
+
+void map_errors_and_topics(mapper& m, const connect_config& c) {
+  if (auto topics = m.take({"topics"})) {
+    m.line("topics", yaml_list(split_list(topics->second)), "topics");
+  }
+  if (auto regex = m.take({"topics.regex"})) {
+    m.line("topics.regex", quoted(regex->second),
+           "topics.regex (a Java regex there, POSIX extended here: check it)");
+  }
+  const auto tolerance = m.take({"errors.tolerance"});
+  m.line("errors.tolerance", tolerance ? tolerance->second : "none",
+         tolerance ? "errors.tolerance" : "errors.tolerance unset: Kafka Connect's default, none");
+  if (auto dlq = m.take({"errors.deadletterqueue.topic.name"})) {
+    m.line("errors.deadletterqueue.topic.name", quoted(dlq->second), dlq->first);
+  }
+  if (auto retries = m.take({"max.retries"})) {
+    m.line("errors.retry.max", retries->second, "max.retries (then DEGRADED, never FAILED)");
+  }
+  if (auto tasks = m.take({"tasks.max"})) {
+    m.line("apply.lanes", tasks->second, "tasks.max: lanes apply partitions in parallel");
+  }
+  if (auto batch = m.take({"batch.size"})) {
+    m.line("batch.size", batch->second, "batch.size");
+  }
+  if (auto registry = m.take({"value.converter.schema.registry.url",
+                              "key.converter.schema.registry.url", "schema.registry.url"})) {
+    m.line("schema.registry.url", quoted(m.convert(registry->second)), registry->first);
+    m.mark("key.converter.schema.registry.url");
+  }
+  if (auto info = m.take({"value.converter.basic.auth.user.info",
+                          "key.converter.basic.auth.user.info", "basic.auth.user.info"})) {
+    const bool provider = info->second.find("${") != std::string::npos;
+    const std::string value = provider ? m.convert(info->second) : "${SLUICE_REGISTRY_USER_INFO}";
+    if (!provider)
+      m.variable("SLUICE_REGISTRY_USER_INFO", "the connector's " + info->first + " (not copied)");
+    m.line("schema.registry.basic.auth.user.info", quoted(value), info->first);
+    m.mark("key.converter.basic.auth.user.info");
+  }
+  (void)c;
+}
+
+void map_transforms(mapper& m, const connect_config& c) {
+  const auto chain = m.take({"transforms"});
+  if (!chain) return;
+  for (const std::string& name : split_list(chain->second)) {
+    const std::string prefix = "transforms." + name + ".";
+    std::string type;
+    std::vector<std::string> options;
+    for (const auto& [k, v] : c.entries) {
+      if (!k.starts_with(prefix)) continue;
+      m.mark(k);
+      if (k == prefix + "type") {
+        type = v;
+      } else {
+        options.push_back(k.substr(prefix.size()));
+      }
+    }
+    const bool unwrap = type == "io.debezium.transforms.ExtractNewRecordState";
+    const bool plain_unwrap =
+        unwrap && std::all_of(options.begin(), options.end(),
+                              [](const std::string& o) { return o == "drop.tombstones"; });
+    if (plain_unwrap) continue;  // sluice reads the Debezium envelope itself
+    m.left_out("transforms." + name + " (" + type + ")",
+               unwrap ? "ExtractNewRecordState's options come with issue 30 (the envelope "
+                        "itself needs no transform)"
+                      : "transforms in front of sluice are not yet mapped (RegexRouter and "
+                        "ReplaceField come with this issue's transform step, the others with "
+                        "issue 30)");
+  }
+  for (const auto& [k, v] : c.entries) {
+    if (k.starts_with("predicates")) {
+      m.mark(k);
+      m.left_out(k + "=" + v, "predicates come with issue 30");
+    }
+  }
+}
+
+}  // namespace
+
+import_result import_connector(const connect_config& c, const std::string& source_name) {
+  import_result r;
+  const auto cls = c.get("connector.class");
+  peer p;
+  if (cls == "io.debezium.connector.jdbc.JdbcSinkConnector") {
+    p = peer::debezium;
+    r.peer = "Debezium JDBC sink";
+  } else if (cls == "io.confluent.connect.jdbc.JdbcSinkConnector") {
+    p = peer::confluent;
+    r.peer = "Confluent JDBC sink";
+  } else {
+    r.error = cls ? "connector.class " + *cls + " is neither Debezium's nor Confluent's JDBC sink"
+                  : "no connector.class";
+    return r;
+  }
+  mapper m(c, p, r);
+  m.mark("connector.class");
+  m.mark("name");
+  const std::string name = c.name.empty() ? "imported" : c.name;
+  m.line("name", quoted(name), c.name.empty() ? "no name given" : "the connector's name");
+  map_connection(m, r, r.peer);
+  if (!r.error.empty()) return r;
+  m.line("format", p == peer::debezium ? "debezium" : "auto",
+         p == peer::debezium ? "Debezium's sink reads Debezium change events"
+                             : "detected per message (Debezium, Datastream, GoldenGate, DSQL)");
+  map_errors_and_topics(m, c);
+  map_writes(m, r.peer);
+  map_naming(m, r.peer);
+  map_fields(m);
+  map_time_zone(m);
+  map_transforms(m, c);
+  // The takeover: sluice's own group, the connector's named to start from.
+  m.line("offsets.takeover.group", quoted("connect-" + name),
+         "the connector's consumer group: sluice starts where it committed");
+  m.kafka("bootstrap.servers", quoted("${KAFKA_BOOTSTRAP_SERVERS}"),
+          "the Connect worker's bootstrap.servers (not in the connector's config)");
+  m.variable("KAFKA_BOOTSTRAP_SERVERS", "the Connect worker's bootstrap.servers");
+  m.kafka("group.id", quoted("sluice-" + name), "sluice's own group, not connect-" + name);
+  std::string reset = "earliest";
+  std::string reset_from = "Kafka Connect's sink consumers start from earliest";
+  for (const auto& [k, v] : c.entries) {
+    if (!k.starts_with("consumer.override.")) continue;
+    m.mark(k);
+    const std::string property = k.substr(18);
+    if (property == "group.id") {
+      m.left_out(k + "=" + v, "the connector's group is connect-" + name +
+                                  " unless overridden: set offsets.takeover.group to " + v);
+    } else if (property == "auto.offset.reset") {
+      reset = v;
+      reset_from = k;
+    } else if (property == "fetch.max.wait.ms") {
+      m.kafka("fetch.wait.max.ms", quoted(m.convert(v)), k + " (librdkafka's name)");
+    } else if (is_librdkafka_property(property)) {
+      m.kafka(property, quoted(m.convert(v)), k);
+    } else {
+      m.left_out(k + "=" + v,
+                 "a Java client property librdkafka has no equivalent of (JKS "
+                 "stores and JAAS configs: librdkafka takes PEM files and "
+                 "sasl.username/sasl.password)");
+    }
+  }
+  m.kafka("auto.offset.reset", quoted(reset), reset_from);
+  // What is left: known keys sluice needs nothing for, or keys it does not know.
+  std::string covered_text;
+  for (const auto& [k, v] : c.entries) {
+    if (m.taken().contains(k)) continue;
+    if (auto it = covered().find(k); it != covered().end()) {
+      covered_text += "#   " + k + ": " + it->second + "\n";
+      continue;
+    }
+    if (k.starts_with("key.converter.") || k.starts_with("value.converter.")) {
+      covered_text += "#   " + k + ": the format is read per message\n";
+      continue;
+    }
+    m.left_out(k + "=" + v, "not a setting of " + r.peer + " sluice knows");
+  }
+  r.yaml = "# sluice configuration imported from " + source_name + " (" + r.peer + " connector " +
+           quoted(name) + ") by `sluice config import`.\n# Each key says which of the " +
+           "connector's keys it came from; unset ones take " + r.peer + "'s defaults.\n" + m.yaml();
+  if (!covered_text.empty()) {
+    r.yaml += "# Connector keys sluice needs no setting for:\n" + covered_text;
+  }
+  return r;
+}
+
+}  // namespace sluice

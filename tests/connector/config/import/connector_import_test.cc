@@ -1,0 +1,198 @@
+#include "connector/config/import/connector_import.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "connector/config/config_loader.h"
+#include "connector/config/import/connect_config.h"
+#include "connector/config/import/jdbc_url.h"
+
+// `sluice config import` (issue 28) on the peers' documented examples: the YAML it writes loads
+// as it is, unset keys take the peer's defaults, secrets stay out, nothing is dropped silently.
+
+using namespace sluice;
+
+namespace {
+
+import_result import_text(const std::string& text) {
+  const connect_config_result read = read_connect_config(text);
+  REQUIRE_MESSAGE(read.config, read.error);
+  return import_connector(*read.config, "connector.json");
+}
+
+// The imported YAML, loaded as `sluice run` would (its variables set).
+config load(const import_result& r) {
+  REQUIRE_MESSAGE(r.error.empty(), r.error);
+  load_result l = load_config(r.yaml, [](std::string_view name) -> std::optional<std::string> {
+    if (name == "KAFKA_BOOTSTRAP_SERVERS") return "127.0.0.1:9092";
+    return "set";
+  });
+  REQUIRE_MESSAGE(l.ok(), (l.error_text() + "\n" + r.yaml));
+  return l.value();
+}
+
+bool left_out(const import_result& r, std::string_view key) {
+  for (const auto& u : r.left_out)
+    if (u.key.starts_with(key)) return true;
+  return false;
+}
+
+bool has_variable(const import_result& r, std::string_view name) {
+  for (const auto& [n, where] : r.variables)
+    if (n == name) return true;
+  return false;
+}
+
+// Debezium's JDBC sink documentation, "Example connector configuration".
+const std::string debezium_example = R"({
+  "name": "jdbc-connector",
+  "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "tasks.max": "1",
+    "connection.url": "jdbc:postgresql://localhost/db",
+    "connection.username": "pguser",
+    "connection.password": "pgpassword",
+    "insert.mode": "upsert",
+    "delete.enabled": "true",
+    "primary.key.mode": "record_key",
+    "schema.evolution": "basic",
+    "use.time.zone": "UTC",
+    "topics": "orders"
+  }
+})";
+
+}  // namespace
+
+TEST_CASE("Debezium's documented example imports whole and loads as written") {
+  const import_result r = import_text(debezium_example);
+  CHECK(r.peer == "Debezium JDBC sink");
+  CHECK(r.left_out.empty());
+  const config c = load(r);
+  CHECK(c.name == "jdbc-connector");
+  CHECK(c.topics == std::vector<std::string>{"orders"});
+  CHECK(c.name_style == table_name_style::debezium);
+  CHECK(c.table_name_format == "${topic}");
+  CHECK(c.identifier_case == letter_case::lower);
+  CHECK(c.auto_create);
+  CHECK(c.auto_evolve);
+  CHECK(c.deletes.enabled);
+  CHECK(c.errors.tolerance == error_tolerance::none);  // Connect's default, not sluice's
+  CHECK(c.kafka_property("group.id") == "sluice-jdbc-connector");
+  CHECK(c.kafka_property("auto.offset.reset") == "earliest");
+  CHECK(c.takeover_group == "connect-jdbc-connector");
+  CHECK(c.postgres.dsn == "postgresql://pguser@localhost/db?sslmode=prefer");
+  // The password is never written: libpq reads PGPASSWORD.
+  CHECK(r.yaml.find("pgpassword") == std::string::npos);
+  CHECK(has_variable(r, "PGPASSWORD"));
+  CHECK(r.yaml.find("# schema.evolution=basic\nauto.create: true") != std::string::npos);
+}
+
+TEST_CASE("a key the connector leaves unset takes that peer's default, written out") {
+  const import_result r = import_text(R"({"name": "minimal", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db:5432/replica", "topics": "a,b"}})");
+  const config c = load(r);
+  CHECK_FALSE(c.deletes.enabled);   // delete.enabled=false
+  CHECK_FALSE(c.truncate_enabled);  // truncate.enabled=false
+  CHECK_FALSE(c.auto_create);       // schema.evolution=none
+  CHECK_FALSE(c.auto_evolve);
+  CHECK(c.identifier_case == letter_case::lower);  // quote.identifiers=false
+  CHECK(c.topics == std::vector<std::string>{"a", "b"});
+  // What sluice cannot do as the peer would: listed, with why.
+  CHECK(left_out(r, "insert.mode=insert"));
+  CHECK(left_out(r, "primary.key.mode=none"));
+  CHECK(r.yaml.find("delete.enabled unset: Debezium JDBC sink's default, false") !=
+        std::string::npos);
+}
+
+TEST_CASE("a Confluent .properties config: its spellings, its defaults, its secrets") {
+  const import_result r = import_text(R"(# Confluent's JDBC sink quickstart, for PostgreSQL
+name=test-sink
+connector.class=io.confluent.connect.jdbc.JdbcSinkConnector
+tasks.max=2
+topics=orders
+connection.url=jdbc:postgresql://pg.example:5432/postgres?ssl=true&sslrootcert=/etc/ca.pem
+connection.user=${env:PG_USER}
+connection.password=${file:/opt/secrets/pg.properties:password}
+pk.mode=record_key
+insert.mode=upsert
+fields.whitelist=id,\
+   name
+value.converter=io.confluent.connect.avro.AvroConverter
+value.converter.schema.registry.url=http://registry:8081
+consumer.override.max.poll.interval.ms=600000
+)");
+  CHECK(r.peer == "Confluent JDBC sink");
+  CHECK(r.left_out.empty());
+  const config c = load(r);
+  CHECK(c.name_style == table_name_style::confluent);
+  CHECK(c.identifier_case == letter_case::preserve);  // quote.sql.identifiers=always
+  CHECK_FALSE(c.auto_create);
+  CHECK_FALSE(c.auto_evolve);
+  CHECK(c.apply_lanes == 2);
+  CHECK(c.fields.include == std::vector<std::string>{"id", "name"});
+  CHECK(c.schema_registry.url == "http://registry:8081");
+  CHECK(c.kafka_property("max.poll.interval.ms") == "600000");
+  // ssl=true alone: pgjdbc verifies certificate and host, and so must libpq.
+  CHECK(r.yaml.find("sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem") != std::string::npos);
+  // ${env:X} is sluice's ${X}; a FileConfigProvider key becomes a named variable.
+  CHECK(r.yaml.find("postgresql://${PG_USER}@pg.example:5432") != std::string::npos);
+  CHECK(has_variable(r, "PG_USER"));
+  CHECK(has_variable(r, "PGPASSWORD"));
+}
+
+TEST_CASE("TLS is never weaker than the URL asks") {
+  CHECK(jdbc_to_libpq("jdbc:postgresql://h/d?sslmode=require", "u").uri ==
+        "postgresql://u@h/d?sslmode=require");
+  CHECK(jdbc_to_libpq("jdbc:postgresql://h/d?ssl=true", "").uri ==
+        "postgresql://h/d?sslmode=verify-full");
+  CHECK(jdbc_to_libpq("jdbc:postgresql://h/d?sslmode=verify-ca&ssl=true", "").uri ==
+        "postgresql://h/d?sslmode=verify-ca");
+  CHECK(jdbc_to_libpq("jdbc:postgresql://h1:5432,h2:5433/d", "").uri ==
+        "postgresql://h1:5432,h2:5433/d?sslmode=prefer");
+  CHECK_FALSE(jdbc_to_libpq("jdbc:mysql://h/d", "").error.empty());
+  CHECK_FALSE(jdbc_to_libpq("jdbc:postgresql://h/d?x=%zz", "").error.empty());
+}
+
+TEST_CASE("transforms and keys sluice cannot do yet are listed, with why") {
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "a",
+    "insert.mode": "upsert", "primary.key.mode": "record_key",
+    "transforms": "unwrap,route",
+    "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.route.regex": "(.*)", "transforms.route.replacement": "x_$1",
+    "use.time.zone": "Europe/Paris", "no.such.key": "1",
+    "consumer.override.max.poll.records": "10"}})json");
+  CHECK_FALSE(left_out(r, "transforms.unwrap"));  // sluice reads the envelope itself
+  CHECK(left_out(r, "transforms.route"));
+  CHECK(left_out(r, "use.time.zone=Europe/Paris"));
+  CHECK(left_out(r, "no.such.key=1"));
+  CHECK(left_out(r, "consumer.override.max.poll.records=10"));  // a Java client property
+  load(r);                                                      // still loads
+}
+
+TEST_CASE("what is not a JDBC sink's config is refused") {
+  CHECK_FALSE(read_connect_config("{\"config\": [1]}").config);
+  const import_result other =
+      import_text(R"({"connector.class": "io.debezium.connector.postgresql.PostgresConnector"})");
+  CHECK_FALSE(other.error.empty());
+  const import_result no_url =
+      import_text(R"({"connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector"})");
+  CHECK(no_url.error.find("connection.url") != std::string::npos);
+}
+
+TEST_CASE(".properties: comments, continuations, separators and escapes as Java reads them") {
+  const auto p = read_properties(
+      "# comment\n! also\n  a = 1\nb:2\nc 3\nd=x\\\n    y\ne=tab\\there\nf\\=g=h\nu=\\u00e9\n");
+  REQUIRE(p.size() == 7);
+  CHECK(p[0] == std::pair<std::string, std::string>{"a", "1"});
+  CHECK(p[1] == std::pair<std::string, std::string>{"b", "2"});
+  CHECK(p[2] == std::pair<std::string, std::string>{"c", "3"});
+  CHECK(p[3] == std::pair<std::string, std::string>{"d", "xy"});
+  CHECK(p[4] == std::pair<std::string, std::string>{"e", "tab\there"});
+  CHECK(p[5] == std::pair<std::string, std::string>{"f=g", "h"});
+  CHECK(p[6] == std::pair<std::string, std::string>{"u", "\xc3\xa9"});
+}
