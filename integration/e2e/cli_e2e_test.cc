@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 
 namespace sluice::testing {
@@ -35,6 +36,7 @@ const std::vector<std::vector<std::string>> commands = {{"run"},
                                                         {"offsets", "show"},
                                                         {"offsets", "reset"},
                                                         {"config-reference"},
+                                                        {"config", "import"},
                                                         {"dead-letters"},
                                                         {"dead-letters", "list"},
                                                         {"dead-letters", "show"},
@@ -137,6 +139,39 @@ TEST_CASE("--version names sluice's version and commit, librdkafka and libpq") {
                           std::regex(R"(^sluice \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\))")));
   CHECK(std::regex_search(r.out, std::regex(R"(\nlibrdkafka \d+\.\d+\.\d+)")));
   CHECK(std::regex_search(r.out, std::regex(R"(\nlibpq \d+\.\d+)")));
+}
+
+}  // namespace sluice::testing
+
+namespace sluice::testing {
+
+TEST_CASE("config import: 0 all mapped, 1 some not (YAML written), 2 not a JDBC sink's config") {
+  const std::string all = write_run_file("import_all", R"({"name": "orders-sink", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db:5432/replica?ssl=true",
+    "connection.username": "sink", "connection.password": "s3cret",
+    "insert.mode": "upsert", "primary.key.mode": "record_key", "topics": "a.b.c"}})");
+  const std::string out = run_dir() + "/import_all.yaml";
+  const command_result ok = run_sluice({"config", "import", all, "-o", out}, "", 30);
+  INFO(ok.out << ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(contains(ok.err, "PGPASSWORD"));
+  const std::string yaml = run_shell("cat " + out);
+  CHECK(contains(yaml, "sslmode=verify-full"));
+  CHECK_FALSE(contains(yaml + ok.out + ok.err, "s3cret"));
+
+  const std::string some = write_run_file("import_some", R"({"name": "x", "config": {
+    "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "a"}})");
+  const command_result partly = run_sluice({"config", "import", some}, "", 30);
+  CHECK(partly.exit_code == 1);
+  CHECK(contains(partly.out, "table.name.style: confluent"));
+  CHECK(contains(partly.err, "insert.mode=insert"));
+
+  const std::string other = write_run_file(
+      "import_other", R"({"connector.class": "io.debezium.connector.mysql.MySqlConnector"})");
+  CHECK(run_sluice({"config", "import", other}, "", 30).exit_code == 2);
+  CHECK(run_sluice({"config", "import", run_dir() + "/no-such-file"}, "", 30).exit_code == 2);
 }
 
 }  // namespace sluice::testing
