@@ -151,7 +151,12 @@ const config_key keys[] = {
    .description = "Create a missing target table (and schema) from metadata or the values' kinds.",
    .binding = field<&config::auto_create>()},
   {.name = "auto.evolve", .type = value_type::boolean, .default_value = "true",
-   .description = "Add columns that appear in the messages (never drops, never narrows).",
+   .description = "Add columns that appear in the messages (never drops, never narrows). "
+                  "sluice's own columns (_sluice_csn, _sluice_updated_at, _sluice_col_csn, "
+                  "_sluice_deleted, keyless tables' _sluice_op and source context) are its "
+                  "bookkeeping and are added to an existing table whatever this says: a table "
+                  "another sink built is adopted in place, its rows (no CSN) older than any "
+                  "change.",
    .binding = field<&config::auto_evolve>()},
   {.name = "auto.evolve.widen", .type = value_type::boolean, .default_value = "false",
    .description = "Widen an existing column when the stream's type for it has grown (varchar(40) "

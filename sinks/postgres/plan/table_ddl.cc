@@ -27,15 +27,6 @@ std::string label(const target_table& t) {
   return t.schema + "." + t.name;
 }
 
-bool is_metadata(const std::string& name) {
-  for (const char* m :
-       {meta::csn, meta::col_csn, meta::updated_at, meta::deleted, meta::op, meta::source_ts,
-        meta::tx, meta::kafka_topic, meta::kafka_partition, meta::kafka_offset}) {
-    if (name == m) return true;
-  }
-  return false;
-}
-
 bool is_integer(type_id id) {
   return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
 }
@@ -372,7 +363,7 @@ table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table&
     // table it adopts (one a JDBC sink built) whatever auto.evolve says; their rows read as
     // older than any change (NULL CSN). auto.evolve governs the stream's columns only.
     const auto data = std::find_if(add.begin(), add.end(),
-                                   [](const column_def& c) { return !is_metadata(c.name); });
+                                   [](const column_def& c) { return !meta::is_own(c.name); });
     if (data != add.end() && !_options.auto_evolve) {
       throw schema_error("table " + label(t) + " lacks column " + data->name +
                          " and auto.evolve is off");

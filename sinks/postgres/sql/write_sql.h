@@ -95,6 +95,15 @@ inline constexpr const char* tx = "_sluice_tx";
 inline constexpr const char* kafka_topic = "_sluice_kafka_topic";
 inline constexpr const char* kafka_partition = "_sluice_kafka_partition";
 inline constexpr const char* kafka_offset = "_sluice_kafka_offset";
+// One of the above: sluice's bookkeeping, which it adds to any table it writes (an adopted
+// one too, whatever auto.evolve says), as opposed to the stream's columns.
+inline bool is_own(std::string_view name) {
+  for (const char* m : {csn, col_csn, updated_at, deleted, op, source_ts, tx, kafka_topic,
+                        kafka_partition, kafka_offset}) {
+    if (name == m) return true;
+  }
+  return false;
+}
 }  // namespace meta
 
 }  // namespace sluice
