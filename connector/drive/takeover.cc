@@ -67,6 +67,15 @@ std::string takeover::attempt(const std::vector<stored_offset>& ours) {
                tp.first << "[" << tp.second << "] starts at " << *offset << ", group " << group
                         << "'s committed offset");
   }
+  if (_offsets.empty()) {
+    // Most likely a misspelt group (Kafka describes any name as an empty group): said, not
+    // refused, since a connector that never committed is a real case too.
+    SLUICE_LOG(warn, "takeover",
+               "group " << group << " has no committed offsets for the " << wanted.size()
+                        << " partition(s) without offsets here: they start as "
+                           "kafka.auto.offset.reset says (is the group's name right?)");
+    return "";
+  }
   SLUICE_LOG(info, "takeover",
              "group " << group << " is empty: " << _offsets.size() << " of " << wanted.size()
                       << " partition(s) without offsets here start from its committed offsets");

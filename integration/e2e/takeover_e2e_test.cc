@@ -9,7 +9,12 @@
 
 #include <doctest/doctest.h>
 
+#include <librdkafka/rdkafka.h>
+
+#include <atomic>
 #include <chrono>
+#include <map>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -34,6 +39,81 @@ std::string get(uint16_t port, const std::string& path) {
 
 int64_t rows_in(const std::string& table) {
   return count_of("SELECT count(*) FROM public." + table);
+}
+
+bool table_exists(const std::string& table) {
+  return count_of("SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = '" +
+                  table + "'") == 1;
+}
+
+// A plain librdkafka consumer of `group`, as a Connect worker's sink task is one; it never
+// commits on its own (enable.auto.commit off), so the group's offsets are the test's.
+class group_member {
+ public:
+  explicit group_member(const std::string& group) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    for (const auto& [k, v] :
+         std::map<std::string, std::string>{{"bootstrap.servers", kafka_bootstrap()},
+                                            {"group.id", group},
+                                            {"enable.auto.commit", "false"},
+                                            {"auto.offset.reset", "earliest"}}) {
+      REQUIRE(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) == RD_KAFKA_CONF_OK);
+    }
+    _rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    REQUIRE_MESSAGE(_rk != nullptr, err);
+    rd_kafka_poll_set_consumer(_rk);
+  }
+  ~group_member() {
+    leave();
+    rd_kafka_destroy(_rk);
+  }
+  group_member(const group_member&) = delete;
+  group_member& operator=(const group_member&) = delete;
+
+  // Commits these offsets for the group (the next offset to read, per partition).
+  void commit(const std::string& topic, const std::map<int, int64_t>& next) {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+    for (const auto& [partition, offset] : next)
+      rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset = offset;
+    const rd_kafka_resp_err_t e = rd_kafka_commit(_rk, list, /*async=*/0);
+    rd_kafka_topic_partition_list_destroy(list);
+    REQUIRE_MESSAGE(e == RD_KAFKA_RESP_ERR_NO_ERROR, rd_kafka_err2str(e));
+  }
+
+  // Subscribes and polls on a thread of its own until leave(): a live member of the group.
+  void join(const std::string& topic) {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), RD_KAFKA_PARTITION_UA);
+    REQUIRE(rd_kafka_subscribe(_rk, list) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    rd_kafka_topic_partition_list_destroy(list);
+    _polling = std::thread([this] {
+      while (!_stop.load()) {
+        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(_rk, 100)) rd_kafka_message_destroy(m);
+      }
+    });
+  }
+
+  // Leaves the group (the connector stopped).
+  void leave() {
+    if (!_polling.joinable()) return;
+    _stop = true;
+    _polling.join();
+    rd_kafka_consumer_close(_rk);
+  }
+
+ private:
+  rd_kafka_t* _rk = nullptr;
+  std::atomic<bool> _stop{false};
+  std::thread _polling;
+};
+
+// 10 rows on each of the topic's two partitions: odd ids on 0, even ids on 1, in id order.
+void produce_two_partitions(const std::string& topic, const std::string& table) {
+  std::vector<kafka_record> rows = datastream_rows(table, 1, 20);
+  for (size_t i = 0; i < rows.size(); ++i)
+    rows[i].partition = static_cast<int>(i % 2);
+  produce(topic, rows);
 }
 
 }  // namespace
@@ -91,6 +171,66 @@ TEST_CASE("a takeover waits for the connector's group to empty, then starts at i
   REQUIRE(wait_until([&] { return get(port, "/status").find("\"RUNNING\"") != std::string::npos; },
                      30s));
   CHECK(newcomer.stop() == 0);
+}
+
+TEST_CASE("a takeover starts each partition at the group's commit, else at auto.offset.reset") {
+  const std::string topic = unique_name("takeover_plain");
+  const std::string table = unique_name("takeover_p");
+  const std::string group = unique_name("connect-x");
+  const std::string name = unique_name("takeover_plain_sluice");
+  create_topic(topic, 2);
+  produce_two_partitions(topic, table);
+  // The connector had committed partition 0 up to offset 6 (ids 1..11 applied), nothing of 1,
+  // and still runs: a member of its group, subscribed and polling.
+  group_member member(group);
+  member.commit(topic, {{0, 6}});
+  member.join(topic);
+
+  const uint16_t port = free_port();
+  sluice_process sluice(
+      with_metrics_listen(
+          basic_config(name, topic, "datastream", "offsets.takeover.group: " + group + "\n"), port),
+      "takeover_plain");
+  std::string status;
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        status = get(port, "/status");
+                        return contains(status, "\"DEGRADED\"") &&
+                               contains(status, "group " + group + " has 1 live member");
+                      },
+                      60s),
+                  status << "\n"
+                         << sluice.log());
+  std::this_thread::sleep_for(3s);
+  CHECK_FALSE(table_exists(table));  // nothing consumed while the group has a member
+  CHECK(committed_messages(name) == 0);
+
+  member.leave();  // the connector stops: sluice goes on by itself
+  REQUIRE_MESSAGE(caught_up(name, 20, 90s), sluice.log());
+  // Partition 0 from offset 6 (ids 13..19), partition 1 from its start (earliest, as
+  // basic_config says): ids 1..11 of partition 0 are not read again.
+  CHECK(rows_in(table) == 14);
+  CHECK(count_of("SELECT count(*) FROM public." + table + " WHERE id % 2 = 1 AND id < 13") == 0);
+  CHECK(contains(sluice.log(), topic + "[0] starts at 6, group " + group + "'s committed offset"));
+  CHECK_FALSE(contains(sluice.log(), topic + "[1] starts at"));
+  REQUIRE(wait_until([&] { return contains(get(port, "/status"), "\"RUNNING\""); }, 30s));
+  CHECK(sluice.stop() == 0);
+}
+
+TEST_CASE("a takeover group Kafka has never heard of: every partition as auto.offset.reset says") {
+  const std::string topic = unique_name("takeover_none");
+  const std::string table = unique_name("takeover_n");
+  const std::string name = unique_name("takeover_none_sluice");
+  create_topic(topic, 2);
+  produce_two_partitions(topic, table);
+  sluice_process sluice(
+      basic_config(name, topic, "datastream",
+                   "offsets.takeover.group: " + unique_name("connect-nobody") + "\n"),
+      "takeover_none");
+  REQUIRE_MESSAGE(caught_up(name, 20, 90s), sluice.log());
+  CHECK(rows_in(table) == 20);
+  CHECK(contains(sluice.log(), "has no committed offsets"));
+  CHECK(sluice.stop() == 0);
 }
 
 TEST_CASE("offsets.takeover.group must not be sluice's own group") {
