@@ -44,7 +44,8 @@ stop_services() {
   local dir service
   for dir in "$repo/build/run" "$repo/build-asan/run" "$repo/build-tsan/run"; do
     [[ -d "$dir" ]] || continue
-    for service in kafka postgres registry; do
+    # The Connect worker first: it keeps its state on the broker.
+    for service in connect kafka postgres registry; do
       SLUICE_RUN_DIR="$dir" "$services/$service.sh" stop 2>&1 | grep -v 'not running' >&2 || true
     done
   done

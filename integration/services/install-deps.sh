@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything sluice needs to build, test and run its demo on a fresh Debian 12
-# machine, then fetches the Kafka broker jars (integration/kafka/fetch.sh) and the Schema
-# Registry the tests run (integration/registry/fetch.sh).
+# machine, then fetches the Kafka broker jars (integration/kafka/fetch.sh), the Schema
+# Registry the tests run (integration/registry/fetch.sh) and the Kafka Connect worker with
+# Debezium's JDBC sink (integration/connect/fetch.sh), all from Maven Central through maven.
 #
 # Warm runs are fast: when dpkg-query reports every package installed, apt is not touched.
 # Runs as root (CI) or through sudo.
@@ -29,7 +30,8 @@ packages=(
   # format check, sanitizers; the fuzzers (scripts/test.sh builds them with clang++-14; its
   # libFuzzer, in libclang-rt-14-dev, is only a recommendation of clang-14, hence named here)
   clang-format clang-14 libclang-rt-14-dev
-  # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka on Java 17
+  # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka and Kafka
+  # Connect on Java 17, their jars fetched by maven
   postgresql-15 postgresql-client-15 kcat openjdk-17-jre-headless maven ca-certificates
   # the services' throwaway CA and certificates (services/tls.sh)
   openssl
@@ -76,3 +78,4 @@ fi
 
 "$repo/integration/kafka/fetch.sh"
 "$repo/integration/registry/fetch.sh"
+"$repo/integration/connect/fetch.sh"
