@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
+#include <stdexcept>
 
 #include "integration/connect/connect_rest.h"
 #include "integration/connect/consumer_groups.h"
@@ -124,12 +125,16 @@ bool jdbc_sink_scenario::wait_committed(const std::map<std::string, int64_t>& of
         for (const std::string& s : states)
           REQUIRE_MESSAGE(s != "FAILED",
                           connect_rest("GET", "/connectors/" + _name + "/status").body);
-        for (const auto& [table, offset] : offsets) {
-          // Nothing committed (-1) is where a table with no message applied stands.
-          if (std::max<int64_t>(committed_offset(group(), topic(table), 0), 0) != offset)
-            return false;
+        try {
+          for (const auto& [table, offset] : offsets) {
+            // Nothing committed (-1) is where a table with no message applied stands.
+            if (std::max<int64_t>(committed_offset(group(), topic(table), 0), 0) != offset)
+              return false;
+          }
+          return true;
+        } catch (const std::runtime_error&) {
+          return false;  // the group's coordinator still loading: ask again
         }
-        return true;
       },
       timeout);
 }
