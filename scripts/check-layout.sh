@@ -40,7 +40,7 @@ for dir in connector/*/; do
       echo "$file includes $target: connector/$folder/ may include only: ${allowed[$folder]}"
       failed=1
     fi
-  done < <(grep -o '#include "connector/[^"]*"' "$dir"* | sed 's/#include "\(.*\)"/\1/')
+  done < <(grep -ro '#include "connector/[^"]*"' "$dir" | sed 's/#include "\(.*\)"/\1/')
 done
 # connector/ reaches the target through the seam only (sinks/*.h: target-neutral roles,
 # chosen by sinks/target_factory.h): an include of sinks/postgres/ would tie it to one target.

@@ -77,14 +77,23 @@ void describe_group(const config& c, std::string_view group, std::string& out) {
     }
   }
   if (names.empty()) return;
-  out += std::string(top) + ":\n";
+  // A group whose top is also a key of its own (transforms, the list beside transforms.<name>)
+  // is written flat, as Connect does: one YAML key cannot be both.
+  const bool flat = find_config_key(top) != nullptr;
+  if (!flat) out += std::string(top) + ":\n";
   for (const auto& name : names) {
-    out += "  " + yaml_scalar(name) + ":\n";
+    if (!flat) out += "  " + yaml_scalar(name) + ":\n";
     for (const auto& key : config_keys()) {
       if (!key.name.starts_with(prefix)) continue;
       const typed_value v = key.binding.load(c, key, name);
       if (key.type == value_type::enumeration && is_empty(v)) continue;  // unset: inherits
-      out += "    " + std::string(key.name.substr(prefix.size())) + ": " + shown(c, key, v) + "\n";
+      const std::string setting(key.name.substr(prefix.size()));
+      if (flat) {
+        if (is_empty(v)) continue;  // a setting another type reads
+        out += std::string(top) + "." + name + "." + setting + ": " + shown(c, key, v) + "\n";
+      } else {
+        out += "    " + setting + ": " + shown(c, key, v) + "\n";
+      }
     }
   }
 }

@@ -63,11 +63,22 @@ std::string_view to_string(log_level v);
 
 // tables.<source>: what configuration says about one source table.
 // fields.* and tables.<source>.fields.*: which of a table's columns are written, and under
-// which names (connector/prepare/field_selection.h applies them).
+// which names (connector/prepare/transforms/field_selection.h applies them).
 struct field_rules {
   std::vector<std::string> include;  // empty: every column; global entries may be topic:field
   std::vector<std::string> exclude;
   std::map<std::string, std::string> rename;  // source column -> target column
+};
+
+// transforms.<name>: one Kafka Connect single message transform, Connect's own key names
+// (connector/prepare/transforms/ runs them). Which keys a type reads: transform_types.h.
+struct transform_config {
+  std::string type;  // RegexRouter | ReplaceField, or the Java class name
+  std::string regex;
+  std::string replacement;
+  std::vector<std::string> include, exclude;      // ReplaceField
+  std::vector<std::string> whitelist, blacklist;  // ReplaceField, Connect 2.x names
+  std::vector<std::string> renames;               // ReplaceField, old:new
 };
 
 struct table_config {
@@ -195,6 +206,10 @@ struct config {
   std::vector<std::string> tables_include;
   std::vector<std::string> tables_exclude;
   field_rules fields;  // fields.include / fields.exclude / fields.rename, every table
+  // transforms: the names in the order they run (the file order of transforms.<name> when no
+  // list is given); transform_settings: transforms.<name>.*.
+  std::vector<std::string> transforms;
+  std::map<std::string, transform_config> transform_settings;
   std::map<std::string, table_config> tables;             // by source name as messages give it
   std::map<std::string, topic_override> topic_overrides;  // by topic
   std::chrono::milliseconds chunk_timeout{};

@@ -17,6 +17,7 @@
 #include "connector/config/config_walker.h"
 #include "connector/config/redact.h"
 #include "connector/config/topic_regex.h"
+#include "connector/config/transform_checks.h"
 #include "connector/config/value_reader.h"
 #include "connector/config/yaml_documents.h"
 
@@ -54,6 +55,8 @@ class cross_checks {
     check_kafka(c);
     check_overrides(c);
     check_schema_registry(c.schema_registry);
+    check_transforms(c, _walk, _errors);
+    check_excluded_keys(c, _walk, _errors);
   }
 
  private:

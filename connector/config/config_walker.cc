@@ -1,5 +1,6 @@
 #include "connector/config/config_walker.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -132,9 +133,42 @@ class walker {
       error(mark_of(value, key), path,
             "expected a map of " + pattern + ".* keys (" + children_of(pattern) + "), got " +
                 std::string(kind_of(value)));
+    } else if (auto flat = flat_entry(pattern)) {
+      // Connect's spelling, transforms.route.type: the entry named inline.
+      const std::string group = std::string(flat->group);
+      const bool known = std::any_of(
+          _result.entries.begin(), _result.entries.end(),
+          [&](const found_entry& e) { return e.group == group && e.name == flat->name; });
+      if (!known) {
+        _result.entries.push_back(
+            {group, flat->name, join(group.substr(0, group.find(".<")), flat->name), key.Mark()});
+      }
+      walk_key(key, value, flat->pattern, path, flat->name);
     } else {
       unknown(key, pattern, path);
     }
+  }
+
+  struct flat_key {
+    std::string_view group;  // "transforms.<name>"
+    std::string name;        // "route"
+    std::string pattern;     // "transforms.<name>.type"
+  };
+  // A key of a group whose entry names are one segment, written flat: the name is the segment
+  // after the group's prefix. Only such groups: a source table's name holds dots.
+  static std::optional<flat_key> flat_entry(std::string_view pattern) {
+    static constexpr std::string_view flat_groups[] = {"transforms.<name>"};
+    for (std::string_view group : flat_groups) {
+      const std::string_view prefix = group.substr(0, group.find('<'));
+      if (!pattern.starts_with(prefix)) continue;
+      const std::string_view rest = pattern.substr(prefix.size());
+      const size_t dot = rest.find('.');
+      if (dot == 0 || dot == std::string_view::npos) continue;
+      std::string key_pattern = std::string(group) + std::string(rest.substr(dot));
+      if (find_config_key(key_pattern) == nullptr) continue;
+      return flat_key{group, std::string(rest.substr(0, dot)), std::move(key_pattern)};
+    }
+    return std::nullopt;
   }
 
   void unknown(const YAML::Node& key, const std::string& pattern, const std::string& path) {

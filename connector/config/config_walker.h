@@ -36,9 +36,10 @@ struct walk_result {
 
 // Matches a parsed YAML document against the key table. Nesting and dots are interchangeable
 // (`postgres: {dsn: ..}` and `postgres.dsn: ..` name one key), except below a user-named
-// segment, which is always one YAML map key; map-typed keys (kafka, column.types) end the
-// matching. Unknown keys get a "did you mean" when one is near; a key given twice, in either
-// spelling, is an error.
+// segment, which is always one YAML map key (but for transforms.<name>, whose names are one
+// segment: transforms.route.type is Connect's own spelling); map-typed keys (kafka, column.types)
+// end the matching. Unknown keys get a "did you mean" when one is near; a key given twice, in
+// either spelling, is an error.
 walk_result walk_config(const YAML::Node& root);
 
 // An error about `key` at a YAML mark (1-based line and column; none for a null mark).

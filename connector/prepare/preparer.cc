@@ -36,6 +36,7 @@ preparer::preparer(const config& c, topic_decoders& decoders, size_t lanes)
     : _config(c),
       _decoders(decoders),
       _filter(c.tables_include, c.tables_exclude),
+      _transforms(c),
       _fields(c),
       _lanes(lanes),
       _decoded(lanes),
@@ -54,11 +55,13 @@ bool preparer::filter_changes(decode_output& out, size_t first) {
   return all_dropped;
 }
 
-std::optional<std::string> preparer::select_fields(decode_output& out, size_t first,
-                                                   std::string_view topic) {
-  if (_fields.empty()) return std::nullopt;
+std::optional<std::string> preparer::transform_changes(decode_output& out, size_t first,
+                                                       std::string_view topic) {
+  if (_transforms.empty() && _fields.empty()) return std::nullopt;  // the common case: no cost
+  const std::string_view routed = _transforms.topic(topic);
   for (size_t i = first; i < out.changes.size(); ++i) {
-    if (auto why = _fields.apply(out.changes[i], topic)) return why;
+    if (auto why = _transforms.apply(out.changes[i])) return why;
+    if (auto why = _fields.apply(out.changes[i], routed)) return why;
   }
   return std::nullopt;
 }
@@ -104,7 +107,7 @@ preparer::verdict preparer::add(source_message& m, size_t lane) {
           kafka_offset{m.raw.offset.value() + static_cast<int64_t>(i - first)};
     }
   }
-  if (auto why = select_fields(out, first, m.raw.topic)) {
+  if (auto why = transform_changes(out, first, m.raw.topic)) {
     out.truncate_changes(first);  // none of the message's changes enters the batch
     return refuse(m, lb, error{error_code::field_rule, *why});
   }
@@ -119,8 +122,8 @@ preparer::verdict preparer::add_changes(std::vector<change>& changes, size_t lan
   for (change& c : changes)
     out.changes.push_back(std::move(c));
   changes.clear();
-  // No field rules: a stored change was stored after them (renamed again, a chain of renames
-  // would move twice).
+  // No transforms nor field rules: a stored change was stored after them (renamed again, a
+  // chain of renames would move twice). Its topic is the one it came on: routed in take().
   return filter_changes(out, first) ? verdict::filtered : verdict::decoded;
 }
 
@@ -129,6 +132,11 @@ std::vector<lane_batch> preparer::take() {
   lanes.swap(_lanes);
   for (size_t i = 0; i < lanes.size(); ++i) {
     lanes[i].merged = _merges[i].merge(std::move(_decoded[i].changes));
+    // A table is routed by the topic its changes came on as the RegexRouters rename it.
+    if (_transforms.routes()) {
+      for (table_rows& tr : lanes[i].merged.tables)
+        tr.topic = std::string(_transforms.topic(tr.topic));
+    }
     lanes[i].catalog = std::move(_decoded[i].catalog);
     lanes[i].ddl = std::move(_decoded[i].ddl);
     lanes[i].pieces = std::move(_decoded[i].pieces);

@@ -6,8 +6,9 @@
 
 #include "connector/base/lane_batch.h"
 #include "connector/config/config.h"
-#include "connector/prepare/field_selection.h"
 #include "connector/prepare/topic_decoders.h"
+#include "connector/prepare/transforms/field_selection.h"
+#include "connector/prepare/transforms/transform_chain.h"
 #include "connector/source/source_message.h"
 #include "core/catalog/table_filter.h"
 #include "core/merge/merge_engine.h"
@@ -24,13 +25,16 @@ namespace sluice {
 //                                           value: never converted, never on the batch's clock
 //     decode (the topic's decoder)       -> changes | catalog updates | DDL | chunk pieces
 //     a dead letter (errors.tolerance: all), or stop (none: nothing of it enters the batch)
-//     field rules (fields.*, tables.<source>.fields.*): columns left out or renamed, before
-//       the merge; a change they cannot apply to makes the message a dead letter (or stop)
+//     transforms (RegexRouter: the topic routed by; ReplaceField: columns), then field rules
+//       (fields.*, tables.<source>.fields.*, matched against the routed topic): columns left
+//       out or renamed before the merge; a change they cannot apply to makes the message a
+//       dead letter (or stop)
 //     drop the changes of tables tables.include / tables.exclude leave out (a message left
 //       with none is `filtered`; its offset moves on like any other)
 //   add_changes(changes, lane): changes read back from a stored letter enter here, after
 //     decoding and the field rules, never decoded again; the table filter applies to them
-//   take(): closes the batch, one lane_batch per lane, each lane's changes merged by key
+//   take(): closes the batch, one lane_batch per lane, each lane's changes merged by key, each
+//     table's topic (what ${topic} routes by) renamed by the RegexRouters
 //
 // What is not a rule of the message is the driver's: which lane, which offsets move (the
 // Kafka driver's partition table), when a batch closes, what a stop means.
@@ -66,14 +70,15 @@ class preparer {
   // were some and none is left.
   bool filter_changes(decode_output& out, size_t first);
   verdict refuse(const source_message& m, lane_batch& lane, const error& e);
-  // Applies the field rules to the changes from index `first` on, come on `topic`; why not,
-  // when it cannot.
-  std::optional<std::string> select_fields(decode_output& out, size_t first,
-                                           std::string_view topic);
+  // Applies the transforms and the field rules to the changes from index `first` on, come on
+  // `topic`; why not, when they cannot.
+  std::optional<std::string> transform_changes(decode_output& out, size_t first,
+                                               std::string_view topic);
 
   const config& _config;
   topic_decoders& _decoders;
   table_filter _filter;
+  transform_chain _transforms;
   field_selection _fields;
   std::vector<lane_batch> _lanes;
   std::vector<decode_output> _decoded;  // per lane: the open batch's decoded changes

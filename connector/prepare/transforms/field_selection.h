@@ -5,13 +5,12 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/prepare/transforms/column_rules.h"
 #include "core/model/change.h"
-#include "core/model/column_type.h"
 
 namespace sluice {
 
@@ -26,9 +25,10 @@ namespace sluice {
 //   exclude: those columns go; a key column named is an error (the message is a dead letter)
 //   rename: the table's win over the global ones; two columns onto one name is an error
 //
-// Rules are compiled once per (table, topic) and the column types a change shares once per
-// schema, so a change the rules leave alone costs one hash look-up, and one that has rules
-// applied allocates only where a column is renamed.
+// `topic` is the topic after the routing transforms (RegexRouter), as Debezium matches its
+// topic:field entries. Rules are compiled once per (table, topic) into column_rules, so a
+// change the rules leave alone costs one hash look-up, and one that has rules applied
+// allocates only where a column is renamed.
 //
 // Lifecycle: one per preparer; the config outlives it. Threading: the preparer's one thread.
 class field_selection {
@@ -41,28 +41,15 @@ class field_selection {
   std::optional<std::string> apply(change& c, std::string_view topic);
 
  private:
-  struct rules {
-    bool none = true;  // nothing applies to this table and topic
-    std::unordered_set<std::string> include, exclude;
-    std::unordered_map<std::string, std::string> rename;
-    // A schema's columns as these rules leave them, the source kept alive so that its address
-    // is never reused for another while cached.
-    std::unordered_map<const column_types*, std::pair<shared_column_types, shared_column_types>>
-        types;
-  };
-  rules& rules_for(const table_entry& table, std::string_view topic);
-  rules compile(const table_entry& table, std::string_view topic) const;
-  // Whether a column stays (the key's always do, unless excluded: an error found before).
-  static bool kept(const rules& r, const std::string& name, const row_key& key);
-  static shared_column_types types_for(const shared_column_types& types, rules& r,
-                                       const row_key& key);
+  column_rules& rules_for(const table_entry& table, std::string_view topic);
+  column_rules compile(const table_entry& table, std::string_view topic) const;
 
   const config& _config;
   bool _empty = true;
   // By table, then by topic (a table comes on one topic, or a few): no string is built to look
   // a change's rules up.
   std::unordered_map<const table_entry*,
-                     std::vector<std::pair<std::string, std::unique_ptr<rules>>>>
+                     std::vector<std::pair<std::string, std::unique_ptr<column_rules>>>>
       _rules;
 };
 

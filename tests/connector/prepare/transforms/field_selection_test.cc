@@ -1,4 +1,4 @@
-#include "connector/prepare/field_selection.h"
+#include "connector/prepare/transforms/field_selection.h"
 
 #include <doctest/doctest.h>
 

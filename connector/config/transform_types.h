@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace sluice {
+
+// The Kafka Connect transforms (SMTs) sluice runs in prepare/ (connector/prepare/transforms/),
+// and the pieces of their settings the loader checks and the runtime reads alike, so that what
+// loads is what runs.
+enum class transform_kind { regex_router, replace_field };
+
+// The kind transforms.<name>.type names: RegexRouter, ReplaceField, or Connect's class names
+// (org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value). Else the reason:
+// ReplaceField$Key refused (sluice's key is the row's, renamed through the value's columns),
+// a transform a later version adds named as not yet supported, anything else unknown with
+// the known ones listed.
+std::variant<transform_kind, std::string> transform_kind_of(std::string_view type);
+
+// A piece of a replacement: literal text, or the text of a capturing group (group >= 0).
+struct replacement_piece {
+  std::string literal;
+  int group = -1;
+};
+// A replacement as java.util.regex.Matcher reads it: `$n` is group n (further digits join the
+// number while it stays a group of the regex: `$12` is group 1 then "2" with one group), `\x`
+// is x literally; `${name}` is refused (std::regex has no named groups), as are a `$` that
+// names no group and a reference past the regex's `groups`.
+std::variant<std::vector<replacement_piece>, std::string> parse_java_replacement(
+    std::string_view text, std::size_t groups);
+
+// A ReplaceField renames entry, `old:new` (both non-empty); nothing when it is not one.
+std::variant<std::pair<std::string, std::string>, std::string> parse_rename(std::string_view entry);
+
+// Per-scalar rules for the key table (config_key::check): "" when fine.
+std::string check_transform_type(std::string_view entry, std::string_view value);
+// A RegexRouter regex: a std::regex ECMAScript expression (see docs: Java's and ECMAScript's
+// syntax differ in lookbehind and named groups).
+std::string check_transform_regex(std::string_view entry, std::string_view value);
+std::string check_transform_rename(std::string_view entry, std::string_view value);
+// A transform's name: one segment (transforms.<name>.type is also written flat, as Connect).
+std::string check_transform_name(std::string_view entry, std::string_view value);
+
+}  // namespace sluice
