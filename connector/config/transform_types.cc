@@ -108,15 +108,36 @@ std::string check_transform_type(std::string_view, std::string_view value) {
   return "";
 }
 
-std::string check_transform_regex(std::string_view, std::string_view value) {
-  if (value.empty()) return "must not be empty";
+std::string regex_error_text(std::string_view regex) {
   try {
-    std::regex(value.begin(), value.end(), std::regex::ECMAScript);
+    std::regex(regex.begin(), regex.end(), std::regex::ECMAScript);
   } catch (const std::regex_error&) {
-    return "is not a valid regular expression (ECMAScript; Java's lookbehind and named groups "
-           "are not supported)";
+    return "is not a valid regular expression (ECMAScript: Java's lookbehind, named groups, "
+           "inline flags such as (?i) and \\p{...} classes are not supported)";
+  }
+  // A possessive quantifier (Java's a++, a*+, a?+, a{2}+) reads in ECMAScript as another
+  // repetition, silently: refused rather than matched otherwise.
+  bool in_class = false;
+  for (size_t i = 0; i < regex.size(); ++i) {
+    const char c = regex[i];
+    if (c == '\\') {
+      ++i;  // an escaped character is a literal
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+    } else if ((c == '*' || c == '+' || c == '?' || c == '}') && i + 1 < regex.size() &&
+               regex[i + 1] == '+') {
+      return "uses a possessive quantifier (" + std::string(regex.substr(i, 2)) +
+             "), which only Java has: write it without the last +";
+    }
   }
   return "";
+}
+
+std::string check_transform_regex(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  return regex_error_text(value);
 }
 
 std::string check_transform_rename(std::string_view, std::string_view value) {

@@ -36,6 +36,10 @@ std::variant<std::vector<replacement_piece>, std::string> parse_java_replacement
 // A ReplaceField renames entry, `old:new` (both non-empty); nothing when it is not one.
 std::variant<std::pair<std::string, std::string>, std::string> parse_rename(std::string_view entry);
 
+// Why a RegexRouter regex cannot run as Java would run it ("" when it can): not a std::regex
+// ECMAScript expression, or one with a possessive quantifier, which ECMAScript reads otherwise.
+std::string regex_error_text(std::string_view regex);
+
 // Per-scalar rules for the key table (config_key::check): "" when fine.
 std::string check_transform_type(std::string_view entry, std::string_view value);
 // A RegexRouter regex: a std::regex ECMAScript expression (see docs: Java's and ECMAScript's

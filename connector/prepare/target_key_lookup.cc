@@ -18,7 +18,7 @@ target_key_lookup::~target_key_lookup() = default;
 
 std::vector<std::string> target_key_lookup::operator()(const table_name& source,
                                                        std::string_view topic) {
-  auto target = _router.route(source, topic);
+  auto target = _router.route(source, _topics ? _topics->topic(topic) : topic);
   if (!target) return {};  // the apply stage reports the routing error
   const auto now = std::chrono::steady_clock::now();
   auto it = _answers.find(*target);

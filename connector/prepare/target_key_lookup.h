@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "connector/config/config.h"
+#include "connector/prepare/transforms/transform_chain.h"
 #include "core/catalog/table_catalog.h"
 #include "core/catalog/table_router.h"
 #include "sinks/target.h"
@@ -38,6 +40,9 @@ class target_key_lookup {
   ~target_key_lookup();
 
   std::vector<std::string> operator()(const table_name& source, std::string_view topic);
+  // Routes by the topic as c's RegexRouters rename it, as the applier will (SPEC §6a): the
+  // table whose key is read is the one the changes go to. Call before the first lookup.
+  void route_topics_as(const config& c) { _topics = std::make_unique<transform_chain>(c); }
 
  private:
   struct answer {
@@ -45,6 +50,7 @@ class target_key_lookup {
     std::chrono::steady_clock::time_point asked;
   };
   table_router _router;
+  std::unique_ptr<transform_chain> _topics;  // null: topics as they came
   std::chrono::milliseconds _retry_after;
   std::map<target_table, answer> _answers;
   keep_going _go;

@@ -4,6 +4,7 @@ namespace sluice {
 
 std::variant<regex_router, std::string> regex_router::compile(std::string_view regex,
                                                               std::string_view replacement) {
+  if (std::string why = regex_error_text(regex); !why.empty()) return "regex " + why;
   std::regex compiled;
   try {
     compiled = std::regex(regex.begin(), regex.end(), std::regex::ECMAScript);

@@ -50,4 +50,8 @@ TEST_CASE("RegexRouter refuses what Java would refuse, and what std::regex canno
   CHECK(compile_error("(a)", "a\\").find("escapes nothing") != std::string::npos);
   CHECK(compile_error("(?<n>a)", "$1").find("not a valid regular expression") != std::string::npos);
   CHECK(compile_error("(a)", "${n}").find("named") != std::string::npos);
+  // Java's possessive quantifier would silently mean something else in ECMAScript.
+  CHECK(compile_error("a++b", "x").find("possessive") != std::string::npos);
+  CHECK(compile_error("[+]+", "x").empty());  // a class of '+', repeated
+  CHECK(compile_error("\\++", "x").empty());  // a literal '+', repeated
 }
