@@ -5,68 +5,12 @@
 #include <set>
 
 #include "connector/config/config_checks.h"
+#include "connector/config/import/import_mapper.h"
 #include "connector/config/import/jdbc_url.h"
+#include "connector/config/import/transform_import.h"
 
 namespace sluice {
 namespace {
-
-enum class peer { debezium, confluent };
-
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "\"";
-}
-
-std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at <= s.size();) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string_view::npos) comma = s.size();
-    std::string_view item = s.substr(at, comma - at);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    at = comma + 1;
-  }
-  return out;
-}
-
-std::string yaml_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i)
-    out += (i ? ", " : "") + quoted(items[i]);
-  return out + "]";
-}
-
-std::string upper_name(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c >= 'a' && c <= 'z') {
-      out.push_back(static_cast<char>(c - 'a' + 'A'));
-    } else if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-      out.push_back(c);
-    } else if (out.empty() || out.back() != '_') {
-      out.push_back('_');
-    }
-  }
-  while (!out.empty() && out.back() == '_')
-    out.pop_back();
-  return out;
-}
 
 // Keys a peer's connector has that sluice needs no setting for, with why.
 const std::map<std::string, std::string>& covered() {
@@ -106,94 +50,6 @@ bool is_librdkafka_property(const std::string& name) {
   static const std::vector<std::string> names = kafka_property_names();
   return std::find(names.begin(), names.end(), name) != names.end();
 }
-
-class mapper {
- public:
-  mapper(const connect_config& c, peer p, import_result& r) : _c(c), _peer(p), _r(r) {}
-
-  // The connector's value of the first of `keys` it sets; the key is then taken.
-  std::optional<std::pair<std::string, std::string>> take(std::initializer_list<const char*> keys) {
-    for (const char* k : keys) {
-      if (auto v = _c.get(k)) {
-        _taken.insert(k);
-        return std::pair<std::string, std::string>{k, *v};
-      }
-    }
-    return std::nullopt;
-  }
-  bool is_taken(const std::string& k) const { return _taken.contains(k); }
-  void mark(const std::string& k) { _taken.insert(k); }
-
-  void line(std::string_view key, const std::string& value, const std::string& from) {
-    _yaml += "# " + from + "\n" + std::string(key) + ": " + value + "\n";
-  }
-  void kafka(std::string_view key, const std::string& value, const std::string& from) {
-    _kafka += "  # " + from + "\n  " + std::string(key) + ": " + value + "\n";
-  }
-  void left_out(std::string key, std::string why) {
-    _r.left_out.push_back({std::move(key), std::move(why)});
-  }
-  void variable(std::string name, std::string where) {
-    for (const auto& [n, w] : _r.variables)
-      if (n == name) return;
-    _r.variables.emplace_back(std::move(name), std::move(where));
-  }
-  // Connect's config providers as sluice's placeholders.
-  std::string convert(std::string_view value) {
-    std::string out;
-    for (size_t i = 0; i < value.size();) {
-      if (value.compare(i, 2, "${") != 0) {
-        out.push_back(value[i++]);
-        continue;
-      }
-      const size_t close = value.find('}', i);
-      if (close == std::string_view::npos) {
-        out.append(value.substr(i));
-        break;
-      }
-      const std::string_view inner = value.substr(i + 2, close - i - 2);
-      i = close + 1;
-      if (inner.starts_with("env:")) {
-        const std::string name(inner.substr(4));
-        out += "${" + name + "}";
-        variable(name, "as the Connect worker had it (EnvVarConfigProvider)");
-      } else if (inner.starts_with("file:")) {
-        // ${file:/path:key}: a key of a properties file; sluice's ${file:} reads a whole file.
-        const std::string_view ref = inner.substr(5);
-        const size_t colon = ref.rfind(':');
-        const std::string path(ref.substr(0, colon));
-        const std::string key =
-            colon == std::string_view::npos ? "" : std::string(ref.substr(colon + 1));
-        const size_t slash = path.rfind('/');
-        const std::string name =
-            "SLUICE_" + upper_name(path.substr(slash == std::string::npos ? 0 : slash + 1)) +
-            (key.empty() ? "" : "_" + upper_name(key));
-        out += "${" + name + "}";
-        variable(name, "key `" + key + "` of " + path + " (FileConfigProvider)");
-      } else if (inner.starts_with("directory:")) {
-        // ${directory:/dir:file}: one file's content, as sluice's ${file:/dir/file}.
-        const std::string_view ref = inner.substr(10);
-        const size_t colon = ref.rfind(':');
-        out += "${file:" + std::string(ref.substr(0, colon)) + "/" +
-               std::string(ref.substr(colon + 1)) + "}";
-      } else {
-        out += "${" + std::string(inner) + "}";  // a routing placeholder (${topic}...)
-      }
-    }
-    return out;
-  }
-
-  std::string yaml() const { return _yaml + (_kafka.empty() ? "" : "kafka:\n" + _kafka); }
-  const std::set<std::string>& taken() const { return _taken; }
-  peer which() const { return _peer; }
-
- private:
-  const connect_config& _c;
-  peer _peer;
-  import_result& _r;
-  std::set<std::string> _taken;
-  std::string _yaml, _kafka;
-};
 
 std::string default_from(std::string_view key, std::string_view value, std::string_view peer_name) {
   return std::string(key) + " unset: " + std::string(peer_name) + "'s default, " +
@@ -359,42 +215,6 @@ void map_errors_and_topics(mapper& m, const connect_config& c) {
     m.mark("key.converter.basic.auth.user.info");
   }
   (void)c;
-}
-
-void map_transforms(mapper& m, const connect_config& c) {
-  const auto chain = m.take({"transforms"});
-  if (!chain) return;
-  for (const std::string& name : split_list(chain->second)) {
-    const std::string prefix = "transforms." + name + ".";
-    std::string type;
-    std::vector<std::string> options;
-    for (const auto& [k, v] : c.entries) {
-      if (!k.starts_with(prefix)) continue;
-      m.mark(k);
-      if (k == prefix + "type") {
-        type = v;
-      } else {
-        options.push_back(k.substr(prefix.size()));
-      }
-    }
-    const bool unwrap = type == "io.debezium.transforms.ExtractNewRecordState";
-    const bool plain_unwrap =
-        unwrap && std::all_of(options.begin(), options.end(),
-                              [](const std::string& o) { return o == "drop.tombstones"; });
-    if (plain_unwrap) continue;  // sluice reads the Debezium envelope itself
-    m.left_out("transforms." + name + " (" + type + ")",
-               unwrap ? "ExtractNewRecordState's options come with issue 30 (the envelope "
-                        "itself needs no transform)"
-                      : "transforms in front of sluice are not yet mapped (RegexRouter and "
-                        "ReplaceField come with this issue's transform step, the others with "
-                        "issue 30)");
-  }
-  for (const auto& [k, v] : c.entries) {
-    if (k.starts_with("predicates")) {
-      m.mark(k);
-      m.left_out(k + "=" + v, "predicates come with issue 30");
-    }
-  }
 }
 
 }  // namespace

@@ -167,11 +167,71 @@ TEST_CASE("transforms and keys sluice cannot do yet are listed, with why") {
     "use.time.zone": "Europe/Paris", "no.such.key": "1",
     "consumer.override.max.poll.records": "10"}})json");
   CHECK_FALSE(left_out(r, "transforms.unwrap"));  // sluice reads the envelope itself
-  CHECK(left_out(r, "transforms.route"));
+  CHECK_FALSE(left_out(r, "transforms.route"));   // sluice's own RegexRouter
   CHECK(left_out(r, "use.time.zone=Europe/Paris"));
   CHECK(left_out(r, "no.such.key=1"));
   CHECK(left_out(r, "consumer.override.max.poll.records=10"));  // a Java client property
   load(r);                                                      // still loads
+}
+
+TEST_CASE("RegexRouter and ReplaceField are imported as they run in Connect, the others listed") {
+  // The chain of Debezium's and Confluent's documentation, with what sluice cannot run yet.
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "shop.orders",
+    "insert.mode": "upsert", "pk.mode": "record_key",
+    "transforms": "dropPrefix, fields,filter,keyed, unwrap",
+    "transforms.dropPrefix.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.dropPrefix.regex": "shop\\.(.*)",
+    "transforms.dropPrefix.replacement": "$1_v2",
+    "transforms.fields.type": "org.apache.kafka.connect.transforms.ReplaceField$Value",
+    "transforms.fields.exclude": "secret, internal",
+    "transforms.fields.renames": "cust:customer_id,amt:amount",
+    "transforms.filter.type": "org.apache.kafka.connect.transforms.Filter",
+    "transforms.filter.predicate": "isTombstone",
+    "transforms.keyed.type": "org.apache.kafka.connect.transforms.ReplaceField$Key",
+    "transforms.keyed.include": "id",
+    "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.unwrap.delete.handling.mode": "rewrite",
+    "predicates": "isTombstone",
+    "predicates.isTombstone.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
+  }})json");
+  CHECK(left_out(r, "transforms.filter"));
+  CHECK(left_out(r, "transforms.keyed"));   // ReplaceField$Key
+  CHECK(left_out(r, "transforms.unwrap"));  // with an option issue 30 adds
+  CHECK(left_out(r, "predicates"));
+  CHECK_FALSE(left_out(r, "transforms.dropPrefix"));
+  CHECK_FALSE(left_out(r, "transforms.fields"));
+  const config c = load(r);
+  REQUIRE(c.transforms == std::vector<std::string>{"dropPrefix", "fields"});
+  const transform_config& route = c.transform_settings.at("dropPrefix");
+  CHECK(route.regex == "shop\\.(.*)");
+  CHECK(route.replacement == "$1_v2");
+  const transform_config& fields = c.transform_settings.at("fields");
+  CHECK(fields.exclude == std::vector<std::string>{"secret", "internal"});
+  CHECK(fields.renames == std::vector<std::string>{"cust:customer_id", "amt:amount"});
+  CHECK(r.yaml.find("# transforms.fields.renames\n") != std::string::npos);
+}
+
+TEST_CASE("a transform sluice's loader would refuse is listed, not written") {
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "a",
+    "transforms": "look,groups,option,when",
+    "transforms.look.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.look.regex": "(?<=x)a", "transforms.look.replacement": "b",
+    "transforms.groups.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.groups.regex": "(a)", "transforms.groups.replacement": "$2",
+    "transforms.option.type": "org.apache.kafka.connect.transforms.ReplaceField$Value",
+    "transforms.option.replace.null.with.default": "false",
+    "transforms.when.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.when.regex": "(.*)", "transforms.when.replacement": "$1",
+    "transforms.when.predicate": "p", "transforms.when.negate": "true"
+  }})json");
+  for (const char* name :
+       {"transforms.look", "transforms.groups", "transforms.option", "transforms.when"})
+    CHECK_MESSAGE(left_out(r, name), name);
+  CHECK(load(r).transforms.empty());
 }
 
 TEST_CASE("what is not a JDBC sink's config is refused") {
