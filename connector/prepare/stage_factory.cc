@@ -7,6 +7,8 @@
 #include <string>
 
 #include "connector/prepare/target_key_lookup.h"
+#include "connector/prepare/transforms/field_selection.h"
+#include "connector/prepare/transforms/transform_chain.h"
 #include "schemas/common/auto_decoder.h"
 #include "schemas/datastream/datastream_decoder.h"
 #include "schemas/debezium/debezium_decoder.h"
@@ -112,7 +114,9 @@ class owning_chunk_decoder : public chunk_decoder {
       : _target(make_target(cfg)),
         _keys(*_target, make_retry_policy(cfg), make_applier_options(cfg).routing, observer,
               std::move(keep_going), "chunk-key-lookup-" + std::to_string(index)),
-        _decoder(_catalog, options) {
+        _decoder(_catalog, options),
+        _transforms(cfg),
+        _fields(cfg) {
     for (const auto& [source, table] : cfg.tables) {
       if (!table.primary_key_fields.empty()) {
         _catalog.configure_key(source, table.primary_key_fields);
@@ -123,8 +127,18 @@ class owning_chunk_decoder : public chunk_decoder {
         [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
   }
 
+  // The preparer's transforms and field rules, on the change a chunk completes (the
+  // preparer saw only its pieces): a field rule that cannot apply is the chunk's dead letter.
   result<change> decode_chunked(const raw_message& principal, std::string_view image) override {
-    return _decoder.decode_chunked(principal, image);
+    result<change> decoded = _decoder.decode_chunked(principal, image);
+    if (!decoded || (_transforms.empty() && _fields.empty())) return decoded;
+    if (auto why = _transforms.apply(*decoded)) return make_error(error_code::field_rule, *why);
+    if (auto why = _fields.apply(*decoded, _transforms.topic(principal.topic)))
+      return make_error(error_code::field_rule, *why);
+    return decoded;
+  }
+  std::string_view routed_topic(std::string_view topic) override {
+    return _transforms.topic(topic);
   }
 
  private:
@@ -132,6 +146,8 @@ class owning_chunk_decoder : public chunk_decoder {
   table_catalog _catalog;
   target_key_lookup _keys;
   dsql_decoder _decoder;
+  transform_chain _transforms;
+  field_selection _fields;
 };
 
 }  // namespace

@@ -34,8 +34,9 @@ struct chunk_piece {
 };
 
 // Turns a principal record whose chunk is complete into its change, given the reassembled
-// image text (CRC already verified). Implemented by the decoder of the family that chunks
-// (schemas/dsql), handed to the sink by the connector, so that sinks never see schemas.
+// image text (CRC already verified), as the prepare stage would have made it: transforms and
+// field rules applied. Implemented by the connector around the decoder of the family that
+// chunks (schemas/dsql), handed to the sink, so that sinks never see schemas nor transforms.
 //
 // Lifecycle: one per apply lane. Threading: not thread-safe (it owns a parser).
 class chunk_decoder {
@@ -44,6 +45,9 @@ class chunk_decoder {
   // principal.value is the principal record; image the reassembled JSON text of the image
   // it names. Bad input is an error value, as for decoder::decode.
   virtual result<change> decode_chunked(const raw_message& principal, std::string_view image) = 0;
+  // The topic a table that came on `topic` is routed by (RegexRouter renames it; the change
+  // keeps the one it came on, for its dead letters). Valid while the decoder lives.
+  virtual std::string_view routed_topic(std::string_view topic) { return topic; }
 };
 
 }  // namespace sluice

@@ -151,4 +151,58 @@ TEST_CASE("DSQL chunks spread over partitions and lanes reassemble into the repl
   CHECK(sluice.stop() == 0);
 }
 
+TEST_CASE("a chunked row goes through the transforms and field rules as a whole record does") {
+  // The preparer sees only a chunk's pieces: the change the applier completes must still be
+  // routed by the RegexRouter's topic, renamed by ReplaceField and stripped by fields.exclude,
+  // into the same table as the topic's whole records.
+  const std::string topic = unique_name("dsql_chunks_tf");
+  const std::string connector = unique_name("dsql_chunks_tf");
+  const std::string table = unique_name("chunked_src");
+  const std::string routed = topic + "_routed";
+  create_topic(topic, 1);
+  const std::string image = big_image(1, 40'000);
+  const auto c = dsql_chunk("chunk-" + topic, image, 3, "1001", "c", table);
+  std::vector<kafka_record> records;
+  for (const std::string& f : c.fragments)
+    records.push_back({std::nullopt, f, 0});
+  records.push_back({std::nullopt, c.principal, 0});
+  records.push_back(
+      {std::nullopt,
+       R"({"type":"full","op":"c","before":null,"after":{"id":9,"note":"whole","text":"t"},)"
+       R"("source":{"version":"1.0","ts_ms":1,"ts_ns":1009,"txId":"tx9","schema":"public",)"
+       R"("table":")" +
+           table + R"(","db":"postgres","cluster":"c1"},"ts_ms":1,"ts_ns":1})",
+       0});
+  produce(topic, records);
+
+  sluice_process sluice(basic_config(connector, topic, "dsql",
+                                     "table.name.format: \"public.${topic}\"\n"
+                                     "transforms: [route, fields]\n"
+                                     "transforms.route.type: RegexRouter\n"
+                                     "transforms.route.regex: \"(.*)\"\n"
+                                     "transforms.route.replacement: \"$1_routed\"\n"
+                                     "transforms.fields.type: ReplaceField\n"
+                                     "transforms.fields.renames: [\"note:remark\"]\n"
+                                     "fields.exclude: [text]\n"
+                                     "tables:\n  \"public." +
+                                         table + "\":\n    primary.key.fields: [id]\n"));
+  REQUIRE_MESSAGE(
+      caught_up(connector, static_cast<int64_t>(records.size()), std::chrono::seconds(90)),
+      sluice.log());
+  CHECK(sluice.stop() == 0);
+
+  CHECK(number("SELECT count(*) FROM sluice.dead_letters WHERE connector = '" + connector + "'") ==
+        0);
+  CHECK(number("SELECT count(*) FROM pg_tables WHERE tablename IN ('" + table + "', '" + topic +
+               "')") == 0);
+  const auto rows =
+      query("SELECT id, remark FROM public.\"" + routed + "\" ORDER BY id");  // both records
+  REQUIRE(rows.size() == 2);
+  CHECK(str(rows[0][1]) == "image 1");
+  CHECK(str(rows[1][1]) == "whole");
+  CHECK(number("SELECT count(*) FROM information_schema.columns WHERE table_name = '" + routed +
+               "' AND column_name IN ('text', 'note')") == 0);
+  CHECK(number("SELECT count(*) FROM public.\"" + routed + "\" WHERE big IS NOT NULL") == 1);
+}
+
 }  // namespace sluice::testing

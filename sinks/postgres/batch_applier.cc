@@ -408,6 +408,8 @@ bool batch_applier::complete_chunks(pqxx::dbtransaction& tx, const batch_metadat
   plans.clear();
   if (outcome.changes.empty()) return true;
   _completed = _chunk_merge.merge(std::move(outcome.changes));
+  for (table_rows& tr : _completed.tables)  // routed as the prepare stage routes the others
+    tr.topic = std::string(_chunk_decoder->routed_topic(tr.topic));
   plans = _planner.plan(_completed, letters);
   // New targets are claimed, and tables made, in transactions of their own (apply()'s
   // chunk_ddl round): a claim made here would roll back with this attempt.
