@@ -8,6 +8,7 @@
 #include "connector/config/import/import_mapper.h"
 #include "connector/config/import/jdbc_url.h"
 #include "connector/config/import/transform_import.h"
+#include "connector/config/redact.h"
 
 namespace sluice {
 namespace {
@@ -56,18 +57,19 @@ std::string default_from(std::string_view key, std::string_view value, std::stri
          std::string(value);
 }
 
-void map_connection(mapper& m, import_result& r, const std::string& peer_name) {
+// Returns the URL's currentSchema ("" when none).
+std::string map_connection(mapper& m, import_result& r, const std::string& peer_name) {
   const auto url = m.take({"connection.url"});
   const auto user = m.take({"connection.username", "connection.user"});
   const auto password = m.take({"connection.password"});
   if (!url) {
     r.error = "no connection.url: nothing says which database to write to";
-    return;
+    return "";
   }
   const jdbc_dsn dsn = jdbc_to_libpq(url->second, user ? m.convert(user->second) : "");
   if (!dsn.error.empty()) {
     r.error = "connection.url: " + dsn.error;
-    return;
+    return "";
   }
   m.line("postgres.dsn", quoted(dsn.uri),
          "connection.url" + std::string(user ? " and " + user->first : "") +
@@ -80,6 +82,7 @@ void map_connection(mapper& m, import_result& r, const std::string& peer_name) {
                                       : "the connector's connection.password (not copied)");
   }
   (void)peer_name;
+  return dsn.current_schema;
 }
 
 void map_writes(mapper& m, const std::string& peer_name) {
@@ -123,19 +126,41 @@ void map_writes(mapper& m, const std::string& peer_name) {
   }
 }
 
-void map_naming(mapper& m, const std::string& peer_name) {
+// Whether a table name format names its schema: a dot outside its ${...} placeholders.
+bool qualified(std::string_view format) {
+  int depth = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format.compare(i, 2, "${") == 0) {
+      ++depth;
+      ++i;
+    } else if (format[i] == '}' && depth > 0) {
+      --depth;
+    } else if (format[i] == '.' && depth == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void map_naming(mapper& m, const std::string& peer_name, const std::string& current_schema) {
   const bool dbz = m.which() == peer::debezium;
   const auto format =
       dbz ? m.take({"collection.name.format", "table.name.format"}) : m.take({"table.name.format"});
-  const std::string f = format ? format->second : "${topic}";
+  std::string f = format ? format->second : "${topic}";
+  std::string from = format ? format->first
+                            : default_from(dbz ? "collection.name.format" : "table.name.format",
+                                           "${topic}", peer_name);
+  // The peer's unqualified names live in the URL's currentSchema (its search_path), not in
+  // sluice's default schema: the format says so.
+  if (!current_schema.empty() && !qualified(f)) {
+    f = current_schema + "." + f;
+    from += ", in connection.url's currentSchema";
+  }
   m.line(
       "table.name.style", dbz ? "debezium" : "confluent",
       std::string(format ? format->first : (dbz ? "collection.name.format" : "table.name.format")) +
           " is read as " + peer_name + " reads it");
-  m.line("table.name.format", quoted(m.convert(f)),
-         format ? format->first
-                : default_from(dbz ? "collection.name.format" : "table.name.format", "${topic}",
-                               peer_name));
+  m.line("table.name.format", quoted(m.convert(f)), from);
   if (dbz) {
     const auto quote = m.take({"quote.identifiers"});
     const bool keep = quote && quote->second == "true";
@@ -195,7 +220,15 @@ void map_errors_and_topics(mapper& m, const connect_config& c) {
     m.line("errors.retry.max", retries->second, "max.retries (then DEGRADED, never FAILED)");
   }
   if (auto tasks = m.take({"tasks.max"})) {
-    m.line("apply.lanes", tasks->second, "tasks.max: lanes apply partitions in parallel");
+    const auto n = parse_config_integer(tasks->second);
+    if (!n || *n < 1) {
+      m.left_out("tasks.max=" + tasks->second, "not a number of tasks");
+    } else {
+      // apply.lanes takes 1..64; more lanes than that is more connections than helps.
+      m.line("apply.lanes", std::to_string(std::min<int64_t>(*n, 64)),
+             *n > 64 ? "tasks.max=" + tasks->second + ", capped at apply.lanes' 64"
+                     : "tasks.max: lanes apply partitions in parallel");
+    }
   }
   if (auto batch = m.take({"batch.size"})) {
     m.line("batch.size", batch->second, "batch.size");
@@ -239,14 +272,14 @@ import_result import_connector(const connect_config& c, const std::string& sourc
   m.mark("name");
   const std::string name = c.name.empty() ? "imported" : c.name;
   m.line("name", quoted(name), c.name.empty() ? "no name given" : "the connector's name");
-  map_connection(m, r, r.peer);
+  const std::string current_schema = map_connection(m, r, r.peer);
   if (!r.error.empty()) return r;
   m.line("format", p == peer::debezium ? "debezium" : "auto",
          p == peer::debezium ? "Debezium's sink reads Debezium change events"
                              : "detected per message (Debezium, Datastream, GoldenGate, DSQL)");
   map_errors_and_topics(m, c);
   map_writes(m, r.peer);
-  map_naming(m, r.peer);
+  map_naming(m, r.peer, current_schema);
   map_fields(m);
   map_time_zone(m);
   map_transforms(m, c);
@@ -264,17 +297,23 @@ import_result import_connector(const connect_config& c, const std::string& sourc
     m.mark(k);
     const std::string property = k.substr(18);
     if (property == "group.id") {
-      m.left_out(k + "=" + v, "the connector's group is connect-" + name +
-                                  " unless overridden: set offsets.takeover.group to " + v);
+      m.left_out(key_value(k, v), "the connector's group is connect-" + name +
+                                      " unless overridden: set offsets.takeover.group to " + v);
     } else if (property == "auto.offset.reset") {
       reset = v;
       reset_from = k;
     } else if (property == "fetch.max.wait.ms") {
       m.kafka("fetch.wait.max.ms", quoted(m.convert(v)), k + " (librdkafka's name)");
+    } else if (is_librdkafka_property(property) && is_sensitive_kafka_property(property) &&
+               v.find("${") == std::string::npos) {
+      // A secret is never copied: a variable takes its place, named after the property.
+      const std::string variable = "SLUICE_KAFKA_" + upper_name(property);
+      m.kafka(property, quoted("${" + variable + "}"), k + " (not copied)");
+      m.variable(variable, "the connector's " + k + " (not copied)");
     } else if (is_librdkafka_property(property)) {
       m.kafka(property, quoted(m.convert(v)), k);
     } else {
-      m.left_out(k + "=" + v,
+      m.left_out(key_value(k, v),
                  "a Java client property librdkafka has no equivalent of (JKS "
                  "stores and JAAS configs: librdkafka takes PEM files and "
                  "sasl.username/sasl.password)");
@@ -293,7 +332,7 @@ import_result import_connector(const connect_config& c, const std::string& sourc
       covered_text += "#   " + k + ": the format is read per message\n";
       continue;
     }
-    m.left_out(k + "=" + v, "not a setting of " + r.peer + " sluice knows");
+    m.left_out(key_value(k, v), "not a setting of " + r.peer + " sluice knows");
   }
   r.yaml = "# sluice configuration imported from " + source_name + " (" + r.peer + " connector " +
            quoted(name) + ") by `sluice config import`.\n# Each key says which of the " +

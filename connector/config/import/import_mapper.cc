@@ -1,5 +1,7 @@
 #include "connector/config/import/import_mapper.h"
 
+#include "connector/config/redact.h"
+
 namespace sluice {
 
 std::string quoted(std::string_view s) {
@@ -24,6 +26,15 @@ std::string yaml_list(const std::vector<std::string>& items) {
   for (size_t i = 0; i < items.size(); ++i)
     out += (i ? ", " : "") + quoted(items[i]);
   return out + "]";
+}
+
+std::string key_value(std::string_view key, std::string_view value) {
+  // consumer.override.<property>: the client property's own name decides.
+  std::string_view property = key;
+  if (const size_t at = key.find(".override."); at != std::string_view::npos)
+    property = key.substr(at + 10);
+  const bool secret = is_sensitive_kafka_property(key) || is_sensitive_kafka_property(property);
+  return std::string(key) + "=" + (secret ? "***" : std::string(value));
 }
 
 std::string upper_name(std::string_view s) {

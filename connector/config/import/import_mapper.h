@@ -22,6 +22,9 @@ enum class peer { debezium, confluent };
 std::string quoted(std::string_view s);
 // ["a", "b"]
 std::string yaml_list(const std::vector<std::string>& items);
+// `key=value` for the list of what is not mapped, the value as *** when the key names a secret
+// (is_sensitive_kafka_property: a password, a secret, a JAAS config).
+std::string key_value(std::string_view key, std::string_view value);
 // An environment variable's name made of s: upper case, runs of other characters as one `_`.
 std::string upper_name(std::string_view s);
 

@@ -118,6 +118,13 @@ jdbc_dsn jdbc_to_libpq(std::string_view url, std::string_view user) {
       libpq.emplace_back("target_session_attrs", "read-write");
     } else if (key == "user") {
       if (user.empty()) user = value;  // kept alive by params
+    } else if (key == "currentSchema") {
+      out.current_schema = value.substr(0, value.find(','));
+      if (value.find(',') != std::string::npos) {
+        out.unmapped.emplace_back("connection.url currentSchema=" + value,
+                                  "only its first schema, " + out.current_schema +
+                                      ", is where sluice writes unqualified table names");
+      }
     } else if (key == "password") {
       out.unmapped.emplace_back(
           "connection.url password",

@@ -15,6 +15,9 @@ struct jdbc_dsn {
   // URL parameters libpq has no equivalent for, each with why: listed by the importer.
   std::vector<std::pair<std::string, std::string>> unmapped;
   std::string tls_note;  // how the URL's TLS settings were read ("ssl=true: verify-full")
+  // currentSchema's first schema: where the peer's unqualified table names live (pgjdbc sets
+  // the search_path); the importer qualifies the table name format with it. "" when not set.
+  std::string current_schema;
 };
 
 // `user` goes into the URI (percent-encoded); the password never does: libpq reads PGPASSWORD.

@@ -94,7 +94,7 @@ void map_transforms(mapper& m, const connect_config& c) {
   for (const auto& [k, v] : c.entries) {
     if (k.starts_with("predicates")) {
       m.mark(k);
-      m.left_out(k + "=" + v, "predicates come with issue 30");
+      m.left_out(key_value(k, v), "predicates come with issue 30");
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "connector/config/config_loader.h"
@@ -232,6 +233,50 @@ TEST_CASE("a transform sluice's loader would refuse is listed, not written") {
        {"transforms.look", "transforms.groups", "transforms.option", "transforms.when"})
     CHECK_MESSAGE(left_out(r, name), name);
   CHECK(load(r).transforms.empty());
+}
+
+TEST_CASE("a client secret in consumer.override.* is never copied nor printed") {
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "a",
+    "consumer.override.security.protocol": "SASL_SSL",
+    "consumer.override.ssl.key.password": "s3cret-key",
+    "consumer.override.sasl.jaas.config":
+      "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"s3cret-jaas\";",
+    "consumer.override.sasl.password": "${env:KAFKA_PW}",
+    "some.vendor.secret": "s3cret-other"
+  }})json");
+  CHECK(r.yaml.find("s3cret") == std::string::npos);
+  for (const auto& u : r.left_out) {
+    CHECK_MESSAGE(u.key.find("s3cret") == std::string::npos, u.key);
+    CHECK_MESSAGE(u.why.find("s3cret") == std::string::npos, u.why);
+  }
+  CHECK(left_out(r, "consumer.override.sasl.jaas.config=***"));
+  CHECK(left_out(r, "some.vendor.secret=***"));
+  CHECK(has_variable(r, "SLUICE_KAFKA_SSL_KEY_PASSWORD"));
+  CHECK(has_variable(r, "KAFKA_PW"));  // a provider stays the connector's own variable
+  const config c = load(r);
+  CHECK(std::find(c.kafka.begin(), c.kafka.end(),
+                  std::pair<std::string, std::string>{"security.protocol", "SASL_SSL"}) !=
+        c.kafka.end());
+}
+
+TEST_CASE("currentSchema qualifies unqualified table names; tasks.max is capped at 64 lanes") {
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica?currentSchema=app", "topics": "a",
+    "insert.mode": "upsert", "primary.key.mode": "record_key", "tasks.max": "100"}})json");
+  const config c = load(r);
+  CHECK(c.table_name_format == "app.${topic}");
+  CHECK(c.apply_lanes == 64);
+  CHECK_FALSE(left_out(r, "connection.url currentSchema"));
+  // A format naming its schema is left as it is; the URL's schema does not apply to it.
+  const import_result named = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica?currentSchema=app,public", "topics": "a",
+    "table.name.format": "audit.${topic}"}})json");
+  CHECK(load(named).table_name_format == "audit.${topic}");
+  CHECK(left_out(named, "connection.url currentSchema=app,public"));
 }
 
 TEST_CASE("what is not a JDBC sink's config is refused") {
