@@ -185,9 +185,13 @@ std::map<topic_partition_key, std::optional<int64_t>> group_admin::committed(
   std::map<topic_partition_key, std::optional<int64_t>> out;
   for (int i = 0; parts && i < parts->cnt; ++i) {
     const rd_kafka_topic_partition_t& p = parts->elems[i];
-    out[{p.topic, p.partition}] = p.err == RD_KAFKA_RESP_ERR_NO_ERROR && p.offset >= 0
-                                      ? std::optional<int64_t>(p.offset)
-                                      : std::nullopt;
+    // A partition's error (its coordinator still loading, an offset commit in flight) is not
+    // "nothing committed": a takeover would start it at auto.offset.reset instead.
+    if (p.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      throw std::runtime_error("ListConsumerGroupOffsets: " + std::string(p.topic) + "[" +
+                               std::to_string(p.partition) + "]: " + rd_kafka_err2str(p.err));
+    }
+    out[{p.topic, p.partition}] = p.offset >= 0 ? std::optional<int64_t>(p.offset) : std::nullopt;
   }
   return out;
 }

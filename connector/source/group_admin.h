@@ -49,7 +49,8 @@ class group_admin {
   };
   group_state describe_group(const std::string& group);
 
-  // The group's committed offsets of the partitions (nothing where it has none).
+  // The group's committed offsets of the partitions (nothing where it has none). Throws
+  // std::runtime_error when Kafka cannot say, for the whole request or for one partition.
   std::map<topic_partition_key, std::optional<int64_t>> committed(
       const std::string& group, const std::vector<topic_partition_key>& partitions);
   // Sets the group's committed offsets; Kafka refuses while the group has live members.

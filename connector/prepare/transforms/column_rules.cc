@@ -29,7 +29,9 @@ shared_column_types column_rules::types_for(const shared_column_types& types, co
   if (!types) return types;
   auto [it, inserted] = _types.try_emplace(types.get());
   if (!inserted) return it->second.second;
-  if (_types.size() > 64) {  // a table's schemas come and go: keep the cache bounded
+  // Schemas come and go: the cache is bounded, high enough that one ReplaceField shared by
+  // every table of a large source (one entry per table and schema version) never thrashes.
+  if (_types.size() > 4096) {
     _types.clear();
     it = _types.try_emplace(types.get()).first;
   }
