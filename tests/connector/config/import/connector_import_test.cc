@@ -261,7 +261,7 @@ TEST_CASE("a client secret in consumer.override.* is never copied nor printed") 
         c.kafka.end());
 }
 
-TEST_CASE("currentSchema qualifies unqualified table names; tasks.max is capped at 64 lanes") {
+TEST_CASE("currentSchema qualifies unqualified table names, and tasks.max is capped at 64 lanes") {
   const import_result r = import_text(R"json({"name": "t", "config": {
     "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
     "connection.url": "jdbc:postgresql://db/replica?currentSchema=app", "topics": "a",
