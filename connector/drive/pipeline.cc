@@ -54,7 +54,7 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
   _key_lookup = std::make_unique<target_key_lookup>(
       sessions, policy, options.routing, &_health,
       [this] { return _preparing.load() >= _generation.load(); });
-  _key_lookup->route_topics_as(cfg);
+  _key_lookup->prepare_as(cfg);
   _catalog.set_key_resolver([this](const table_name& source, std::string_view topic) {
     return (*_key_lookup)(source, topic);
   });

@@ -25,7 +25,7 @@ replayer::replayer(const config& c, sink::batch_applier& applier,
       _keys(*_target, retry_policy::bounded(), make_applier_options(c).routing),
       _decoders(c),
       _preparer(c, _decoders, /*lanes=*/1) {
-  _keys.route_topics_as(c);
+  _keys.prepare_as(c);
   _decoders.catalog().set_key_resolver(
       [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
 }

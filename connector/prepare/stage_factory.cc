@@ -122,7 +122,7 @@ class owning_chunk_decoder : public chunk_decoder {
         _catalog.configure_key(source, table.primary_key_fields);
       }
     }
-    _keys.route_topics_as(cfg);
+    _keys.prepare_as(cfg);
     _catalog.set_key_resolver(
         [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
   }

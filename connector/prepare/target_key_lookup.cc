@@ -16,14 +16,20 @@ target_key_lookup::target_key_lookup(const sink::target& target, retry_policy po
 
 target_key_lookup::~target_key_lookup() = default;
 
+void target_key_lookup::prepare_as(const config& c) {
+  _topics = std::make_unique<transform_chain>(c);
+  _fields = std::make_unique<field_selection>(c);
+}
+
 std::vector<std::string> target_key_lookup::operator()(const table_name& source,
                                                        std::string_view topic) {
-  auto target = _router.route(source, _topics ? _topics->topic(topic) : topic);
+  const std::string_view routed = _topics ? _topics->topic(topic) : topic;
+  auto target = _router.route(source, routed);
   if (!target) return {};  // the apply stage reports the routing error
   const auto now = std::chrono::steady_clock::now();
   auto it = _answers.find(*target);
   if (it != _answers.end() && (!it->second.key.empty() || now - it->second.asked < _retry_after)) {
-    return it->second.key;
+    return source_names(it->second.key, source, routed);
   }
   std::vector<std::string> key;
   try {
@@ -43,6 +49,15 @@ std::vector<std::string> target_key_lookup::operator()(const table_name& source,
                          << "." << target->name);
   }
   _answers[*target] = {key, now};
+  return source_names(std::move(key), source, routed);
+}
+
+std::vector<std::string> target_key_lookup::source_names(std::vector<std::string> key,
+                                                         const table_name& source,
+                                                         std::string_view topic) const {
+  if (!_fields) return key;
+  for (std::string& column : key)
+    column = _topics->source_name(_fields->source_name(source, topic, column));
   return key;
 }
 

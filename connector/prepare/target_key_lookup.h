@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/prepare/transforms/field_selection.h"
 #include "connector/prepare/transforms/transform_chain.h"
 #include "core/catalog/table_catalog.h"
 #include "core/catalog/table_router.h"
@@ -40,17 +41,25 @@ class target_key_lookup {
   ~target_key_lookup();
 
   std::vector<std::string> operator()(const table_name& source, std::string_view topic);
-  // Routes by the topic as c's RegexRouters rename it, as the applier will (SPEC §6a): the
-  // table whose key is read is the one the changes go to. Call before the first lookup.
-  void route_topics_as(const config& c) { _topics = std::make_unique<transform_chain>(c); }
+  // Reads keys as the prepare stage shapes changes (SPEC §6a): routed by the topic as c's
+  // RegexRouters rename it, as the applier will (the table whose key is read is the one the
+  // changes go to), and answered in the source's column names, the renames of ReplaceField and
+  // fields.* undone (the decoder finds the key in the source's image). Call before the first
+  // lookup; c outlives the lookup.
+  void prepare_as(const config& c);
 
  private:
+  // The target's key columns in the source's names (prepare_as()).
+  std::vector<std::string> source_names(std::vector<std::string> key, const table_name& source,
+                                        std::string_view topic) const;
+
   struct answer {
     std::vector<std::string> key;
     std::chrono::steady_clock::time_point asked;
   };
   table_router _router;
-  std::unique_ptr<transform_chain> _topics;  // null: topics as they came
+  std::unique_ptr<transform_chain> _topics;  // null: topics as they came, columns as named
+  std::unique_ptr<field_selection> _fields;
   std::chrono::milliseconds _retry_after;
   std::map<target_table, answer> _answers;
   keep_going _go;

@@ -45,6 +45,13 @@ shared_column_types column_rules::types_for(const shared_column_types& types, co
   return it->second.second;
 }
 
+const std::string& column_rules::source_name(const std::string& name) const {
+  for (const auto& [from, to] : _rename) {
+    if (to == name) return from;  // one at most: two onto one name are refused at apply()
+  }
+  return name;
+}
+
 std::optional<std::string> column_rules::apply(change& c) {
   if (none()) return std::nullopt;
   for (const std::string& k : c.key.columns) {

@@ -37,6 +37,9 @@ class column_rules {
   bool none() const { return _include.empty() && _exclude.empty() && _rename.empty(); }
   // Applies the rules to `c`; why they cannot apply (the change is then unusable).
   std::optional<std::string> apply(change& c);
+  // The column these rules rename onto `name` (`name` itself when none does): a key read from
+  // the target names the renamed columns, the decoder looks for the source's.
+  const std::string& source_name(const std::string& name) const;
 
  private:
   bool kept(const std::string& name, const row_key& key) const;

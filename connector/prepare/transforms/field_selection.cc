@@ -31,7 +31,7 @@ field_selection::field_selection(const config& c) : _config(c) {
     _empty = _empty && !any_rule(table.fields);
 }
 
-column_rules field_selection::compile(const table_entry& table, std::string_view topic) const {
+column_rules field_selection::compile(const table_name& table, std::string_view topic) const {
   column_rules::name_set include, exclude;
   column_rules::rename_map rename;
   add_entries(_config.fields.include, topic, include);
@@ -39,7 +39,7 @@ column_rules field_selection::compile(const table_entry& table, std::string_view
   for (const auto& [from, to] : _config.fields.rename)
     rename[from] = to;
   for (const auto& [name, t] : _config.tables) {
-    if (!table.name.matches(name)) continue;
+    if (!table.matches(name)) continue;
     include.insert(t.fields.include.begin(), t.fields.include.end());
     exclude.insert(t.fields.exclude.begin(), t.fields.exclude.end());
     for (const auto& [from, to] : t.fields.rename)
@@ -53,8 +53,15 @@ column_rules& field_selection::rules_for(const table_entry& table, std::string_v
   for (const auto& [t, r] : by_topic) {
     if (t == topic) return *r;
   }
-  by_topic.emplace_back(std::string(topic), std::make_unique<column_rules>(compile(table, topic)));
+  by_topic.emplace_back(std::string(topic),
+                        std::make_unique<column_rules>(compile(table.name, topic)));
   return *by_topic.back().second;
+}
+
+std::string field_selection::source_name(const table_name& table, std::string_view topic,
+                                         const std::string& name) const {
+  if (_empty) return name;
+  return compile(table, topic).source_name(name);  // asked once per table: not cached
 }
 
 std::optional<std::string> field_selection::apply(change& c, std::string_view topic) {

@@ -39,10 +39,13 @@ class field_selection {
   bool empty() const { return _empty; }
   // Applies the rules to one change that came on `topic`; an error says why it cannot be.
   std::optional<std::string> apply(change& c, std::string_view topic);
+  // The source column the rules of `table` on `topic` rename onto `name` (itself when none).
+  std::string source_name(const table_name& table, std::string_view topic,
+                          const std::string& name) const;
 
  private:
   column_rules& rules_for(const table_entry& table, std::string_view topic);
-  column_rules compile(const table_entry& table, std::string_view topic) const;
+  column_rules compile(const table_name& table, std::string_view topic) const;
 
   const config& _config;
   bool _empty = true;

@@ -63,6 +63,12 @@ std::string_view transform_chain::topic(std::string_view topic) {
   return it->second;
 }
 
+std::string transform_chain::source_name(std::string name) const {
+  for (auto it = _fields.rbegin(); it != _fields.rend(); ++it)
+    name = it->source_name(name);
+  return name;
+}
+
 std::optional<std::string> transform_chain::apply(change& c) {
   for (column_rules& rules : _fields) {
     if (auto why = rules.apply(c)) return why;

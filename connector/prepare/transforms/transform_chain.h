@@ -38,6 +38,8 @@ class transform_chain {
   // valid for the chain's lifetime.
   std::string_view topic(std::string_view topic);
   std::optional<std::string> apply(change& c);
+  // The source column the ReplaceFields rename onto `name`, undoing them in reverse order.
+  std::string source_name(std::string name) const;
 
  private:
   std::vector<regex_router> _routers;
