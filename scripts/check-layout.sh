@@ -22,7 +22,8 @@ declare -A allowed=(
   [apply]="config base metrics http source apply"
   [check]="config base registry source check"
   [drive]="config base metrics http registry source prepare apply drive"
-  [cli]="config base metrics http registry source prepare apply drive check cli"
+  [control]="config base metrics http source drive control"
+  [cli]="config base metrics http registry source prepare apply drive check control cli"
 )
 
 failed=0

@@ -16,6 +16,9 @@ class offset_admin {
   virtual ~offset_admin() = default;
 
   virtual std::vector<stored_offset> reset(const std::vector<offset_target>& targets) = 0;
+  // Forgets the committed offsets of `partitions` (all of the connector's when empty), the
+  // epochs bumped: they start over from auto.offset.reset (KIP-875's "offset": null, DELETE).
+  virtual std::vector<stored_offset> clear(const std::vector<offset_key>& partitions) = 0;
 };
 
 }  // namespace sluice::sink

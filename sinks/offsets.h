@@ -27,6 +27,12 @@ struct stored_offset {
   std::string updated_at;  // as the target prints it
 };
 
+// A partition of a topic, as the offset admin names it.
+struct offset_key {
+  std::string topic;
+  partition_id partition{0};
+};
+
 // Where `sluice offsets reset` moves a partition.
 struct offset_target {
   std::string topic;

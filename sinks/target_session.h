@@ -5,6 +5,7 @@
 
 #include "sinks/apply_options.h"
 #include "sinks/batch_applier.h"
+#include "sinks/connector_control.h"
 #include "sinks/dead_letter_store.h"
 #include "sinks/keep_going.h"
 #include "sinks/offset_admin.h"
@@ -40,6 +41,8 @@ class target_session {
   virtual std::unique_ptr<target_key_reader> make_key_reader() = 0;
   virtual std::unique_ptr<offset_admin> make_offset_admin(std::string connector) = 0;
   virtual std::unique_ptr<dead_letter_store> make_dead_letter_store(std::string connector) = 0;
+  // `go`: the control's calls stop waiting out an outage once it says false.
+  virtual std::unique_ptr<connector_control> make_control(std::string connector, keep_going go) = 0;
 };
 
 }  // namespace sluice::sink

@@ -15,4 +15,12 @@ std::string version_text() {
          "." + std::to_string(pq % 10000);
 }
 
+std::string version_number() {
+  return SLUICE_VERSION;
+}
+
+std::string commit_id() {
+  return SLUICE_GIT_COMMIT;
+}
+
 }  // namespace sluice

@@ -4,21 +4,36 @@
 
 #include <atomic>
 #include <string>
+#include <variant>
 
 #include "connector/base/log.h"
+#include "connector/base/worker_id.h"
+#include "connector/cli/build_info.h"
 #include "connector/cli/cli_options.h"
-#include "connector/drive/pipeline.h"
+#include "connector/config/config_loader.h"
+#include "connector/control/supervisor.h"
 #include "connector/http/http_server.h"
-#include "connector/metrics/metrics_registry.h"
 
 // `sluice run`: the connector, until SIGTERM or SIGINT drains it.
 namespace sluice {
 namespace {
 
 std::atomic<bool> g_stop{false};
+// What the running pipeline watches: also set by the supervisor to stop or restart it.
+std::atomic<bool> g_pipeline_stop{false};
 
 extern "C" void on_stop_signal(int) {
   g_stop.store(true);
+  g_pipeline_stop.store(true);
+}
+
+// The configuration file read again for a restart, `${file:}` secrets and all.
+std::variant<config, std::string> reload(const std::string& path) {
+  load_result r = load_config_file(path);
+  if (!r.ok()) return r.error_text();
+  config c = std::move(r.value());
+  log::hide(c.secrets);
+  return c;
 }
 
 void install_signal_handlers() {
@@ -38,18 +53,24 @@ int run_command(const std::string& config_path) {
   auto c = load_command_config(config_path, "run");
   if (!c) return 2;
   try {
-    // Declaration order is destruction order: the server stops before the pipeline and the
-    // registry it reads.
-    metrics_registry metrics;
-    pipeline p(*c, metrics);
+    // Declaration order is destruction order: the server stops before the supervisor it reads.
+    const std::string listen = c->metrics.listen;
+    const std::string token = c->http.auth_token;
+    supervisor member(std::move(*c), [config_path] { return reload(config_path); },
+                      {local_worker_id(), version_number(), commit_id()});
+    http_controls controls;
+    controls.pause = [&member] { member.set_target(sink::target_state::paused); };
+    controls.resume = [&member] { member.set_target(sink::target_state::running); };
+    controls.bearer_token = token;
+    controls.connect = &member;
     http_server http(
-        c->metrics.listen, metrics, p,
-        {[&p] { p.request_pause(); }, [&p] { p.request_resume(); }, c->http.auth_token});
+        listen, [&member] { return member.metrics_text(); }, member, std::move(controls));
     http.start();
     if (http.running()) {
-      SLUICE_LOG(info, "sluice", "metrics and status on http://" << http.listening_address());
+      SLUICE_LOG(info, "sluice",
+                 "metrics, status and Connect's REST API on http://" << http.listening_address());
     }
-    const int code = p.run(g_stop);
+    const int code = member.run(g_stop, g_pipeline_stop);
     http.stop();
     return code;
   } catch (const std::invalid_argument& e) {

@@ -17,8 +17,11 @@
 #include <thread>
 
 #include "connector/base/log.h"
+#include "connector/base/worker_id.h"
+#include "connector/http/connect_api.h"
 #include "connector/http/status_json.h"
 #include "connector/metrics/metrics_registry.h"
+#include "core/model/base64.h"
 #include "core/model/json_text.h"
 
 namespace sluice {
@@ -27,6 +30,8 @@ namespace {
 constexpr std::string_view k_default_host = "127.0.0.1";
 constexpr const char* k_text = "text/plain; charset=utf-8";
 constexpr const char* k_json = "application/json";
+// A PATCH of offsets for thousands of partitions stays far below.
+constexpr int64_t k_max_body = 1 << 20;
 
 // civetweb's messages while start() runs on this thread, to explain a failure to start.
 thread_local std::string* t_start_log = nullptr;
@@ -39,12 +44,6 @@ int log_message(const mg_connection*, const char* message) {
     SLUICE_LOG(warn, "http", message);
   }
   return 1;  // handled: civetweb prints nothing
-}
-
-std::string local_worker_id() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
-  return std::string(host) + ":" + std::to_string(getpid());
 }
 
 struct bind_address {
@@ -208,6 +207,36 @@ std::optional<std::string_view> bearer_token(const char* header) {
   return h;
 }
 
+// The password of an "Authorization: Basic base64(user:password)" header (Kafka Connect's
+// tools send the token so), or nullopt. Decoded here: one header, no library needed.
+std::optional<std::string> basic_password(const char* header) {
+  if (header == nullptr) return std::nullopt;
+  std::string_view h(header);
+  constexpr std::string_view scheme = "basic ";
+  if (h.size() < scheme.size()) return std::nullopt;
+  for (size_t i = 0; i < scheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
+  }
+  h.remove_prefix(scheme.size());
+  std::string decoded;
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : h) {
+    if (c == '=' || c == ' ') continue;
+    const int d = base64_digit(c);
+    if (d < 0) return std::nullopt;
+    bits = (bits << 6) | static_cast<uint32_t>(d);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      decoded.push_back(static_cast<char>((bits >> count) & 0xff));
+    }
+  }
+  const size_t colon = decoded.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  return decoded.substr(colon + 1);
+}
+
 void respond(mg_connection* conn, int status, const char* content_type, std::string_view body,
              const char* allow = nullptr) {
   mg_response_header_start(conn, status);
@@ -234,8 +263,14 @@ void respond_error(mg_connection* conn, int status, std::string_view message,
 
 http_server::http_server(std::string listen, metrics_registry& registry,
                          const status_source& status, http_controls controls)
+    : http_server(
+          std::move(listen), [&registry] { return registry.serialize(); }, status,
+          std::move(controls)) {}
+
+http_server::http_server(std::string listen, std::function<std::string()> metrics,
+                         const status_source& status, http_controls controls)
     : _listen(std::move(listen)),
-      _registry(registry),
+      _metrics(std::move(metrics)),
       _status(status),
       _controls(std::move(controls)),
       _worker_id(local_worker_id()) {}
@@ -294,7 +329,9 @@ void http_server::start() {
                         : address.host + ":" + std::to_string(_port);
   mg_set_request_handler(_context, "/", &http_server::dispatch, this);
   SLUICE_LOG(info, "http",
-             "serving /metrics, /healthz, /readyz, /status, /pause, /resume on " << _bound);
+             "serving /metrics, /healthz, /readyz, /status, /pause, /resume"
+                 << (_controls.connect != nullptr ? " and Connect's REST API" : "") << " on "
+                 << _bound);
   if (!_loopback && _controls.bearer_token.empty()) {
     SLUICE_LOG(warn, "http",
                "PUT /pause and /resume are disabled: " << _bound
@@ -339,6 +376,9 @@ int http_server::handle(mg_connection* conn) {
   const std::string_view method = request->request_method ? request->request_method : "";
   const std::string_view path = request->local_uri ? request->local_uri : "";
 
+  if (_controls.connect != nullptr && connect_api::serves(path)) {
+    return serve_connect(conn, method, path);
+  }
   const bool is_get =
       path == "/metrics" || path == "/healthz" || path == "/readyz" || path == "/status";
   const bool is_put = path == "/pause" || path == "/resume";
@@ -356,16 +396,16 @@ int http_server::handle(mg_connection* conn) {
   }
 
   if (path == "/metrics") {
-    respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", _registry.serialize());
+    respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", _metrics());
     return 200;
   }
   if (path == "/healthz" || path == "/readyz") {
-    // Liveness: the process works (also while DEGRADED, PAUSED, starting or draining); only
-    // FAILED and STOPPED want a restart. Readiness: RUNNING only.
+    // Liveness: the process works (also while DEGRADED, PAUSED, STOPPED — the operator's
+    // target state, the process waiting to be resumed —, starting or draining); only FAILED
+    // wants a restart. Readiness: RUNNING only.
     const connector_state s = _status.state();
-    const bool ok = path == "/healthz"
-                        ? s != connector_state::failed && s != connector_state::stopped
-                        : s == connector_state::running;
+    const bool ok =
+        path == "/healthz" ? s != connector_state::failed : s == connector_state::running;
     if (ok) {
       respond(conn, 200, k_text, "ok\n");
       return 200;
@@ -390,18 +430,65 @@ int http_server::handle(mg_connection* conn) {
   return control(conn, path == "/pause" ? _controls.pause : _controls.resume);
 }
 
+int http_server::serve_connect(mg_connection* conn, std::string_view method,
+                               std::string_view path) {
+  if (_loopback && !loopback_host(mg_get_header(conn, "Host"))) {
+    respond_error(conn, 403, "the Host header names no loopback address (a DNS rebinding guard)");
+    return 403;
+  }
+  // Writes always need the token (or loopback without one, as /pause); reads beyond loopback
+  // too, as /status: a trace may quote row values.
+  if (connect_api::writes(method) || !_loopback) {
+    if (const int refused = refuse_unauthorized(conn, "the Connect REST API")) return refused;
+  }
+  std::string body;
+  const mg_request_info* request = mg_get_request_info(conn);
+  if (request->content_length > k_max_body) {
+    respond_error(conn, 413, "request body larger than 1 MiB");
+    return 413;
+  }
+  if (request->content_length > 0) {
+    body.resize(static_cast<size_t>(request->content_length));
+    size_t got = 0;
+    while (got < body.size()) {
+      const int n = mg_read(conn, body.data() + got, body.size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    body.resize(got);
+  }
+  const connect_api api(*_controls.connect);
+  connect_request r;
+  r.method = method;
+  r.path = path;
+  r.query = request->query_string ? request->query_string : "";
+  r.body = body;
+  const connect_response answer = api.handle(r);
+  respond(conn, answer.status, k_json, answer.body, answer.allow);
+  return answer.status;
+}
+
 int http_server::refuse_unauthorized(mg_connection* conn, std::string_view what) const {
-  const std::string verb = what == "/status" ? " needs " : " need ";
+  const bool plural = what == "pause and resume";
+  const std::string verb = plural ? " need " : " needs ";
   if (!_controls.bearer_token.empty()) {
-    const auto given = bearer_token(mg_get_header(conn, "Authorization"));
+    const char* header = mg_get_header(conn, "Authorization");
+    std::optional<std::string> given;
+    if (const auto bearer = bearer_token(header)) {
+      given = std::string(*bearer);
+    } else {
+      given = basic_password(header);
+    }
     if (given && same_secret(*given, _controls.bearer_token)) return 0;
     respond_error(conn, 401,
-                  std::string(what) + verb + "\"Authorization: Bearer <http.auth.token>\"");
+                  std::string(what) + verb +
+                      "\"Authorization: Bearer <http.auth.token>\" (or the token as the "
+                      "password of HTTP Basic)");
     return 401;
   }
   if (_loopback) return 0;
   respond_error(conn, 403,
-                std::string(what) + (what == "/status" ? " is" : " are") +
+                std::string(what) + (plural ? " are" : " is") +
                     " disabled: the HTTP endpoint listens beyond loopback (" + _bound +
                     ") and http.auth.token is not set");
   return 403;
@@ -410,8 +497,9 @@ int http_server::refuse_unauthorized(mg_connection* conn, std::string_view what)
 int http_server::control(mg_connection* conn, const std::function<void()>& action) {
   if (const int refused = refuse_unauthorized(conn, "pause and resume")) return refused;
   const connector_state s = _status.state();
-  if (s == connector_state::failed || s == connector_state::draining ||
-      s == connector_state::stopped) {
+  // A FAILED connector needs a restart, not a pause; a draining one is on its way out. A
+  // STOPPED one (the target state) may be resumed.
+  if (s == connector_state::failed || s == connector_state::draining) {
     respond_error(conn, 409, std::string("the connector is ") + to_string(s));
     return 409;
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "connector/http/connect_backend.h"
 #include "connector/http/status_source.h"
 
 struct mg_connection;
@@ -32,18 +33,23 @@ struct http_controls {
   // address (0.0.0.0 in a container) they answer 403, since anyone who reaches the port
   // could stop replication. The GET endpoints stay open (Prometheus has no token to send).
   std::string bearer_token{};
+  // Kafka Connect's REST API (connect_api.h): served when set; the writes need the token as
+  // above, as a bearer token or as the password of HTTP Basic (what Connect tools send).
+  connect_backend* connect = nullptr;
 };
 
 // sluice's HTTP endpoint (SPEC §5-§6), on civetweb with two worker threads:
 //
 //   GET /metrics   Prometheus text 0.0.4 of the registry
-//   GET /healthz   200 "ok" in RUNNING or DRAINING, else 503 and the state's name
+//   GET /healthz   200 "ok" unless FAILED, else 503 and the state's name
 //   GET /status    Kafka Connect's connector status shape plus partitions and last error
 //                  (status_json.h)
-//   PUT /pause     202, after calling controls.pause; 409 in FAILED, DRAINING or STOPPED;
+//   PUT /pause     202, after calling controls.pause; 409 in FAILED or DRAINING;
 //                  401 without the bearer token when one is set, 403 when none is set and
 //                  the address is not a loopback one (http_controls)
 //   PUT /resume    202, after calling controls.resume; 409, 401, 403 likewise
+//   /, /connectors/…, /connector-plugins   Kafka Connect's REST API (connect_api.h), when
+//                  controls.connect is set: GETs as /status, writes as the controls
 //   anything else  404; a known path with another method 405 (with Allow)
 //
 // The listen address is `metrics.listen`: "host:port", "[v6]:port", or just a port (then
@@ -56,6 +62,10 @@ struct http_controls {
 // status.state() and the controls from there, concurrently.
 class http_server {
  public:
+  // metrics: GET /metrics' body (the current registry's exposition), called on the HTTP
+  // threads.
+  http_server(std::string listen, std::function<std::string()> metrics, const status_source& status,
+              http_controls controls);
   http_server(std::string listen, metrics_registry& registry, const status_source& status,
               http_controls controls);
   ~http_server();
@@ -84,9 +94,10 @@ class http_server {
   // status it was answered with: 401 without the token when one is set, 403 beyond loopback
   // when none is.
   int refuse_unauthorized(mg_connection* conn, std::string_view what) const;
+  int serve_connect(mg_connection* conn, std::string_view method, std::string_view path);
 
   const std::string _listen;
-  metrics_registry& _registry;
+  const std::function<std::string()> _metrics;
   const status_source& _status;
   const http_controls _controls;
   const std::string _worker_id;

@@ -54,9 +54,26 @@ std::string to_json(const connector_status& s, std::string_view worker_id) {
   append_json_string(out, s.name);
   out += ",\"connector\":{";
   append_state(out, s, worker_id);
-  out += "},\"tasks\":[{\"id\":0,";
-  append_state(out, s, worker_id);
-  out += "}],\"type\":\"sink\",\"assigned\":[";
+  out += "},\"tasks\":[";
+  if (s.members.empty()) {
+    out += "{\"id\":0,";
+    append_state(out, s, worker_id);
+    out += '}';
+  }
+  for (size_t i = 0; i < s.members.size(); ++i) {
+    const member_status& m = s.members[i];
+    if (i > 0) out += ',';
+    out += "{\"id\":" + std::to_string(i) + ",\"state\":";
+    append_json_string(out, m.state);
+    out += ",\"worker_id\":";
+    append_json_string(out, m.worker_id);
+    if (!m.trace.empty()) {
+      out += ",\"trace\":";
+      append_json_string(out, m.trace);
+    }
+    out += '}';
+  }
+  out += "],\"type\":\"sink\",\"assigned\":[";
   bool first = true;
   for (const partition_status& p : s.assigned) {
     if (!first) out += ',';

@@ -35,6 +35,13 @@ struct failed_table_status {
   uint64_t dead_lettered = 0;  // rows sent to the dead letters since
 };
 
+// A live member of the connector (a `sluice run` of the same name), as its heartbeat says.
+struct member_status {
+  std::string worker_id;
+  std::string state;  // its connector_state's name (RUNNING, DEGRADED, …)
+  std::string trace;  // why FAILED or DEGRADED
+};
+
 // What the connector says about itself, at one instant.
 struct connector_status {
   std::string name;  // the connector name (config `name`)
@@ -44,6 +51,7 @@ struct connector_status {
   int64_t degraded_since_ms = 0;                   // since when (ms since the epoch, UTC)
   std::vector<partition_status> assigned;          // partitions this process owns
   std::vector<failed_table_status> failed_tables;  // whose DDL fails (ddl.failure: dead_letter)
+  std::vector<member_status> members;  // every live member, this one included; empty: unknown
 };
 
 // Where the HTTP server reads the connector's state, so that it does not depend on the

@@ -129,6 +129,24 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                        "postgres statements, kafka, dead-letter queue, offsets, schema "
                        "registry), 0 once it no longer does.")
                    .Register(r);
+  _members = &prometheus::BuildGauge()
+                  .Name("sluice_members")
+                  .Help(
+                      "Members of the connector this member sees in the control state, by "
+                      "heartbeat: live (within 10 s) or stale (silent since; forgotten after "
+                      "15 minutes).")
+                  .Register(r);
+  _member_heartbeat_age =
+      &prometheus::BuildGauge()
+           .Name("sluice_member_heartbeat_age_seconds")
+           .Help("Seconds since each known member's last heartbeat, as this member read it.")
+           .Register(r);
+  _target_state = &prometheus::BuildGauge()
+                       .Name("sluice_target_state")
+                       .Help(
+                           "1 for the target state the operator set for every member "
+                           "(RUNNING, PAUSED, STOPPED), 0 for the others.")
+                       .Register(r);
 
   for (connector_state s : state_probe::states) {
     _state->Add({{"state", to_string(s)}}).Set(s == connector_state::starting ? 1 : 0);

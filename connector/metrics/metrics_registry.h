@@ -40,6 +40,9 @@ namespace sluice {
 //   sluice_tombstones_kept_for_dead_letters           gauge    past the retention, kept
 //   sluice_state{state}                               gauge    1 for the current state
 //   sluice_degraded{dependency}                       gauge    1 while it holds DEGRADED
+//   sluice_members{status}                            gauge    live | stale, by heartbeat
+//   sluice_member_heartbeat_age_seconds{worker_id}    gauge    per known member
+//   sluice_target_state{state}                        gauge    RUNNING | PAUSED | STOPPED
 //
 // Families are created here, filled through the probes (consumer_probe, decode_probe,
 // merge_probe, apply_probe, state_probe, chunk_probe, postgres_probe: STYLE.md #10) and read by
@@ -83,6 +86,9 @@ class metrics_registry {
   prometheus::Gauge& tombstones_kept() { return *_tombstones_kept; }
   prometheus::Family<prometheus::Gauge>& state() { return *_state; }
   prometheus::Family<prometheus::Gauge>& degraded() { return *_degraded; }
+  prometheus::Family<prometheus::Gauge>& members() { return *_members; }
+  prometheus::Family<prometheus::Gauge>& member_heartbeat_age() { return *_member_heartbeat_age; }
+  prometheus::Family<prometheus::Gauge>& target_state() { return *_target_state; }
 
  private:
   // The registry owns the families and series below (they point into it).
@@ -105,6 +111,9 @@ class metrics_registry {
   prometheus::Gauge* _tombstones_kept;
   prometheus::Family<prometheus::Gauge>* _state;
   prometheus::Family<prometheus::Gauge>* _degraded;
+  prometheus::Family<prometheus::Gauge>* _members;
+  prometheus::Family<prometheus::Gauge>* _member_heartbeat_age;
+  prometheus::Family<prometheus::Gauge>* _target_state;
 };
 
 }  // namespace sluice

@@ -144,6 +144,14 @@ std::map<topic_partition_key, std::optional<int64_t>> group_admin::offsets_for_t
   return out;
 }
 
+std::string group_admin::cluster_id() {
+  char* id = rd_kafka_clusterid(_rk.get(), static_cast<int>(_timeout.count()));
+  if (id == nullptr) return "";
+  std::string out(id);
+  rd_kafka_mem_free(_rk.get(), id);
+  return out;
+}
+
 group_admin::group_state group_admin::describe_group(const std::string& group) {
   kafka_queue queue(rd_kafka_queue_new(_rk.get()));
   const kafka_admin_options options =

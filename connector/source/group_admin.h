@@ -48,6 +48,8 @@ class group_admin {
     size_t members = 0;
   };
   group_state describe_group(const std::string& group);
+  // The cluster's id (Connect's kafka_cluster_id); "" when the brokers do not say in time.
+  std::string cluster_id();
 
   // The group's committed offsets of the partitions (nothing where it has none). Throws
   // std::runtime_error when Kafka cannot say, for the whole request or for one partition.

@@ -18,4 +18,14 @@ std::vector<stored_offset> offset_admin::reset(const std::vector<offset_target>&
   });
 }
 
+std::vector<stored_offset> offset_admin::clear(const std::vector<offset_key>& partitions) {
+  const offset_store store(_session.schema(), _connector);
+  return _session.run([&](pqxx::connection& conn) {
+    pqxx::work tx(conn, "sluice_offsets_clear");
+    std::vector<stored_offset> out = store.clear(tx, partitions);
+    tx.commit();
+    return out;
+  });
+}
+
 }  // namespace sluice

@@ -21,6 +21,7 @@ class offset_admin final : public sink::offset_admin {
   offset_admin(pg_session& session, std::string connector);
 
   std::vector<stored_offset> reset(const std::vector<offset_target>& targets) override;
+  std::vector<stored_offset> clear(const std::vector<offset_key>& partitions) override;
 
  private:
   pg_session& _session;

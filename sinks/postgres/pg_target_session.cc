@@ -3,6 +3,7 @@
 #include <pqxx/nontransaction>
 
 #include "sinks/postgres/batch_applier.h"
+#include "sinks/postgres/connector_control.h"
 #include "sinks/postgres/dead_letter_queries.h"
 #include "sinks/postgres/offset_admin.h"
 #include "sinks/postgres/partition_owner.h"
@@ -49,6 +50,11 @@ std::unique_ptr<sink::target_key_reader> pg_target_session::make_key_reader() {
 
 std::unique_ptr<sink::offset_admin> pg_target_session::make_offset_admin(std::string connector) {
   return std::make_unique<offset_admin>(_session, std::move(connector));
+}
+
+std::unique_ptr<sink::connector_control> pg_target_session::make_control(std::string connector,
+                                                                         keep_going go) {
+  return std::make_unique<pg_connector_control>(_session, std::move(connector), std::move(go));
 }
 
 std::unique_ptr<sink::dead_letter_store> pg_target_session::make_dead_letter_store(

@@ -29,6 +29,8 @@ class pg_target_session final : public sink::target_session {
   std::unique_ptr<sink::state_janitor> make_janitor() override;
   std::unique_ptr<sink::target_key_reader> make_key_reader() override;
   std::unique_ptr<sink::offset_admin> make_offset_admin(std::string connector) override;
+  std::unique_ptr<sink::connector_control> make_control(std::string connector,
+                                                        keep_going go) override;
   std::unique_ptr<sink::dead_letter_store> make_dead_letter_store(std::string connector) override;
 
   pg_session& session() { return _session; }

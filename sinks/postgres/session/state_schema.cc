@@ -147,6 +147,31 @@ const std::vector<std::vector<std::string>>& migrations() {
                fetched_at timestamptz NOT NULL DEFAULT now(),
                PRIMARY KEY (registry_url, id)))",
       },
+      {
+          // The connector's target state and restart requests, shared by every member
+          // (connector/control/: Kafka Connect keeps the same in its config topic). No row:
+          // RUNNING.
+          R"(CREATE TABLE IF NOT EXISTS @.connector_control (
+               connector text PRIMARY KEY,
+               target_state text NOT NULL DEFAULT 'RUNNING'
+                 CHECK (target_state IN ('RUNNING', 'PAUSED', 'STOPPED')),
+               restart_epoch bigint NOT NULL DEFAULT 0,
+               restart_only_failed boolean NOT NULL DEFAULT false,
+               changed_by text,
+               changed_at timestamptz NOT NULL DEFAULT now()))",
+          // One row per live member, rewritten every heartbeat; a member silent for long is
+          // forgotten by the others. restart_epoch: bumped to restart that member alone.
+          R"(CREATE TABLE IF NOT EXISTS @.members (
+               connector text NOT NULL,
+               worker_id text NOT NULL,
+               state text NOT NULL,
+               trace text,
+               topics text[] NOT NULL DEFAULT '{}',
+               restart_epoch bigint NOT NULL DEFAULT 0,
+               started_at timestamptz NOT NULL DEFAULT now(),
+               heartbeat_at timestamptz NOT NULL DEFAULT now(),
+               PRIMARY KEY (connector, worker_id)))",
+      },
   };
   return steps;
 }

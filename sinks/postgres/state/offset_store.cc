@@ -156,6 +156,29 @@ std::vector<stored_offset> offset_store::reset(pqxx::transaction_base& tx,
       _connector, topics.take(), parts.take(), next.take()));
 }
 
+std::vector<stored_offset> offset_store::clear(pqxx::transaction_base& tx,
+                                               const std::vector<offset_key>& partitions) const {
+  pg_array topics, parts;
+  for (const offset_key& k : partitions) {
+    topics.add(k.topic);
+    parts.add_int(k.partition.value());
+  }
+  // Rows locked in (topic, partition) order, as every writer of this table locks them.
+  return rows_to_offsets(tx.exec_params(
+      "WITH chosen AS (SELECT o.topic, o.partition FROM " + _table +
+          " o WHERE o.connector = $1 AND ($4 OR (o.topic, o.partition) IN "
+          "(SELECT * FROM unnest($2::text[], $3::int4[]))) "
+          "ORDER BY o.topic, o.partition FOR UPDATE), "
+          "cleared AS (UPDATE " +
+          _table +
+          " o SET next_offset = NULL, owner_epoch = o.owner_epoch + 1, updated_at = now() "
+          "FROM chosen c WHERE o.connector = $1 AND o.topic = c.topic AND o.partition = "
+          "c.partition "
+          "RETURNING o.topic, o.partition, o.next_offset, o.owner_epoch, o.updated_at::text) "
+          "SELECT * FROM cleared ORDER BY 1, 2",
+      _connector, topics.take(), parts.take(), partitions.empty()));
+}
+
 std::vector<stored_offset> offset_store::read(pqxx::transaction_base& tx) const {
   return rows_to_offsets(
       tx.exec_params("SELECT topic, partition, next_offset, owner_epoch, updated_at::text FROM " +

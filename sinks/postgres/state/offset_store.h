@@ -45,6 +45,12 @@ class offset_store {
   // zombie cannot write over the reset. Returns the rows as they now are.
   std::vector<stored_offset> reset(pqxx::transaction_base& tx,
                                    const std::vector<offset_target>& targets) const;
+  // Forgets the committed offset of each partition (every one of the connector when
+  // `partitions` is empty): next_offset NULL, as a claim leaves it, so the next owner starts
+  // from offsets.takeover.group or auto.offset.reset; the owner epoch is bumped as reset()
+  // does. Returns the rows as they now are.
+  std::vector<stored_offset> clear(pqxx::transaction_base& tx,
+                                   const std::vector<offset_key>& partitions) const;
   // Every stored offset of the connector, by topic and partition.
   std::vector<stored_offset> read(pqxx::transaction_base& tx) const;
   // The stored offsets of the given partitions (for resolving an in-doubt commit), locked

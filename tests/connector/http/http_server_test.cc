@@ -91,17 +91,18 @@ TEST_CASE("GET /metrics serves the registry as Prometheus text") {
   CHECK(r.body.find("sluice_state{state=\"STARTING\"} 1") != std::string::npos);
 }
 
-TEST_CASE("GET /healthz is liveness: 200 while the process works, DEGRADED and PAUSED too") {
+TEST_CASE(
+    "GET /healthz is liveness: 200 while the process works, DEGRADED, PAUSED and STOPPED too") {
   fixture f;
   for (connector_state s :
        {connector_state::starting, connector_state::running, connector_state::degraded,
-        connector_state::paused, connector_state::draining}) {
+        connector_state::paused, connector_state::draining, connector_state::stopped}) {
     f.status.set(s);
     const auto r = http_request(f.server.port(), "GET", "/healthz");
     CHECK_MESSAGE(r.status == 200, to_string(s));
     CHECK(r.body == "ok\n");
   }
-  for (connector_state s : {connector_state::failed, connector_state::stopped}) {
+  for (connector_state s : {connector_state::failed}) {
     f.status.set(s, "boom");
     const auto r = http_request(f.server.port(), "GET", "/healthz");
     CHECK(r.status == 503);

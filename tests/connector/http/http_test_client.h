@@ -30,8 +30,9 @@ struct http_response {
 
 // A blocking HTTP/1.1 request to 127.0.0.1:port over a plain socket, "Connection: close",
 // with `headers` ("Name: value\r\n" lines) added; throws when it cannot connect.
+// `body` is sent with its Content-Length (a PATCH of offsets).
 inline http_response http_request(uint16_t port, std::string_view method, std::string_view path,
-                                  std::string_view headers = {}) {
+                                  std::string_view headers = {}, std::string_view body = {}) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw std::runtime_error("socket() failed");
   timeval timeout{5, 0};
@@ -48,9 +49,15 @@ inline http_response http_request(uint16_t port, std::string_view method, std::s
   const bool own_host = headers.starts_with("Host:") || headers.find("\nHost:") != headers.npos;
   std::string request = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\n" +
                         (own_host ? "" : "Host: 127.0.0.1\r\n") + "Connection: close\r\n";
-  if (method == "PUT" || method == "POST") request += "Content-Length: 0\r\n";
+  if (!body.empty()) {
+    request +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  } else if (method == "PUT" || method == "POST" || method == "PATCH" || method == "DELETE") {
+    request += "Content-Length: 0\r\n";
+  }
   request += headers;
   request += "\r\n";
+  request += body;
   for (size_t sent = 0; sent < request.size();) {
     const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) break;

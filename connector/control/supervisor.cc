@@ -1,0 +1,573 @@
+#include "connector/control/supervisor.h"
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "connector/base/log.h"
+#include "connector/base/sink_options.h"
+#include "connector/config/redact.h"
+#include "connector/control/connect_config.h"
+#include "connector/control/member_agent.h"
+#include "connector/drive/pipeline.h"
+#include "connector/metrics/control_probe.h"
+#include "connector/metrics/metrics_registry.h"
+#include "connector/source/group_admin.h"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto k_heartbeat = 1s;
+// How long a member waits for the control state before it starts a pipeline anyway.
+constexpr auto k_first_view_wait = 3s;
+// How long a PATCH or DELETE of the offsets waits for every member to have left the group.
+constexpr auto k_offsets_wait = 30s;
+
+// A member's state as Connect names a task's.
+std::string connect_state(std::string_view member_state) {
+  if (member_state == "RUNNING" || member_state == "DEGRADED" || member_state == "DRAINING")
+    return "RUNNING";
+  if (member_state == "PAUSED" || member_state == "FAILED") return std::string(member_state);
+  return "UNASSIGNED";  // STARTING, or STOPPED (between two pipelines)
+}
+
+}  // namespace
+
+struct supervisor::incarnation {
+  std::shared_ptr<const config> cfg;
+  std::vector<std::pair<std::string, std::string>> connect_config;
+  std::unique_ptr<metrics_registry> metrics;
+  std::unique_ptr<control_probe> probe;
+  std::shared_ptr<const sink::target> target;
+  std::unique_ptr<member_agent> agent;
+  std::unique_ptr<pipeline> pipe;  // none while STOPPED, or between two pipelines
+};
+
+supervisor::supervisor(config first, config_loader reload, identity id)
+    : _reload(std::move(reload)), _id(std::move(id)), _name(first.name), _first(std::move(first)) {}
+
+supervisor::~supervisor() {
+  if (_inc) end_incarnation(true);
+}
+
+// --- the main thread -----------------------------------------------------------------------
+
+int supervisor::run(const std::atomic<bool>& process_stop, std::atomic<bool>& pipeline_stop) {
+  {
+    std::lock_guard lock(_mutex);
+    _pipeline_stop = &pipeline_stop;
+  }
+  int code = 0;
+  while (!process_stop.load()) {
+    std::optional<config> next;
+    {
+      std::lock_guard lock(_mutex);
+      next.swap(_first);
+    }
+    if (!next) {
+      std::variant<config, std::string> loaded = _reload();
+      if (const auto* why = std::get_if<std::string>(&loaded)) {
+        SLUICE_LOG(error, "control", "restart: the configuration does not load: " << *why);
+        std::unique_lock lock(_mutex);
+        _idle_state = connector_state::failed;
+        _idle_reason = "configuration: " + *why;
+        _restart = false;
+        _cv.wait(lock, [&] { return _restart || process_stop.load(); });
+        _idle_state = connector_state::starting;
+        _idle_reason.clear();
+        code = 1;
+        continue;
+      }
+      next = std::move(std::get<config>(loaded));
+    }
+    try {
+      start_incarnation(std::move(*next));
+      code = drive(process_stop, pipeline_stop);
+    } catch (const std::exception& e) {
+      // The target or the metrics could not be made: FAILED until restarted.
+      SLUICE_LOG(error, "control", "cannot start: " << e.what());
+      std::unique_lock lock(_mutex);
+      _idle_state = connector_state::failed;
+      _idle_reason = e.what();
+      _cv.wait(lock, [&] { return _restart || process_stop.load(); });
+      code = 1;
+    }
+    const bool leaving = process_stop.load();
+    end_incarnation(leaving);
+    std::lock_guard lock(_mutex);
+    _restart = false;
+    _idle_state = connector_state::starting;
+    _idle_reason.clear();
+    if (!leaving) SLUICE_LOG(info, "control", "restarting: the configuration is read again");
+  }
+  return code;
+}
+
+void supervisor::start_incarnation(config c) {
+  auto inc = std::make_unique<incarnation>();
+  inc->cfg = std::make_shared<const config>(std::move(c));
+  inc->connect_config = connect_config(*inc->cfg);
+  inc->metrics = std::make_unique<metrics_registry>();
+  inc->probe = std::make_unique<control_probe>(*inc->metrics);
+  inc->target = make_target(*inc->cfg);
+  member_agent::callbacks cb;
+  cb.me = [this] { return me(); };
+  cb.write = [this](sink::connector_control& control) { write_pending(control); };
+  cb.seen = [this](const sink::control_view& v) { on_view(v); };
+  inc->agent = std::make_unique<member_agent>(*inc->target, make_retry_policy(*inc->cfg),
+                                              inc->cfg->name, k_heartbeat, std::move(cb));
+  member_agent* agent = inc->agent.get();
+  {
+    std::lock_guard lock(_mutex);
+    _inc = std::move(inc);
+  }
+  agent->start();
+}
+
+void supervisor::end_incarnation(bool leaving) {
+  // Only this thread replaces _inc: it may read it without the lock. The agent calls back
+  // into this class (under the lock): it is stopped, without the lock, before the incarnation
+  // is let go.
+  if (!_inc) return;
+  _inc->agent->stop(leaving);
+  std::unique_ptr<incarnation> done;
+  {
+    std::lock_guard lock(_mutex);
+    done = std::move(_inc);
+  }
+  done.reset();  // the pipeline is gone already (drive()); then the registry, the target
+}
+
+int supervisor::drive(const std::atomic<bool>& process_stop, std::atomic<bool>& pipeline_stop) {
+  int code = 0;
+  // The target state first: a member does not join the group of a STOPPED connector. When
+  // the control state does not answer soon (the target away, a refused login), the pipeline
+  // starts anyway and shows why (DEGRADED, FAILED); it stops as soon as STOPPED is read.
+  const auto unknown_until = std::chrono::steady_clock::now() + k_first_view_wait;
+  for (;;) {
+    std::unique_lock lock(_mutex);
+    _cv.wait_for(lock, 100ms, [&] {
+      return _restart || process_stop.load() ||
+             (_target_known && _target != sink::target_state::stopped);
+    });
+    if (_restart || process_stop.load()) return code;
+    if (!_target_known && std::chrono::steady_clock::now() < unknown_until) continue;
+    if (_target == sink::target_state::stopped) {
+      _idle_state = connector_state::stopped;
+      continue;
+    }
+    lock.unlock();
+    pipeline_stop.store(false);
+    auto p = std::make_unique<pipeline>(*_inc->cfg, *_inc->metrics);
+    pipeline* running = p.get();
+    lock.lock();
+    _inc->pipe = std::move(p);
+    // A stop, a restart or a STOPPED target that came meanwhile.
+    if (process_stop.load() || _restart) pipeline_stop.store(true);
+    apply_target();
+    lock.unlock();
+    code = running->run(pipeline_stop);
+    lock.lock();
+    std::unique_ptr<pipeline> done = std::move(_inc->pipe);
+    _idle_state = code == 0 ? connector_state::stopped : connector_state::failed;
+    _idle_reason = code == 0 ? "" : redact_secrets(done->status().last_error, _inc->cfg->secrets);
+    lock.unlock();
+    done.reset();
+    if (code == 0 && !process_stop.load()) SLUICE_LOG(info, "control", "pipeline stopped");
+  }
+}
+
+// --- the agent's thread --------------------------------------------------------------------
+
+sink::member_heartbeat supervisor::me() const {
+  std::lock_guard lock(_mutex);
+  sink::member_heartbeat m;
+  m.worker_id = _id.worker_id;
+  m.state = to_string(local_state());
+  m.trace = local_trace();
+  if (_inc && _inc->pipe) {
+    std::set<std::string> topics;
+    for (const partition_status& p : _inc->pipe->status().assigned)
+      topics.insert(p.topic);
+    m.topics.assign(topics.begin(), topics.end());
+  }
+  return m;
+}
+
+void supervisor::write_pending(sink::connector_control& control) {
+  std::shared_ptr<const config> cfg;
+  {
+    std::lock_guard lock(_mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (_cluster_id.empty() && _inc && now >= _cluster_id_next) {
+      cfg = _inc->cfg;
+      _cluster_id_next = now + 30s;  // Kafka away: not a new client every heartbeat
+    }
+  }
+  if (cfg) {  // GET / names the cluster: asked here, off the HTTP threads, once it answers
+    try {
+      std::string id = group_admin(*cfg, std::chrono::milliseconds(2000)).cluster_id();
+      std::lock_guard lock(_mutex);
+      _cluster_id = std::move(id);
+    } catch (const std::exception& e) {
+      SLUICE_LOG(debug, "control", "cluster id: " << e.what());
+    }
+  }
+  std::optional<sink::target_state> target;
+  std::optional<bool> restart;
+  std::vector<std::string> members;
+  {
+    std::lock_guard lock(_mutex);
+    target.swap(_pending_target);
+    restart.swap(_pending_restart);
+    members.swap(_pending_member_restarts);
+  }
+  const auto put_back = [&] {
+    std::lock_guard lock(_mutex);
+    if (target && !_pending_target) _pending_target = target;
+    if (restart && !_pending_restart) _pending_restart = restart;
+    _pending_member_restarts.insert(_pending_member_restarts.end(), members.begin(), members.end());
+  };
+  if (target) {
+    if (!control.set_target(*target, _id.worker_id)) return put_back();
+    SLUICE_LOG(info, "control", "target state " << sink::to_string(*target) << " written");
+    target.reset();
+  }
+  if (restart) {
+    const auto epoch = control.request_restart(*restart);
+    if (!epoch) return put_back();
+    std::lock_guard lock(_mutex);
+    // This member restarted when the request came: it does not restart for it again.
+    _seen_restart_epoch = std::max(_seen_restart_epoch.value_or(0), *epoch);
+    restart.reset();
+  }
+  while (!members.empty()) {
+    if (!control.request_member_restart(members.back())) return put_back();
+    members.pop_back();
+  }
+}
+
+void supervisor::on_view(const sink::control_view& v) {
+  std::lock_guard lock(_mutex);
+  _view = v;
+  _view_at = std::chrono::steady_clock::now();
+  // A request taken here and not written yet outranks what the control state still says.
+  if (!_pending_target) _target = v.target;
+  _target_known = true;
+  if (!_seen_restart_epoch) {
+    _seen_restart_epoch = v.restart_epoch;
+  } else if (v.restart_epoch > *_seen_restart_epoch) {
+    _seen_restart_epoch = v.restart_epoch;
+    if (!v.restart_only_failed || local_state() == connector_state::failed)
+      restart_here("a restart of every member was requested");
+  }
+  for (const sink::member_record& m : v.members) {
+    if (m.heartbeat.worker_id != _id.worker_id) continue;
+    if (!_seen_member_epoch) {
+      _seen_member_epoch = m.restart_epoch;
+    } else if (m.restart_epoch > *_seen_member_epoch) {
+      _seen_member_epoch = m.restart_epoch;
+      restart_here("a restart of this member was requested");
+    }
+  }
+  apply_target();
+  if (_inc) _inc->probe->observe(v, std::chrono::milliseconds(member_agent::live_within).count());
+  _cv.notify_all();
+}
+
+// --- under _mutex --------------------------------------------------------------------------
+
+connector_state supervisor::local_state() const {
+  return _inc && _inc->pipe ? _inc->pipe->state() : _idle_state;
+}
+
+std::string supervisor::local_trace() const {
+  if (!_inc || !_inc->pipe) return _idle_reason;
+  const connector_status s = _inc->pipe->status();
+  return s.state == connector_state::failed ? s.last_error : s.degraded_reason;
+}
+
+void supervisor::restart_here(const std::string& why) {
+  if (_restart) return;
+  SLUICE_LOG(info, "control", why << ": restarting this member");
+  _restart = true;
+  if (_pipeline_stop != nullptr) _pipeline_stop->store(true);
+  _cv.notify_all();
+}
+
+void supervisor::apply_target() {
+  if (!_inc || !_inc->pipe) return;  // drive() starts one unless STOPPED
+  switch (_target) {
+    case sink::target_state::stopped:
+      if (_pipeline_stop != nullptr) _pipeline_stop->store(true);
+      break;
+    case sink::target_state::paused:
+      _inc->pipe->request_pause();
+      break;
+    case sink::target_state::running:
+      _inc->pipe->request_resume();
+      break;
+  }
+}
+
+std::vector<sink::member_record> supervisor::live_members() const {
+  std::vector<sink::member_record> out;
+  if (!_view) return out;
+  const int64_t since_read = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now() - _view_at)
+                                 .count();
+  for (const sink::member_record& m : _view->members) {
+    if (m.age_ms + since_read < std::chrono::milliseconds(member_agent::live_within).count())
+      out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<connect_task> supervisor::tasks() const {
+  std::vector<connect_task> out;
+  // The others as their heartbeats said, aged by the time since the view was read (a view
+  // that cannot be refreshed lets them go); this member as it is now.
+  for (const sink::member_record& m : live_members()) {
+    if (m.heartbeat.worker_id == _id.worker_id) continue;
+    connect_task& t = out.emplace_back();
+    t.worker_id = m.heartbeat.worker_id;
+    t.state = connect_state(m.heartbeat.state);
+    t.trace =
+        m.heartbeat.state == "DEGRADED" ? "DEGRADED: " + m.heartbeat.trace : m.heartbeat.trace;
+  }
+  connect_task& self = out.emplace_back();
+  self.worker_id = _id.worker_id;
+  const std::string state = to_string(local_state());
+  self.state = connect_state(state);
+  self.trace = state == "DEGRADED" ? "DEGRADED: " + local_trace() : local_trace();
+  std::sort(out.begin(), out.end(),
+            [](const connect_task& a, const connect_task& b) { return a.worker_id < b.worker_id; });
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i].id = static_cast<int>(i);
+  return out;
+}
+
+// --- the HTTP threads ----------------------------------------------------------------------
+
+std::string supervisor::metrics_text() const {
+  std::lock_guard lock(_mutex);
+  return _inc ? _inc->metrics->serialize() : std::string();
+}
+
+connector_state supervisor::state() const {
+  std::lock_guard lock(_mutex);
+  return local_state();
+}
+
+connector_status supervisor::status() const {
+  std::lock_guard lock(_mutex);
+  connector_status s;
+  if (_inc && _inc->pipe) {
+    s = _inc->pipe->status();
+  } else {
+    s.name = _name;
+    s.state = _idle_state;
+    s.last_error = _idle_reason;
+  }
+  // The native status keeps sluice's own states (DEGRADED among them); this member's reason
+  // is in last_error and degraded already.
+  for (const sink::member_record& m : live_members()) {
+    if (m.heartbeat.worker_id != _id.worker_id)
+      s.members.push_back({m.heartbeat.worker_id, m.heartbeat.state, m.heartbeat.trace});
+  }
+  s.members.push_back({_id.worker_id, to_string(s.state), ""});
+  std::sort(s.members.begin(), s.members.end(), [](const member_status& a, const member_status& b) {
+    return a.worker_id < b.worker_id;
+  });
+  return s;
+}
+
+connect_view supervisor::view() const {
+  std::lock_guard lock(_mutex);
+  connect_view v;
+  v.name = _name;
+  v.worker_id = _id.worker_id;
+  v.version = _id.version;
+  v.commit = _id.commit;
+  v.kafka_cluster_id = _cluster_id;
+  if (_inc) v.config = _inc->connect_config;
+  switch (_target) {
+    case sink::target_state::stopped:
+      v.state = "STOPPED";  // Connect lists no task for a stopped connector
+      return v;
+    case sink::target_state::paused:
+      v.state = "PAUSED";
+      break;
+    case sink::target_state::running:
+      v.state = "RUNNING";
+      break;
+  }
+  v.tasks = tasks();
+  std::set<std::string> topics;
+  for (const sink::member_record& m : live_members())
+    topics.insert(m.heartbeat.topics.begin(), m.heartbeat.topics.end());
+  v.topics.assign(topics.begin(), topics.end());
+  return v;
+}
+
+void supervisor::set_target(sink::target_state s) {
+  std::lock_guard lock(_mutex);
+  SLUICE_LOG(info, "control", "target state " << sink::to_string(s) << " requested");
+  _target = s;
+  _pending_target = s;
+  apply_target();
+  _cv.notify_all();
+  if (_inc) _inc->agent->wake();
+}
+
+void supervisor::restart(bool only_failed) {
+  std::lock_guard lock(_mutex);
+  if (!only_failed || local_state() == connector_state::failed)
+    restart_here("a restart was requested here");
+  _pending_restart = _pending_restart ? (*_pending_restart && only_failed) : only_failed;
+  if (_inc) _inc->agent->wake();
+}
+
+bool supervisor::restart_task(int id) {
+  std::lock_guard lock(_mutex);
+  const std::vector<connect_task> now = tasks();
+  if (id < 0 || static_cast<size_t>(id) >= now.size()) return false;
+  const std::string& worker = now[static_cast<size_t>(id)].worker_id;
+  if (worker == _id.worker_id) {
+    restart_here("a restart of this task was requested");
+  } else {
+    _pending_member_restarts.push_back(worker);
+    if (_inc) _inc->agent->wake();
+  }
+  return true;
+}
+
+std::pair<std::vector<connect_offset>, connect_answer> supervisor::offsets() {
+  std::shared_ptr<const config> cfg;
+  std::shared_ptr<const sink::target> target;
+  {
+    std::lock_guard lock(_mutex);
+    if (!_inc) return {{}, {503, "the connector is restarting: try again"}};
+    cfg = _inc->cfg;
+    target = _inc->target;
+  }
+  try {
+    const auto session = target->open("rest offsets", retry_policy::bounded());
+    std::vector<connect_offset> out;
+    for (const stored_offset& o : session->make_reader(cfg->name)->read_offsets()) {
+      if (o.next) out.push_back({o.topic, o.partition.value(), o.next->value()});
+    }
+    return {std::move(out), {200, ""}};
+  } catch (const std::exception& e) {
+    return {
+        {},
+        {500, redact_secrets(std::string("cannot read the offsets: ") + e.what(), cfg->secrets)}};
+  }
+}
+
+std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<std::mutex>& lock) {
+  if (_target != sink::target_state::stopped) {
+    return connect_answer{
+        400,
+        "Connectors must be in the STOPPED state before their offsets can be modified. "
+        "This can be done for the specified connector by issuing a 'PUT' request to the "
+        "'/connectors/" +
+            _name + "/stop' endpoint"};
+  }
+  if (!_inc) return connect_answer{503, "the connector is restarting: try again"};
+  const std::shared_ptr<const config> cfg = _inc->cfg;
+  const std::string group = cfg->kafka_property("group.id").value_or(cfg->name);
+  // Every member must have drained and left the group: the ones this member sees, and the
+  // group itself (a member the control state has not heard from yet).
+  const auto deadline = std::chrono::steady_clock::now() + k_offsets_wait;
+  std::string why;
+  for (;;) {
+    why.clear();
+    if (_target != sink::target_state::stopped) why = "the connector was resumed meanwhile";
+    for (const connect_task& t : tasks())
+      if (why.empty() && t.state != "UNASSIGNED")
+        why = "member " + t.worker_id + " is still " + t.state;
+    if (why.empty() && local_state() != connector_state::stopped) why = "this member is stopping";
+    if (why.empty()) {
+      lock.unlock();
+      try {
+        const auto g = group_admin(*cfg, std::chrono::milliseconds(5000)).describe_group(group);
+        if (g.members > 0)
+          why = "the consumer group " + group + " still has " + std::to_string(g.members) +
+                " member(s)";
+      } catch (const std::exception& e) {
+        why = std::string("Kafka cannot say whether the group is empty: ") + e.what();
+      }
+      lock.lock();
+      if (why.empty()) return std::nullopt;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    _cv.wait_for(lock, 500ms);
+  }
+  return connect_answer{409, "the offsets cannot change yet: " + why +
+                                 " (retry once every member "
+                                 "has stopped)"};
+}
+
+connect_answer supervisor::change_offsets(const std::vector<connect_offset>& offsets, bool all) {
+  std::unique_lock lock(_mutex);
+  if (auto refused = refuse_offset_change(lock)) return *refused;
+  const std::shared_ptr<const config> cfg = _inc->cfg;
+  const std::shared_ptr<const sink::target> target = _inc->target;
+  lock.unlock();
+  std::vector<offset_target> moved;
+  std::vector<offset_key> cleared;
+  std::map<topic_partition_key, int64_t> group_copy;
+  for (const connect_offset& o : offsets) {
+    if (o.offset) {
+      moved.push_back({o.topic, partition_id(o.partition), kafka_offset(*o.offset)});
+      group_copy[{o.topic, o.partition}] = *o.offset;
+    } else {
+      cleared.push_back({o.topic, partition_id(o.partition)});
+    }
+  }
+  try {
+    const auto session = target->open("rest offsets", retry_policy::bounded());
+    const auto admin = session->make_offset_admin(cfg->name);
+    // The epochs are bumped as by `sluice offsets reset`: a zombie cannot write past this.
+    if (all) {
+      admin->clear({});
+    } else {
+      if (!moved.empty()) admin->reset(moved);
+      if (!cleared.empty()) admin->clear(cleared);
+    }
+  } catch (const std::exception& e) {
+    return {500,
+            redact_secrets(std::string("cannot write the offsets: ") + e.what(), cfg->secrets)};
+  }
+  // The group's copy follows, as after `sluice offsets reset` (sluice reads its own).
+  if (!group_copy.empty()) {
+    try {
+      group_admin(*cfg, std::chrono::milliseconds(5000))
+          .alter_committed(cfg->kafka_property("group.id").value_or(cfg->name), group_copy);
+    } catch (const std::exception& e) {
+      SLUICE_LOG(warn, "control", "the group's copy of the offsets was not updated: " << e.what());
+    }
+  }
+  SLUICE_LOG(info, "control",
+             (all ? std::string("offsets reset")
+                  : "offsets altered: " + std::to_string(moved.size()) + " moved, " +
+                        std::to_string(cleared.size()) + " cleared")
+                 << " (REST API)");
+  return {200, all ? "The offsets for this connector have been reset successfully"
+                   : "The offsets for this connector have been altered successfully"};
+}
+
+connect_answer supervisor::alter_offsets(const std::vector<connect_offset>& offsets) {
+  return change_offsets(offsets, false);
+}
+
+connect_answer supervisor::reset_offsets() {
+  return change_offsets({}, true);
+}
+
+}  // namespace sluice
