@@ -747,9 +747,9 @@ TEST_CASE("the state schema is created once and migrating again changes nothing"
   CHECK(w.count("SELECT count(*) FROM \"" + w.state + "\".schema_version") ==
         state_schema::current_version);
   // offsets, dead_letters, tombstones, pending_fragments, catalog, ddl_history,
-  // table_progress, routes, registry_schemas and schema_version.
+  // table_progress, routes, registry_schemas, connector_control, members and schema_version.
   CHECK(w.count("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + w.state +
-                "'") == 10);
+                "'") == 12);
 }
 
 TEST_CASE("a state schema of version 4 gains registry_schemas, its data kept") {

@@ -132,7 +132,7 @@ TEST_CASE("connect api: state changes reach the backend with Connect's codes") {
                                             "restart task 1", "restart task 5"});
 }
 
-TEST_CASE("connect api: the configuration is a file; writes to it are refused with 409") {
+TEST_CASE("connect api: the configuration is a file, writes to it are refused with 409") {
   fake_backend b;
   for (const auto& [method, path] :
        std::vector<std::pair<std::string, std::string>>{{"POST", "/connectors"},
