@@ -14,9 +14,11 @@ import java.util.function.Predicate;
  *
  *   read everything while RUNNING (/, /connectors, ?expand=status&expand=info, the connector,
  *     its config, status, tasks, topics, task 0's status, /connector-plugins, offsets);
- *   an unknown connector (404); DELETE offsets while RUNNING (refused);
+ *   an unknown connector (404: read, status, offsets, pause, restart) and task (404); DELETE
+ *     and PATCH offsets while RUNNING (refused, 400);
  *   pause (bearer token, then HTTP Basic) -> PAUSED; resume -> RUNNING;
- *   stop -> STOPPED without tasks; offsets read, PATCHed to K, cleared with null, DELETEd;
+ *   stop -> STOPPED without tasks (none listed, task 0's status 404); offsets read, PATCHed
+ *     to K, cleared with null, DELETEd;
  *   resume -> RUNNING; restart, restart?includeTasks=true&onlyFailed=false, task 0's restart;
  *   with sluiceChecks, what only sluice does: writes without or with a wrong token refused
  *   (401), POST /connectors, PUT config and DELETE refused (409: sluice's config is a file).
@@ -104,7 +106,15 @@ final class Session {
   private void refusals() throws IOException {
     phase("RUNNING: refusals");
     same("GET", "/connectors/" + NO_SUCH, Entities.Kind.CONNECTOR_INFO);
+    same("GET", "/connectors/" + NO_SUCH + "/status", Entities.Kind.STATE);
+    same("GET", "/connectors/" + NO_SUCH + "/offsets", Entities.Kind.OFFSETS);
+    same("PUT", "/connectors/" + NO_SUCH + "/pause", Side.Auth.BEARER, null, Entities.Kind.NONE);
+    same("POST", "/connectors/" + NO_SUCH + "/restart", Side.Auth.BEARER, null,
+        Entities.Kind.NONE);
+    same("POST", "/connectors/{n}/tasks/99/restart", Side.Auth.BEARER, null, Entities.Kind.NONE);
     same("DELETE", "/connectors/{n}/offsets", Side.Auth.BEARER, null, Entities.Kind.MESSAGE);
+    same("PATCH", "/connectors/{n}/offsets", Side.Auth.BEARER, offsetsBody(OFFSET_K),
+        Entities.Kind.MESSAGE);
   }
 
   private void pauseAndResume() throws IOException {
@@ -122,6 +132,10 @@ final class Session {
     same("PUT", "/connectors/{n}/stop", Side.Auth.BEARER, null, Entities.Kind.NONE);
     waitState("STOPPED", false);
     same("GET", "/connectors/{n}/status", Entities.Kind.STATE);
+    // A stopped connector has no task: none listed, none to ask the status of.
+    same("GET", "/connectors/{n}", Entities.Kind.CONNECTOR_INFO, Set.of("$.config"), Set.of());
+    same("GET", "/connectors/{n}/tasks", Entities.Kind.TASKS, Set.of("$[].config"), Set.of());
+    same("GET", "/connectors/{n}/tasks/0/status", Entities.Kind.TASK_STATE);
     Pair stopped = same("GET", "/connectors/{n}/offsets", Entities.Kind.OFFSETS);
     each(stopped, (side, a) -> expect(side, offsetOf(a) >= 0,
         "no offset for " + _topic + "/0 while STOPPED: " + a.body()));
