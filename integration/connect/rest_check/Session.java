@@ -12,8 +12,9 @@ import java.util.function.Predicate;
  * The session an operator runs through Connect's REST API, played against the Connect worker
  * and against sluice side by side, in this order:
  *
- *   read everything while RUNNING (/, /connectors, ?expand=status&expand=info, the connector,
- *     its config, status, tasks, topics, task 0's status, /connector-plugins, offsets);
+ *   read everything while RUNNING (/, /connectors, ?expand=status&expand=info and each alone,
+ *     the connector, its config, status, tasks, topics, task 0's status, /connector-plugins,
+ *     offsets);
  *   an unknown connector (404: read, status, offsets, pause, restart) and task (404); DELETE
  *     and PATCH offsets while RUNNING (refused, 400);
  *   pause (bearer token, then HTTP Basic) -> PAUSED; resume -> RUNNING;
@@ -83,6 +84,10 @@ final class Session {
       expect(_sluice, json(expanded.sluice()).size() == 1,
           "?expand= answers for more than itself: " + clip(expanded.sluice().body()));
     }
+    // What UIs ask when they want one half only.
+    same("GET", "/connectors?expand=status", Entities.Kind.EXPANDED, Set.of(), Set.of("$"));
+    same("GET", "/connectors?expand=info", Entities.Kind.EXPANDED, Set.of("$.{n}.info.config"),
+        Set.of("$"));
     Pair info = same("GET", "/connectors/{n}", Entities.Kind.CONNECTOR_INFO, Set.of("$.config"),
         Set.of());
     each(info, (side, a) -> {
