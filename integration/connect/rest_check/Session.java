@@ -25,8 +25,11 @@ import java.util.function.Predicate;
  *   (401), POST /connectors, PUT config and DELETE refused (409: sluice's config is a file).
  *
  * For every call: both status codes must be equal, each body must parse as its Connect entity
- * (Entities), and sluice's key tree must equal the worker's (ShapeDiff). Each call prints one
- * line, each difference one more. Single-threaded; run() once.
+ * (Entities), and sluice's key tree must equal the worker's (ShapeDiff). A few values are
+ * checked too, where tools read them: the states reached, the connector's name and type, its
+ * "topics" as Connect's comma-separated list, the offsets after each change, the Kafka cluster
+ * id (both sides consume from one broker), and, with sluiceChecks, that no answer holds the
+ * token. Each call prints one line, each difference one more. Single-threaded; run() once.
  */
 final class Session {
   static final int OFFSET_K = 1;  // PATCHed offset: below what both sides consumed
@@ -77,7 +80,13 @@ final class Session {
       expect(_sluice, json(names.sluice()).size() == 1, "GET /connectors lists more than itself: "
           + names.sluice().body());
     }
-    same("GET", "/", Entities.Kind.SERVER_INFO);
+    Pair server = same("GET", "/", Entities.Kind.SERVER_INFO);
+    // Both consume from the same broker: a tool matching Connect clusters to Kafka clusters
+    // reads this id.
+    expect(_sluice, text(server.sluice(), "kafka_cluster_id")
+        .equals(text(server.worker(), "kafka_cluster_id")), "kafka_cluster_id is '"
+        + text(server.sluice(), "kafka_cluster_id") + "', the broker's (as the worker says) '"
+        + text(server.worker(), "kafka_cluster_id") + "'");
     Pair expanded = same("GET", "/connectors?expand=status&expand=info", Entities.Kind.EXPANDED,
         Set.of("$.{n}.info.config"), Set.of("$"));
     if (_sluiceChecks) {
@@ -94,7 +103,12 @@ final class Session {
       expect(side, text(a, "name").equals(side.connector), "name is not " + side.connector);
       expect(side, text(a, "type").equals("sink"), "type is not sink: " + text(a, "type"));
     });
-    same("GET", "/connectors/{n}/config", Entities.Kind.CONFIG, Set.of("$"), Set.of());
+    Pair config = same("GET", "/connectors/{n}/config", Entities.Kind.CONFIG, Set.of("$"),
+        Set.of());
+    // Connect's "topics" is a comma-separated list, which tools split on commas.
+    each(config, (side, a) -> expect(side, text(a, "topics").equals(_topic),
+        "config \"topics\" is '" + text(a, "topics") + "', not Connect's list form '" + _topic
+            + "'"));
     same("GET", "/connectors/{n}/status", Entities.Kind.STATE);
     same("GET", "/connectors/{n}/tasks", Entities.Kind.TASKS, Set.of("$[].config"), Set.of());
     Pair topics = same("GET", "/connectors/{n}/topics", Entities.Kind.TOPICS, Set.of(),
@@ -225,6 +239,7 @@ final class Session {
       Set<String> stringMaps, Set<String> byName) throws IOException {
     Side.Answer w = _worker.call(method, path, body, auth);
     Side.Answer s = _sluice.call(method, path, body, auth);
+    leaks(s);
     String call = method + " " + path + (auth == Side.Auth.NONE ? ""
         : " (" + auth.name().toLowerCase(Locale.ROOT) + ")") + noteOf(body);
     List<String> lines = new ArrayList<>();
@@ -269,6 +284,7 @@ final class Session {
   private void sluiceAlone(Side side, String method, String path, Side.Auth auth, String body,
       int want) throws IOException {
     Side.Answer s = side.call(method, path, body, auth);
+    leaks(s);
     String call = method + " " + path + " (" + (side == _sluice ? "" : "wrong ")
         + auth.name().toLowerCase(Locale.ROOT) + ", sluice only)";
     List<String> lines = new ArrayList<>();
@@ -290,6 +306,14 @@ final class Session {
     if (body == null || !body.contains("\"offsets\"")) return "";
     return body.contains("\"offset\":null") ? " offset null"
         : " offset " + body.replaceAll(".*\"kafka_offset\":(\\d+).*", "$1");
+  }
+
+  // sluice's http.auth.token is a secret: no answer may hold it (its config shows "***").
+  private void leaks(Side.Answer sluiceAnswer) {
+    if (_sluiceChecks && !_sluice.token().isEmpty()
+        && sluiceAnswer.body().contains(_sluice.token())) {
+      expect(_sluice, false, "an answer holds http.auth.token");
+    }
   }
 
   private void report(String call, String w, String s, List<String> lines, Side.Answer wa,

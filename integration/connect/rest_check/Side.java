@@ -39,6 +39,11 @@ final class Side {
     _token = token == null ? "" : token;
   }
 
+  /** The token this side sends ("" for none). */
+  String token() {
+    return _token;
+  }
+
   /** path with every "{n}" replaced by this side's connector name. */
   String resolve(String path) {
     return path.replace("{n}", connector);
