@@ -33,6 +33,9 @@ packages=(
   # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka and Kafka
   # Connect on Java 17, their jars fetched by maven
   postgresql-15 postgresql-client-15 kcat openjdk-17-jre-headless maven ca-certificates
+  # Connect REST parity (integration/connect/rest_parity_test.sh): javac for its checker
+  # against Connect's own classes, jq for the fixture lines and the worker's answers
+  openjdk-17-jdk-headless jq
   # the services' throwaway CA and certificates (services/tls.sh)
   openssl
   # the scripts themselves: pgrep/ps, ss, curl (demo metrics), flock/setsid/runuser, useradd
