@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # helm.template: the chart renders with its defaults and with every option on, renders what
-# each option promises, and refuses a config that sets metrics.listen itself (the chart owns
+# each option promises, renders its NOTES, and refuses a config that sets metrics.listen itself (the chart owns
 # it, so that the probes and Services cannot point elsewhere).
 #
 #   helm_template.sh HELM CHART
@@ -51,6 +51,11 @@ check "options: 3 replicas, image sluice:1.2.3" \
   has_all "$options" 'replicas: 3$' 'image: "sluice:1.2.3"$'
 check "options: port 9500 in metrics.listen and the container" \
   has_all "$options" 'listen: 0.0.0.0:9500$' 'containerPort: 9500$'
+
+# NOTES.txt is rendered by install only (--dry-run=client: no cluster is asked).
+notes="$("$helm" install t "$chart" --namespace t --dry-run=client)"
+check "NOTES.txt: the admin Service's resume call" \
+  has_all "$notes" 'svc/t-sluice-admin 8083' '/connectors/orders-replica/resume'
 
 if refused="$(render --set config.metrics.listen=0.0.0.0:1 2>&1)"; then
   check "a config with metrics.listen is refused" false
