@@ -8,7 +8,8 @@
 # the work tree, so that a fresh clone on a machine that already built it finds it again
 # (warm: nothing is built); a cold build takes minutes and prints how long it took.
 #
-# It also makes sure the probe test's YAML parser (Debian's python3-yaml) is importable.
+# It also makes sure the deploy checks' YAML parser (Debian's python3-yaml) is importable:
+# helm.probes and prometheus.rules are Python.
 #
 # Environment:
 #   SLUICE_TOOLS_DIR   where tools are kept (default: ~/.cache/sluice)
@@ -25,7 +26,7 @@ say() { echo "install-helm.sh: $*" >&2; }
 
 ensure_pyyaml() {
   command -v python3 >/dev/null && python3 -c 'import yaml' 2>/dev/null && return 0
-  say "installing python3-yaml (the probe test reads the rendered chart with it)"
+  say "installing python3-yaml (helm.probes and prometheus.rules read YAML with it)"
   local sudo=()
   [[ $EUID -eq 0 ]] || sudo=(sudo)
   "${sudo[@]}" apt-get update -q >&2
