@@ -32,6 +32,11 @@ ensure_pyyaml() {
   "${sudo[@]}" apt-get update -q >&2
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     python3 python3-yaml >&2
+  # A python3 first on PATH that is not Debian's (pyenv, a venv) does not see the package.
+  python3 -c 'import yaml' 2>/dev/null || {
+    say "$(command -v python3) still cannot import yaml: give it PyYAML"
+    exit 1
+  }
 }
 
 built() { [[ -x "$helm" ]] && "$helm" version >/dev/null 2>&1; }
