@@ -9,7 +9,7 @@ is on PATH, `promtool check rules` and the unit tests in alerts_test.yml run too
   - the dashboard is valid JSON with unique panel ids, panels inside 24 columns and not
     overlapping, and a multi-select `instance` variable that every sluice query is narrowed by;
   - every sluice_* name in an expression is a family registered in connector/metrics/*.cc (a
-    histogram's _bucket, _sum or _count included) or one of ANNOUNCED below;
+    histogram's _bucket, _sum or _count included);
   - sluice_state{state="..."} names a state connector/base/connector_state.cc spells.
 
 Usage: prometheus_rules.py SOURCE_DIR
@@ -24,10 +24,6 @@ import subprocess
 import sys
 
 import yaml
-
-# Issue 29's member metrics, named before the C++ side registers them: the rules and the
-# dashboard use them already. Once registered they are found in the sources like the others.
-ANNOUNCED = {"sluice_members", "sluice_member_heartbeat_age_seconds", "sluice_target_state"}
 
 METRIC = re.compile(r"\bsluice_[a-z0-9_]+")
 DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
@@ -77,7 +73,7 @@ def check_expr(expr, where, registered, state_names):
     check(balanced(expr), f"{where}: brackets balance in {expr!r}")
     for name in set(METRIC.findall(expr)):
         base = re.sub(r"_(bucket|sum|count)$", "", name)
-        exported = name in registered or base in registered or name in ANNOUNCED
+        exported = name in registered or base in registered
         check(exported, f"{where}: {name} is a metric sluice exports")
     for state in re.findall(r'sluice_state\{[^}]*\bstate="([^"]*)"', expr):
         check(state in state_names, f"{where}: sluice_state{{state=\"{state}\"}} is a state "
@@ -158,8 +154,6 @@ def main():
     state_names = states(source)
     if not registered or not state_names:
         sys.exit("prometheus_rules.py: no metric families or states found under " + source)
-    for name in sorted(ANNOUNCED - registered):
-        print(f"note  {name} is announced (issue 29), not registered in connector/metrics yet")
 
     rules = os.path.join(source, "examples/docker/prometheus/alerts.yml")
     names = check_rules(rules, registered, state_names)
