@@ -36,7 +36,7 @@ void member_agent::stop(bool leave) {
   }
   _cv.notify_all();
   if (_thread.joinable()) _thread.join();
-  if (leave && _session) {
+  if (leave && _session && _healthy.load()) {
     // A fresh control that gives up at once: a member leaving during an outage is forgotten
     // by the others instead (forget_after).
     try {
@@ -74,10 +74,12 @@ void member_agent::loop() {
       if (const auto view = _control->heartbeat(_cb.me(), forget_after); view && _cb.seen) {
         _cb.seen(*view);
       }
+      _healthy = true;
       last_error.clear();
     } catch (const std::exception& e) {
       // Not transient (the policy gave up, a refused login): tried again next period, said
       // once (the pipeline, which meets the same error, shows it in its state).
+      _healthy = false;
       if (last_error != e.what()) SLUICE_LOG(warn, "control", "heartbeat failed: " << e.what());
       last_error = e.what();
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -40,7 +41,8 @@ class member_agent {
   member_agent& operator=(const member_agent&) = delete;
 
   void start();
-  // Ends the thread; leave: take this member's heartbeat away (best effort, bounded).
+  // Ends the thread; leave: take this member's heartbeat away (best effort, bounded; not
+  // when the last heartbeat failed: the others forget a silent member anyway).
   void stop(bool leave = false);
   // Beat now rather than at the end of the period (a request is pending).
   void wake();
@@ -61,6 +63,7 @@ class member_agent {
   std::condition_variable _cv;
   bool _stopping = false;
   bool _woken = false;
+  std::atomic<bool> _healthy{false};  // the last heartbeat was answered
   std::thread _thread;
   std::unique_ptr<sink::target_session> _session;  // the agent thread's
   std::unique_ptr<sink::connector_control> _control;
