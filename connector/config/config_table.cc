@@ -437,15 +437,17 @@ const config_key keys[] = {
    .binding = field<&config::limits, &limits_config::max_columns>()},
   {.name = "metrics.listen", .default_value = "127.0.0.1:9464",
    .description = "host:port of the HTTP endpoint (/metrics, /healthz, /readyz, /status, "
-                  "/pause, /resume); empty disables it.",
+                  "/pause, /resume and Kafka Connect's REST API, /connectors/...); empty "
+                  "disables it. Read at process start (a REST restart keeps it).",
    .check = check_listen_address,
    .binding = field<&config::metrics, &metrics_config::listen>()},
   {.name = "http.auth.token", .secret = true,
-   .description = "Bearer token that PUT /pause and /resume require (\"Authorization: Bearer "
-                  "<token>\"; 401 otherwise), and GET /status too when metrics.listen is not "
-                  "a loopback address; use ${ENV}. Unset, they are open on a loopback address "
-                  "and disabled (403) on any other, such as 0.0.0.0 in a container. /metrics, "
-                  "/healthz and /readyz need no token.",
+   .description = "Token that PUT /pause, /resume and every write of the Connect REST API "
+                  "require (\"Authorization: Bearer <token>\", or the password of HTTP "
+                  "Basic; 401 otherwise), and GET /status and the Connect reads too when "
+                  "metrics.listen is not a loopback address; use ${ENV}. Unset, they are open "
+                  "on a loopback address and disabled (403) on any other, such as 0.0.0.0 in a "
+                  "container. /metrics, /healthz and /readyz need no token.",
    .binding = field<&config::http, &http_config::auth_token>()},
   // Schema Registry (docs/schema-registry.md). Connect's names are aliases with fields of
   // their own, so that an alias left unset never overwrites the key it stands for.
