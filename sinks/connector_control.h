@@ -19,7 +19,7 @@ std::optional<target_state> parse_target_state(std::string_view s);
 // What a member says about itself in its heartbeat.
 struct member_heartbeat {
   std::string worker_id;            // host:pid
-  std::string state;                // its connector_state, lower case ("running", "degraded")
+  std::string state;                // its connector_state's name ("RUNNING", "DEGRADED")
   std::string trace;                // why FAILED or DEGRADED (secrets redacted); "" otherwise
   std::vector<std::string> topics;  // the topics of the partitions it is assigned
 };

@@ -71,10 +71,9 @@ void member_agent::loop() {
     }
     try {
       if (_cb.write) _cb.write(*_control);
-      if (const auto view = _control->heartbeat(_cb.me(), forget_after); view && _cb.seen) {
-        _cb.seen(*view);
-      }
-      _healthy = true;
+      const auto view = _control->heartbeat(_cb.me(), forget_after);
+      if (view && _cb.seen) _cb.seen(*view);
+      _healthy = view.has_value();  // nothing: given up because stopping
       last_error.clear();
     } catch (const std::exception& e) {
       // Not transient (the policy gave up, a refused login): tried again next period, said

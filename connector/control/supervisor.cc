@@ -25,7 +25,7 @@ constexpr auto k_heartbeat = 1s;
 // How long a member waits for the control state before it starts a pipeline anyway.
 constexpr auto k_first_view_wait = 3s;
 // How long a PATCH or DELETE of the offsets waits for every member to have left the group.
-constexpr auto k_offsets_wait = 30s;
+constexpr auto k_offsets_wait = 15s;
 
 // A member's state as Connect names a task's.
 std::string connect_state(std::string_view member_state) {
@@ -60,6 +60,7 @@ int supervisor::run(const std::atomic<bool>& process_stop, std::atomic<bool>& pi
   {
     std::lock_guard lock(_mutex);
     _pipeline_stop = &pipeline_stop;
+    _process_stop = &process_stop;
   }
   int code = 0;
   while (!process_stop.load()) {
@@ -75,8 +76,8 @@ int supervisor::run(const std::atomic<bool>& process_stop, std::atomic<bool>& pi
         std::unique_lock lock(_mutex);
         _idle_state = connector_state::failed;
         _idle_reason = "configuration: " + *why;
+        wait_for_restart(lock, process_stop);
         _restart = false;
-        _cv.wait(lock, [&] { return _restart || process_stop.load(); });
         _idle_state = connector_state::starting;
         _idle_reason.clear();
         code = 1;
@@ -88,12 +89,17 @@ int supervisor::run(const std::atomic<bool>& process_stop, std::atomic<bool>& pi
       start_incarnation(std::move(*next));
       code = drive(process_stop, pipeline_stop);
     } catch (const std::exception& e) {
-      // The target or the metrics could not be made: FAILED until restarted.
+      // The first start's errors end the process as they always did (a configuration the
+      // target or librdkafka refuses: exit 2); after a restart, FAILED until restarted again.
+      if (!_started_once) {
+        end_incarnation(true);
+        throw;
+      }
       SLUICE_LOG(error, "control", "cannot start: " << e.what());
       std::unique_lock lock(_mutex);
       _idle_state = connector_state::failed;
-      _idle_reason = e.what();
-      _cv.wait(lock, [&] { return _restart || process_stop.load(); });
+      _idle_reason = redact_secrets(e.what(), _secrets);
+      wait_for_restart(lock, process_stop);
       code = 1;
     }
     const bool leaving = process_stop.load();
@@ -107,7 +113,23 @@ int supervisor::run(const std::atomic<bool>& process_stop, std::atomic<bool>& pi
   return code;
 }
 
+void supervisor::wait_for_restart(std::unique_lock<std::mutex>& lock,
+                                  const std::atomic<bool>& process_stop) {
+  // Polled: the signal handler only sets process_stop, it cannot notify.
+  while (!_restart && !process_stop.load())
+    _cv.wait_for(lock, 100ms);
+}
+
 void supervisor::start_incarnation(config c) {
+  if (c.name != _name) {
+    // The control rows and offsets are keyed by the name: a renamed connector is another one.
+    throw std::invalid_argument("the configuration now names connector '" + c.name + "', not '" +
+                                _name + "': start a new process for it");
+  }
+  {
+    std::lock_guard lock(_mutex);
+    _secrets = c.secrets;
+  }
   auto inc = std::make_unique<incarnation>();
   inc->cfg = std::make_shared<const config>(std::move(c));
   inc->connect_config = connect_config(*inc->cfg);
@@ -163,6 +185,7 @@ int supervisor::drive(const std::atomic<bool>& process_stop, std::atomic<bool>& 
     lock.unlock();
     pipeline_stop.store(false);
     auto p = std::make_unique<pipeline>(*_inc->cfg, *_inc->metrics);
+    _started_once = true;
     pipeline* running = p.get();
     lock.lock();
     _inc->pipe = std::move(p);
@@ -232,22 +255,30 @@ void supervisor::write_pending(sink::connector_control& control) {
     if (restart && !_pending_restart) _pending_restart = restart;
     _pending_member_restarts.insert(_pending_member_restarts.end(), members.begin(), members.end());
   };
-  if (target) {
-    if (!control.set_target(*target, _id.worker_id)) return put_back();
-    SLUICE_LOG(info, "control", "target state " << sink::to_string(*target) << " written");
-    target.reset();
-  }
-  if (restart) {
-    const auto epoch = control.request_restart(*restart);
-    if (!epoch) return put_back();
-    std::lock_guard lock(_mutex);
-    // This member restarted when the request came: it does not restart for it again.
-    _seen_restart_epoch = std::max(_seen_restart_epoch.value_or(0), *epoch);
-    restart.reset();
-  }
-  while (!members.empty()) {
-    if (!control.request_member_restart(members.back())) return put_back();
-    members.pop_back();
+  // A request not written (stopping, or an error the agent logs and retries) is kept for the
+  // next heartbeat: answered 202 here, it must reach the others, and must not be undone by
+  // the control state read meanwhile.
+  try {
+    if (target) {
+      if (!control.set_target(*target, _id.worker_id)) return put_back();
+      SLUICE_LOG(info, "control", "target state " << sink::to_string(*target) << " written");
+      target.reset();
+    }
+    if (restart) {
+      const auto epoch = control.request_restart(*restart);
+      if (!epoch) return put_back();
+      std::lock_guard lock(_mutex);
+      // This member restarted when the request came: it does not restart for it again.
+      _own_restart_epoch = *epoch;
+      restart.reset();
+    }
+    while (!members.empty()) {
+      if (!control.request_member_restart(members.back())) return put_back();
+      members.pop_back();
+    }
+  } catch (...) {
+    put_back();
+    throw;
   }
 }
 
@@ -261,15 +292,21 @@ void supervisor::on_view(const sink::control_view& v) {
   if (!_seen_restart_epoch) {
     _seen_restart_epoch = v.restart_epoch;
   } else if (v.restart_epoch > *_seen_restart_epoch) {
+    // Only its own request since the last read: this member restarted when it came. Several
+    // requests at once: the column keeps the latest one's onlyFailed, so any of them may have
+    // been a full one.
+    const bool own =
+        v.restart_epoch == _own_restart_epoch && v.restart_epoch == *_seen_restart_epoch + 1;
+    const bool several = v.restart_epoch > *_seen_restart_epoch + 1;
     _seen_restart_epoch = v.restart_epoch;
-    if (!v.restart_only_failed || local_state() == connector_state::failed)
+    if (!own && (several || !v.restart_only_failed || local_state() == connector_state::failed))
       restart_here("a restart of every member was requested");
   }
   for (const sink::member_record& m : v.members) {
     if (m.heartbeat.worker_id != _id.worker_id) continue;
     if (!_seen_member_epoch) {
       _seen_member_epoch = m.restart_epoch;
-    } else if (m.restart_epoch > *_seen_member_epoch) {
+    } else if (m.restart_epoch != *_seen_member_epoch) {  // != : a row forgotten and made anew
       _seen_member_epoch = m.restart_epoch;
       restart_here("a restart of this member was requested");
     }
@@ -305,11 +342,16 @@ void supervisor::apply_target() {
     case sink::target_state::stopped:
       if (_pipeline_stop != nullptr) _pipeline_stop->store(true);
       break;
-    case sink::target_state::paused:
-      _inc->pipe->request_pause();
+    // Only when the pipeline disagrees: a leftover resume flag would undo the next pause.
+    case sink::target_state::paused: {
+      const connector_state s = _inc->pipe->state();
+      if (s == connector_state::running || s == connector_state::degraded ||
+          s == connector_state::starting)
+        _inc->pipe->request_pause();
       break;
+    }
     case sink::target_state::running:
-      _inc->pipe->request_resume();
+      if (_inc->pipe->state() == connector_state::paused) _inc->pipe->request_resume();
       break;
   }
 }
@@ -469,7 +511,9 @@ std::pair<std::vector<connect_offset>, connect_answer> supervisor::offsets() {
   }
 }
 
-std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<std::mutex>& lock) {
+std::optional<connect_answer> supervisor::refuse_offset_change(
+    std::unique_lock<std::mutex>& lock, std::shared_ptr<const config>& cfg,
+    std::shared_ptr<const sink::target>& target) {
   if (_target != sink::target_state::stopped) {
     return connect_answer{
         400,
@@ -478,8 +522,11 @@ std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<
         "'/connectors/" +
             _name + "/stop' endpoint"};
   }
-  if (!_inc) return connect_answer{503, "the connector is restarting: try again"};
-  const std::shared_ptr<const config> cfg = _inc->cfg;
+  const connect_answer restarting{503, "the connector is restarting: try again"};
+  if (!_inc) return restarting;
+  // Held here: the incarnation may end while the lock is let go below.
+  cfg = _inc->cfg;
+  target = _inc->target;
   const std::string group = cfg->kafka_property("group.id").value_or(cfg->name);
   // Every member must have drained and left the group: the ones this member sees, and the
   // group itself (a member the control state has not heard from yet).
@@ -487,6 +534,7 @@ std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<
   std::string why;
   for (;;) {
     why.clear();
+    if (!_inc || (_process_stop != nullptr && _process_stop->load())) return restarting;
     if (_target != sink::target_state::stopped) why = "the connector was resumed meanwhile";
     for (const connect_task& t : tasks())
       if (why.empty() && t.state != "UNASSIGNED")
@@ -495,7 +543,7 @@ std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<
     if (why.empty()) {
       lock.unlock();
       try {
-        const auto g = group_admin(*cfg, std::chrono::milliseconds(5000)).describe_group(group);
+        const auto g = group_admin(*cfg, std::chrono::milliseconds(3000)).describe_group(group);
         if (g.members > 0)
           why = "the consumer group " + group + " still has " + std::to_string(g.members) +
                 " member(s)";
@@ -503,6 +551,7 @@ std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<
         why = std::string("Kafka cannot say whether the group is empty: ") + e.what();
       }
       lock.lock();
+      if (!_inc) return restarting;
       if (why.empty()) return std::nullopt;
     }
     if (std::chrono::steady_clock::now() >= deadline) break;
@@ -515,9 +564,9 @@ std::optional<connect_answer> supervisor::refuse_offset_change(std::unique_lock<
 
 connect_answer supervisor::change_offsets(const std::vector<connect_offset>& offsets, bool all) {
   std::unique_lock lock(_mutex);
-  if (auto refused = refuse_offset_change(lock)) return *refused;
-  const std::shared_ptr<const config> cfg = _inc->cfg;
-  const std::shared_ptr<const sink::target> target = _inc->target;
+  std::shared_ptr<const config> cfg;
+  std::shared_ptr<const sink::target> target;
+  if (auto refused = refuse_offset_change(lock, cfg, target)) return *refused;
   lock.unlock();
   std::vector<offset_target> moved;
   std::vector<offset_key> cleared;

@@ -16,6 +16,10 @@
 #include "connector/http/status_source.h"
 #include "sinks/connector_control.h"
 
+namespace sluice::sink {
+class target;
+}  // namespace sluice::sink
+
 namespace sluice {
 
 class pipeline;
@@ -81,6 +85,7 @@ class supervisor final : public status_source, public connect_backend {
  private:
   struct incarnation;
 
+  void wait_for_restart(std::unique_lock<std::mutex>& lock, const std::atomic<bool>& process_stop);
   void start_incarnation(config c);
   void end_incarnation(bool leaving);
   int drive(const std::atomic<bool>& process_stop, std::atomic<bool>& pipeline_stop);
@@ -98,7 +103,10 @@ class supervisor final : public status_source, public connect_backend {
   std::vector<connect_task> tasks() const;
   // Offsets may move: the target is STOPPED and no member holds a partition any more
   // (waits a while for the members to get there); otherwise the answer to give.
-  std::optional<connect_answer> refuse_offset_change(std::unique_lock<std::mutex>& lock);
+  // cfg, target: the incarnation's, for the change that follows.
+  std::optional<connect_answer> refuse_offset_change(std::unique_lock<std::mutex>& lock,
+                                                     std::shared_ptr<const config>& cfg,
+                                                     std::shared_ptr<const sink::target>& target);
   connect_answer change_offsets(const std::vector<connect_offset>& offsets, bool all);
 
   const config_loader _reload;
@@ -109,6 +117,7 @@ class supervisor final : public status_source, public connect_backend {
   std::condition_variable _cv;
   std::unique_ptr<incarnation> _inc;
   std::atomic<bool>* _pipeline_stop = nullptr;
+  const std::atomic<bool>* _process_stop = nullptr;
   std::optional<config> _first;
   connector_state _idle_state = connector_state::starting;  // while no pipeline runs
   std::string _idle_reason;
@@ -118,7 +127,10 @@ class supervisor final : public status_source, public connect_backend {
   sink::target_state _target = sink::target_state::running;
   bool _target_known = false;
   std::optional<int64_t> _seen_restart_epoch, _seen_member_epoch;
-  bool _restart = false;  // this member restarts (the incarnation ends)
+  int64_t _own_restart_epoch = -1;    // the restart request this member wrote last
+  bool _started_once = false;         // a pipeline was built (main thread only)
+  std::vector<std::string> _secrets;  // the current configuration's, for the idle reason
+  bool _restart = false;              // this member restarts (the incarnation ends)
   // Requests taken here, for the agent to write.
   std::optional<sink::target_state> _pending_target;
   std::optional<bool> _pending_restart;  // only_failed

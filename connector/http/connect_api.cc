@@ -1,5 +1,6 @@
 #include "connector/http/connect_api.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -173,6 +174,12 @@ std::variant<std::vector<connect_offset>, std::string> parse_offsets(std::string
     out.push_back(std::move(o));
   }
   if (out.empty()) return std::string("the \"offsets\" array is empty");
+  std::vector<std::pair<std::string_view, int32_t>> named;
+  for (const connect_offset& o : out)
+    named.emplace_back(o.topic, o.partition);
+  std::sort(named.begin(), named.end());
+  if (std::adjacent_find(named.begin(), named.end()) != named.end())
+    return std::string("a partition is named twice in \"offsets\"");
   return out;
 }
 

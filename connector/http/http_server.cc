@@ -286,10 +286,11 @@ void http_server::start() {
 
   const bind_address address = resolve(_listen);
   const std::string ports = address.civetweb();
-  // Two threads (a scrape and one more); a stuck client frees its thread after 10 s.
+  // Four threads: a scrape, the probes, and room for a Connect offsets change (which may wait
+  // seconds for the members to stop); a stuck client frees its thread after 10 s.
   // clang-format off
   const char* options[] = {"listening_ports", ports.c_str(),
-                           "num_threads", "2",
+                           "num_threads", "4",
                            "request_timeout_ms", "10000",
                            "enable_keep_alive", "no",
                            nullptr};
@@ -447,15 +448,16 @@ int http_server::serve_connect(mg_connection* conn, std::string_view method,
     respond_error(conn, 413, "request body larger than 1 MiB");
     return 413;
   }
-  if (request->content_length > 0) {
-    body.resize(static_cast<size_t>(request->content_length));
-    size_t got = 0;
-    while (got < body.size()) {
-      const int n = mg_read(conn, body.data() + got, body.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
+  // A Content-Length, or none (chunked: -1): read up to the bound either way.
+  if (request->content_length != 0) {
+    char chunk[8192];
+    for (int n; (n = mg_read(conn, chunk, sizeof chunk)) > 0;) {
+      body.append(chunk, static_cast<size_t>(n));
+      if (static_cast<int64_t>(body.size()) > k_max_body) {
+        respond_error(conn, 413, "request body larger than 1 MiB");
+        return 413;
+      }
     }
-    body.resize(got);
   }
   const connect_api api(*_controls.connect);
   connect_request r;

@@ -38,7 +38,7 @@ struct http_controls {
   connect_backend* connect = nullptr;
 };
 
-// sluice's HTTP endpoint (SPEC §5-§6), on civetweb with two worker threads:
+// sluice's HTTP endpoint (SPEC §5-§6), on civetweb with four worker threads:
 //
 //   GET /metrics   Prometheus text 0.0.4 of the registry
 //   GET /healthz   200 "ok" unless FAILED, else 503 and the state's name
