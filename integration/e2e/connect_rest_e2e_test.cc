@@ -144,8 +144,17 @@ TEST_CASE("through one of two members: stop, PATCH offsets, resume; pause reache
                             "\",\"kafka_partition\":0},\"offset\":{\"kafka_offset\":5}},"
                             "{\"partition\":{\"kafka_topic\":\"" +
                             topic + "\",\"kafka_partition\":1},\"offset\":null}]}";
-  const http_response altered = call(pb, "PATCH", base + "/offsets", k_bearer, patch);
-  REQUIRE_MESSAGE(altered.status == 200, altered.body);
+  // The PATCH waits (up to 15 s) for the group to be empty: a member's LeaveGroup may still be
+  // on its way, longer than the test client's 5 s read timeout under ASan. Absolute values:
+  // asking again is safe.
+  http_response altered;
+  REQUIRE_MESSAGE(wait_until(
+                      [&] {
+                        altered = call(pb, "PATCH", base + "/offsets", k_bearer, patch);
+                        return altered.status == 200;
+                      },
+                      60s),
+                  altered.status << " " << altered.body);
   CHECK(altered.body ==
         "{\"message\":\"The offsets for this connector have been altered "
         "successfully\"}");
@@ -154,8 +163,9 @@ TEST_CASE("through one of two members: stop, PATCH offsets, resume; pause reache
   CHECK(query("SELECT next_offset FROM sluice.offsets WHERE connector = '" + connector +
               "' AND partition = 1")[0][0] == std::nullopt);
   // The epochs moved, as `sluice offsets reset` moves them: a zombie cannot write past this.
+  // (at least: a PATCH that timed out on the client side may have been applied too)
   CHECK(count_of("SELECT sum(owner_epoch) FROM sluice.offsets WHERE connector = '" + connector +
-                 "'") == epochs_before + 2);
+                 "'") >= epochs_before + 2);
   CHECK(call(pa, "GET", base + "/offsets").body.find("\"kafka_partition\":1") ==
         std::string::npos);  // a cleared partition has no offset to show
 
