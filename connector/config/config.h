@@ -73,12 +73,30 @@ struct field_rules {
 // transforms.<name>: one Kafka Connect single message transform, Connect's own key names
 // (connector/prepare/transforms/ runs them). Which keys a type reads: transform_types.h.
 struct transform_config {
-  std::string type;  // RegexRouter | ReplaceField, or the Java class name
+  std::string type;       // RegexRouter | ReplaceField | Filter | ..., or the Java class name
+  std::string predicate;  // predicates.<name> the transform runs under; "": always
+  bool negate = false;    // run where the predicate does not match
   std::string regex;
-  std::string replacement;
+  std::string replacement;                        // RegexRouter: the topic; MaskField: the mask
   std::vector<std::string> include, exclude;      // ReplaceField
   std::vector<std::string> whitelist, blacklist;  // ReplaceField, Connect 2.x names
   std::vector<std::string> renames;               // ReplaceField, old:new
+  // InsertField: the columns that receive the topic, partition, offset, Kafka timestamp and
+  // a static value ("": none; a trailing ! or ? as Connect spells mandatory and optional).
+  std::string topic_field, partition_field, offset_field, timestamp_field;
+  std::string static_field, static_value;
+  std::vector<std::string> fields;  // MaskField, ValueToKey
+  // TimestampConverter: the column ("": the whole value, refused), what it becomes
+  // (string | unix | Date | Time | Timestamp), a SimpleDateFormat pattern, unix.precision.
+  std::string field, target_type, format, unix_precision;  // unix_precision "": milliseconds
+  std::vector<std::string> spec;                           // Cast: field:type entries
+};
+
+// predicates.<name>: one Kafka Connect predicate that transforms.<name>.predicate names.
+struct predicate_config {
+  std::string type;     // TopicNameMatches | HasHeaderKey | RecordIsTombstone, or the class name
+  std::string pattern;  // TopicNameMatches: a regex the topic matches whole
+  std::string name;     // HasHeaderKey: the header's name
 };
 
 struct table_config {
@@ -210,6 +228,9 @@ struct config {
   // list is given); transform_settings: transforms.<name>.*.
   std::vector<std::string> transforms;
   std::map<std::string, transform_config> transform_settings;
+  // predicates: the names transforms.<name>.predicate may give; predicate_settings: theirs.
+  std::vector<std::string> predicates;
+  std::map<std::string, predicate_config> predicate_settings;
   std::map<std::string, table_config> tables;             // by source name as messages give it
   std::map<std::string, topic_override> topic_overrides;  // by topic
   std::chrono::milliseconds chunk_timeout{};

@@ -1,11 +1,12 @@
 #include "connector/config/config_table.h"
 
 #include <cstdint>
+#include <iterator>
+#include <vector>
 
 #include "connector/config/config.h"
 #include "connector/config/config_binding.h"
 #include "connector/config/config_checks.h"
-#include "connector/config/transform_types.h"
 
 namespace sluice {
 namespace {
@@ -22,7 +23,7 @@ constexpr std::int64_t hour = 60 * minute;
 constexpr std::int64_t day = 24 * hour;
 
 // clang-format off
-const config_key keys[] = {
+const config_key keys_head[] = {
   {.name = "name", .required = true,
    .description = "Connector name: keys sluice's offsets and state in PostgreSQL and is the "
                   "default kafka group.id. Processes with one name share the partitions.",
@@ -324,56 +325,10 @@ const config_key keys[] = {
    .description = "Column renames of that source table, source name -> target name; they win "
                   "over fields.rename's.",
    .binding = entry_field<&config::tables, &table_config::fields, &field_rules::rename>()},
-  {.name = "transforms", .type = value_type::string_list,
-   .description = "Kafka Connect transforms (SMTs) to run, in order, on each decoded change in "
-                  "prepare/, before field rules, table filtering, the merge and routing, as "
-                  "Connect's `transforms` list; empty: the file order of the transforms.<name> "
-                  "entries. Each is configured with Connect's own keys, nested (transforms: "
-                  "{route: {type: RegexRouter, ...}}) or flat (transforms.route.type: ...). Run "
-                  "alike by run, replay and dead-letters replay.",
-   .check = check_transform_name,
-   .binding = field<&config::transforms>()},
-  {.name = "transforms.<name>.type",
-   .description = "RegexRouter or ReplaceField (or Connect's class names "
-                  "org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value; "
-                  "$Key is refused). Required.",
-   .check = check_transform_type,
-   .binding = entry_field<&config::transform_settings, &transform_config::type>()},
-  {.name = "transforms.<name>.regex",
-   .description = "RegexRouter: a topic that this regular expression matches whole (Java's "
-                  "matches(); std::regex ECMAScript syntax, without lookbehind or named groups) "
-                  "is renamed to the replacement. The renamed topic is the one ${topic} routes "
-                  "by and fields' topic:field entries name; other topics are left as they are.",
-   .check = check_transform_regex,
-   .binding = entry_field<&config::transform_settings, &transform_config::regex>()},
-  {.name = "transforms.<name>.replacement",
-   .description = "RegexRouter: the new topic name, with $1, $2... for the regex's groups "
-                  "(Java's replacement syntax; \\$ for a $).",
-   .binding = entry_field<&config::transform_settings, &transform_config::replacement>()},
-  {.name = "transforms.<name>.include", .type = value_type::string_list,
-   .description = "ReplaceField: keep only these columns (the key's always stay).",
-   .check = check_not_empty,
-   .binding = entry_field<&config::transform_settings, &transform_config::include>()},
-  {.name = "transforms.<name>.exclude", .type = value_type::string_list,
-   .description = "ReplaceField: drop these columns: never written nor created. A key column "
-                  "cannot be dropped (a configured key: load error; else the message is a dead "
-                  "letter naming it).",
-   .check = check_not_empty,
-   .binding = entry_field<&config::transform_settings, &transform_config::exclude>()},
-  {.name = "transforms.<name>.whitelist", .type = value_type::string_list,
-   .description = "ReplaceField: Connect 2.x's name for include.",
-   .check = check_not_empty,
-   .binding = entry_field<&config::transform_settings, &transform_config::whitelist>()},
-  {.name = "transforms.<name>.blacklist", .type = value_type::string_list,
-   .description = "ReplaceField: Connect 2.x's name for exclude.",
-   .check = check_not_empty,
-   .binding = entry_field<&config::transform_settings, &transform_config::blacklist>()},
-  {.name = "transforms.<name>.renames", .type = value_type::string_list,
-   .description = "ReplaceField: renames, old:new (after include and exclude, which name the "
-                  "old names); a key column renamed renames the key; two columns onto one name "
-                  "make the message a dead letter.",
-   .check = check_transform_rename,
-   .binding = entry_field<&config::transform_settings, &transform_config::renames>()},
+};
+
+// Then transforms and predicates (config_table_transforms.cc), then:
+const config_key keys_tail[] = {
   {.name = "topic.overrides.<topic>.format", .type = value_type::enumeration,
    .allowed = message_format_names,
    .description = "Envelope family of this topic's messages; unset: the global format.",
@@ -555,11 +510,18 @@ std::string_view to_string(value_type t) {
 }
 
 std::span<const config_key> config_keys() {
+  static const std::vector<config_key> keys = [] {
+    std::vector<config_key> all(std::begin(keys_head), std::end(keys_head));
+    const std::span<const config_key> transforms = transform_config_keys();
+    all.insert(all.end(), transforms.begin(), transforms.end());
+    all.insert(all.end(), std::begin(keys_tail), std::end(keys_tail));
+    return all;
+  }();
   return keys;
 }
 
 const config_key* find_config_key(std::string_view name) {
-  for (const auto& k : keys) {
+  for (const auto& k : config_keys()) {
     if (k.name == name) return &k;
   }
   return nullptr;

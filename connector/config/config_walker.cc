@@ -157,7 +157,7 @@ class walker {
   // A key of a group whose entry names are one segment, written flat: the name is the segment
   // after the group's prefix. Only such groups: a source table's name holds dots.
   static std::optional<flat_key> flat_entry(std::string_view pattern) {
-    static constexpr std::string_view flat_groups[] = {"transforms.<name>"};
+    static constexpr std::string_view flat_groups[] = {"transforms.<name>", "predicates.<name>"};
     for (std::string_view group : flat_groups) {
       const std::string_view prefix = group.substr(0, group.find('<'));
       if (!pattern.starts_with(prefix)) continue;

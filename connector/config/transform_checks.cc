@@ -30,10 +30,16 @@ YAML::Mark mark_of(const found_value* v) {
 
 // The settings each type reads (after "transforms.<name>.").
 bool reads(transform_kind kind, std::string_view setting) {
-  if (setting == "type") return true;
-  if (kind == transform_kind::regex_router) return setting == "regex" || setting == "replacement";
-  return setting == "include" || setting == "exclude" || setting == "whitelist" ||
-         setting == "blacklist" || setting == "renames";
+  if (setting == "type" || setting == "predicate" || setting == "negate") return true;
+  const auto settings = transform_settings_of(kind);
+  return std::find(settings.begin(), settings.end(), setting) != settings.end();
+}
+
+std::string settings_text(transform_kind kind) {
+  std::string out;
+  for (std::string_view s : transform_settings_of(kind))
+    out += (out.empty() ? "" : ", ") + std::string(s);
+  return out.empty() ? std::string("none but predicate and negate") : out;
 }
 
 void check_entry(const std::string& name, const transform_config& t, const found_entry& entry,
@@ -43,25 +49,28 @@ void check_entry(const std::string& name, const transform_config& t, const found
     // Given but refused by its own check (unknown, not yet supported): reported there.
     if (value_of(walk, "transforms.<name>.type", name) != nullptr) return;
     errors.push_back(error_at(entry.mark, prefix + "type",
-                              "required: RegexRouter or ReplaceField (Connect's class names "
-                              "too)"));
+                              "required: the transform's type (RegexRouter, ReplaceField, "
+                              "Filter, ..., or Connect's class names)"));
     return;
   }
   auto kind = transform_kind_of(t.type);
   if (!std::holds_alternative<transform_kind>(kind)) return;  // reported on the type
   const transform_kind k = std::get<transform_kind>(kind);
-  const std::string_view type_name =
-      k == transform_kind::regex_router ? "RegexRouter" : "ReplaceField";
+  const std::string type_name(transform_name(k));
   for (const found_value& v : walk.values) {
     if (v.name != name || !v.key->name.starts_with(std::string(group) + ".")) continue;
     const std::string_view setting = v.key->name.substr(group.size() + 1);
     if (!reads(k, setting)) {
-      errors.push_back(error_at(v.mark, v.path,
-                                "is not a setting of " + std::string(type_name) + " (" +
-                                    (k == transform_kind::regex_router
-                                         ? "regex, replacement"
-                                         : "include, exclude, whitelist, blacklist, renames") +
-                                    ")"));
+      errors.push_back(error_at(
+          v.mark, v.path, "is not a setting of " + type_name + " (" + settings_text(k) + ")"));
+    }
+  }
+  if (k != transform_kind::regex_router) {
+    for (std::string_view setting : transform_required_settings(k)) {
+      if (value_of(walk, std::string(group) + "." + std::string(setting), name) == nullptr) {
+        errors.push_back(
+            error_at(entry.mark, prefix + std::string(setting), "required by " + type_name));
+      }
     }
   }
   const auto both = [&](std::string_view a, std::string_view b) {
@@ -75,8 +84,8 @@ void check_entry(const std::string& name, const transform_config& t, const found
   if (k == transform_kind::replace_field) {
     both("include", "whitelist");
     both("exclude", "blacklist");
-    return;
   }
+  if (k != transform_kind::regex_router) return;
   const found_value* regex = value_of(walk, "transforms.<name>.regex", name);
   const found_value* replacement = value_of(walk, "transforms.<name>.replacement", name);
   if (regex == nullptr || replacement == nullptr) {
@@ -130,6 +139,41 @@ void check_transforms(config& c, const walk_result& walk, std::vector<config_err
   }
   for (const found_entry* e : entries)
     check_entry(e->name, c.transform_settings[e->name], *e, walk, errors);
+  // A predicate named must be configured, with what its type reads; a RegexRouter, which runs
+  // on topics, only under TopicNameMatches.
+  for (const found_entry* e : entries) {
+    const transform_config& t = c.transform_settings[e->name];
+    if (t.predicate.empty()) continue;
+    const found_value* at = value_of(walk, "transforms.<name>.predicate", e->name);
+    const auto p = c.predicate_settings.find(t.predicate);
+    if (p == c.predicate_settings.end()) {
+      errors.push_back(error_at(mark_of(at), at ? at->path : e->path,
+                                "names no predicate: give predicates." + t.predicate + ".type"));
+      continue;
+    }
+    const auto kind = predicate_kind_of(p->second.type);
+    if (!std::holds_alternative<predicate_kind>(kind)) continue;  // reported on the type
+    const predicate_kind k = std::get<predicate_kind>(kind);
+    const auto tk = transform_kind_of(t.type);
+    if (std::holds_alternative<transform_kind>(tk) &&
+        std::get<transform_kind>(tk) == transform_kind::regex_router &&
+        k != predicate_kind::topic_name_matches) {
+      errors.push_back(error_at(mark_of(at), at ? at->path : e->path,
+                                "a RegexRouter runs on topics: only under a TopicNameMatches "
+                                "predicate"));
+    }
+  }
+  for (const auto& [name, p] : c.predicate_settings) {
+    const auto kind = predicate_kind_of(p.type);
+    if (!std::holds_alternative<predicate_kind>(kind)) continue;
+    const predicate_kind k = std::get<predicate_kind>(kind);
+    if (k == predicate_kind::topic_name_matches && p.pattern.empty())
+      errors.push_back(error_at(YAML::Mark::null_mark(), "predicates." + name + ".pattern",
+                                "required by TopicNameMatches"));
+    if (k == predicate_kind::has_header_key && p.name.empty())
+      errors.push_back(error_at(YAML::Mark::null_mark(), "predicates." + name + ".name",
+                                "required by HasHeaderKey"));
+  }
 }
 
 void check_excluded_keys(const config& c, const walk_result& walk,

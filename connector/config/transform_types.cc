@@ -10,9 +10,60 @@ constexpr std::string_view connect_package = "org.apache.kafka.connect.transform
 
 // Transforms found in front of JDBC sinks that a later version runs (SPEC §6a "Transforms"):
 // named as such, so that a user knows it is a gap, not a typo.
-constexpr std::array<std::string_view, 8> later_types{
-    "Filter",     "InsertField",           "MaskField",           "TimestampConverter", "Cast",
-    "ValueToKey", "ExtractNewRecordState", "ByLogicalTableRouter"};
+constexpr std::array<std::string_view, 2> later_types{"ExtractNewRecordState",
+                                                      "ByLogicalTableRouter"};
+
+struct kind_entry {
+  transform_kind kind;
+  std::string_view name;
+  bool has_value_variant;  // Connect names it Name$Value (and Name$Key, which sluice refuses)
+  std::span<const std::string_view> settings;
+  std::span<const std::string_view> required;
+};
+
+constexpr std::string_view router_settings[] = {"regex", "replacement"};
+constexpr std::string_view replace_settings[] = {"include", "exclude", "whitelist", "blacklist",
+                                                 "renames"};
+constexpr std::string_view insert_settings[] = {"topic.field",  "partition.field",
+                                                "offset.field", "timestamp.field",
+                                                "static.field", "static.value"};
+constexpr std::string_view mask_settings[] = {"fields", "replacement"};
+constexpr std::string_view converter_settings[] = {"field", "target.type", "format",
+                                                   "unix.precision"};
+constexpr std::string_view converter_required[] = {"field", "target.type"};
+constexpr std::string_view cast_settings[] = {"spec"};
+constexpr std::string_view key_settings[] = {"fields"};
+
+constexpr kind_entry kinds[] = {
+    {transform_kind::regex_router, "RegexRouter", false, router_settings, router_settings},
+    {transform_kind::replace_field, "ReplaceField", true, replace_settings, {}},
+    {transform_kind::filter, "Filter", false, {}, {}},
+    {transform_kind::insert_field, "InsertField", true, insert_settings, {}},
+    {transform_kind::mask_field, "MaskField", true, mask_settings, key_settings},
+    {transform_kind::timestamp_converter, "TimestampConverter", true, converter_settings,
+     converter_required},
+    {transform_kind::cast, "Cast", true, cast_settings, cast_settings},
+    {transform_kind::value_to_key, "ValueToKey", false, key_settings, key_settings},
+};
+
+const kind_entry& entry_of(transform_kind kind) {
+  for (const kind_entry& e : kinds) {
+    if (e.kind == kind) return e;
+  }
+  return kinds[0];
+}
+
+std::string known_list() {
+  std::string out;
+  for (const kind_entry& e : kinds)
+    out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
+std::string unknown_text() {
+  return "unknown transform type; known: " + known_list() + " (or Connect's class names, " +
+         std::string(connect_package) + "*)";
+}
 
 // The simple class name: after the package, before a `$Value`/`$Key` member class.
 std::string_view simple_name(std::string_view type) {
@@ -24,15 +75,7 @@ std::string_view simple_name(std::string_view type) {
 }  // namespace
 
 std::variant<transform_kind, std::string> transform_kind_of(std::string_view type) {
-  if (type == "RegexRouter" || type == std::string(connect_package) + "RegexRouter")
-    return transform_kind::regex_router;
-  if (type == "ReplaceField" || type == std::string(connect_package) + "ReplaceField$Value")
-    return transform_kind::replace_field;
-  if (type == std::string(connect_package) + "ReplaceField$Key" || type == "ReplaceField$Key") {
-    return std::string(
-        "ReplaceField$Key is not supported: sluice's key is the row's own key columns; rename "
-        "or select them with ReplaceField (the value's), which renames the key with them");
-  }
+  const bool qualified = type.find('.') != std::string_view::npos;
   const std::string_view simple = simple_name(type);
   for (std::string_view later : later_types) {
     if (simple == later) {
@@ -42,9 +85,54 @@ std::variant<transform_kind, std::string> transform_kind_of(std::string_view typ
              "ExtractNewRecordState and ByLogicalTableRouter are to come)";
     }
   }
-  return std::string("unknown transform type; known: RegexRouter (") +
-         std::string(connect_package) + "RegexRouter), ReplaceField (" +
-         std::string(connect_package) + "ReplaceField$Value)";
+  if (qualified && !type.starts_with(connect_package)) return unknown_text();
+  const size_t dollar = type.find('$');
+  const std::string_view member =
+      dollar == std::string_view::npos ? std::string_view() : type.substr(dollar);
+  for (const kind_entry& e : kinds) {
+    if (simple != e.name) continue;
+    if (member == "$Key" && e.has_value_variant) {
+      return std::string(e.name) +
+             "$Key is not supported: sluice's key is the row's own key columns; rename, choose "
+             "or convert them through the value's columns (" +
+             std::string(e.name) + "$Value, ValueToKey), which carry the key with them";
+    }
+    if (e.has_value_variant ? !member.empty() && member != "$Value" : !member.empty())
+      return unknown_text();
+    // Connect's class for a transform with variants is Name$Value; the short name may omit it.
+    if (qualified && e.has_value_variant && member.empty()) return unknown_text();
+    // The kinds whose runtime is still being built (issue 30): known, refused as before.
+    if (e.kind != transform_kind::regex_router && e.kind != transform_kind::replace_field)
+      return std::string(e.name) +
+             " is not yet supported (sluice runs RegexRouter and "
+             "ReplaceField; Filter, InsertField, MaskField, TimestampConverter, Cast, "
+             "ValueToKey, ExtractNewRecordState and ByLogicalTableRouter are to come)";
+    return e.kind;
+  }
+  return unknown_text();
+}
+
+std::string_view transform_name(transform_kind kind) {
+  return entry_of(kind).name;
+}
+
+std::span<const std::string_view> transform_settings_of(transform_kind kind) {
+  return entry_of(kind).settings;
+}
+
+std::span<const std::string_view> transform_required_settings(transform_kind kind) {
+  return entry_of(kind).required;
+}
+
+std::variant<predicate_kind, std::string> predicate_kind_of(std::string_view type) {
+  constexpr std::string_view package = "org.apache.kafka.connect.transforms.predicates.";
+  if (type.starts_with(package)) type.remove_prefix(package.size());
+  if (type == "TopicNameMatches") return predicate_kind::topic_name_matches;
+  if (type == "HasHeaderKey") return predicate_kind::has_header_key;
+  if (type == "RecordIsTombstone") return predicate_kind::record_is_tombstone;
+  return "unknown predicate type; known: TopicNameMatches, HasHeaderKey, RecordIsTombstone (or "
+         "Connect's class names, " +
+         std::string(package) + "*)";
 }
 
 std::variant<std::vector<replacement_piece>, std::string> parse_java_replacement(
@@ -143,6 +231,13 @@ std::string check_transform_regex(std::string_view, std::string_view value) {
 std::string check_transform_rename(std::string_view, std::string_view value) {
   auto pair = parse_rename(value);
   if (auto* why = std::get_if<std::string>(&pair)) return *why;
+  return "";
+}
+
+std::string check_predicate_type(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  auto kind = predicate_kind_of(value);
+  if (auto* why = std::get_if<std::string>(&kind)) return *why;
   return "";
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,14 +13,34 @@ namespace sluice {
 // The Kafka Connect transforms (SMTs) sluice runs in prepare/ (connector/prepare/transforms/),
 // and the pieces of their settings the loader checks and the runtime reads alike, so that what
 // loads is what runs.
-enum class transform_kind { regex_router, replace_field };
+enum class transform_kind {
+  regex_router,
+  replace_field,
+  filter,
+  insert_field,
+  mask_field,
+  timestamp_converter,
+  cast,
+  value_to_key,
+};
 
-// The kind transforms.<name>.type names: RegexRouter, ReplaceField, or Connect's class names
-// (org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value). Else the reason:
-// ReplaceField$Key refused (sluice's key is the row's, renamed through the value's columns),
-// a transform a later version adds named as not yet supported, anything else unknown with
-// the known ones listed.
+// The kind transforms.<name>.type names: its simple name (RegexRouter, InsertField, ...) or
+// Connect's class name (org.apache.kafka.connect.transforms.RegexRouter, ...InsertField$Value).
+// Else the reason: a $Key variant refused (sluice's key is the row's own columns, renamed and
+// chosen through the value's), a transform a later version adds named as not yet supported,
+// anything else unknown with the known ones listed.
 std::variant<transform_kind, std::string> transform_kind_of(std::string_view type);
+// The simple name of a kind ("RegexRouter").
+std::string_view transform_name(transform_kind kind);
+// The settings (after "transforms.<name>.") a kind reads, besides type, predicate and negate;
+// the ones it requires. What the loader checks and the importer maps alike.
+std::span<const std::string_view> transform_settings_of(transform_kind kind);
+std::span<const std::string_view> transform_required_settings(transform_kind kind);
+
+enum class predicate_kind { topic_name_matches, has_header_key, record_is_tombstone };
+// The kind predicates.<name>.type names (simple or org.apache.kafka.connect.transforms.
+// predicates.* class name); else why not.
+std::variant<predicate_kind, std::string> predicate_kind_of(std::string_view type);
 
 // A piece of a replacement: literal text, or the text of a capturing group (group >= 0).
 struct replacement_piece {
@@ -46,6 +67,8 @@ std::string check_transform_type(std::string_view entry, std::string_view value)
 // syntax differ in lookbehind and named groups).
 std::string check_transform_regex(std::string_view entry, std::string_view value);
 std::string check_transform_rename(std::string_view entry, std::string_view value);
+// predicates.<name>.type: a predicate_kind_of one.
+std::string check_predicate_type(std::string_view entry, std::string_view value);
 // A transform's name: one segment (transforms.<name>.type is also written flat, as Connect).
 std::string check_transform_name(std::string_view entry, std::string_view value);
 

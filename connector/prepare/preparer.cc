@@ -56,13 +56,24 @@ bool preparer::filter_changes(decode_output& out, size_t first) {
 }
 
 std::optional<std::string> preparer::transform_changes(decode_output& out, size_t first,
-                                                       std::string_view topic) {
+                                                       const raw_message& raw, bool& dropped) {
+  dropped = false;
   if (_transforms.empty() && _fields.empty()) return std::nullopt;  // the common case: no cost
-  const std::string_view routed = _transforms.topic(topic);
+  const std::string_view routed = _transforms.topic(raw.topic);
+  size_t kept = first;
   for (size_t i = first; i < out.changes.size(); ++i) {
-    if (auto why = _transforms.apply(out.changes[i])) return why;
-    if (auto why = _fields.apply(out.changes[i], routed)) return why;
+    change& c = out.changes[i];
+    if (!_transforms.empty()) {
+      auto done = _transforms.apply(c, raw);
+      if (auto* why = std::get_if<std::string>(&done)) return std::move(*why);
+      if (std::get<change_transform::outcome>(done) == change_transform::outcome::drop) continue;
+    }
+    if (auto why = _fields.apply(c, routed)) return why;
+    if (kept != i) std::swap(out.changes[kept], c);
+    ++kept;
   }
+  dropped = kept == first && out.changes.size() > first;
+  out.truncate_changes(kept);
   return std::nullopt;
 }
 
@@ -107,10 +118,13 @@ preparer::verdict preparer::add(source_message& m, size_t lane) {
           kafka_offset{m.raw.offset.value() + static_cast<int64_t>(i - first)};
     }
   }
-  if (auto why = transform_changes(out, first, m.raw.topic)) {
+  bool dropped = false;
+  if (auto why = transform_changes(out, first, m.raw, dropped)) {
     out.truncate_changes(first);  // none of the message's changes enters the batch
     return refuse(m, lb, error{error_code::field_rule, *why});
   }
+  // A message whose changes a Filter dropped, or the table filter: its offset moves on.
+  if (dropped) return verdict::filtered;
   return filter_changes(out, first) ? verdict::filtered : verdict::decoded;
 }
 

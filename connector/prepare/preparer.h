@@ -25,7 +25,8 @@ namespace sluice {
 //                                           value: never converted, never on the batch's clock
 //     decode (the topic's decoder)       -> changes | catalog updates | DDL | chunk pieces
 //     a dead letter (errors.tolerance: all), or stop (none: nothing of it enters the batch)
-//     transforms (RegexRouter: the topic routed by; ReplaceField: columns), then field rules
+//     transforms (RegexRouter: the topic routed by; the others: the change, Filter drops it;
+//       transform_chain.h), then field rules
 //       (fields.*, tables.<source>.fields.*, matched against the routed topic): columns left
 //       out or renamed before the merge; a change they cannot apply to makes the message a
 //       dead letter (or stop)
@@ -70,10 +71,10 @@ class preparer {
   // were some and none is left.
   bool filter_changes(decode_output& out, size_t first);
   verdict refuse(const source_message& m, lane_batch& lane, const error& e);
-  // Applies the transforms and the field rules to the changes from index `first` on, come on
-  // `topic`; why not, when they cannot.
+  // Applies the transforms and the field rules to the changes from index `first` on, come in
+  // `raw`; why not, when they cannot. `dropped`: there were some and a Filter dropped them all.
   std::optional<std::string> transform_changes(decode_output& out, size_t first,
-                                               std::string_view topic);
+                                               const raw_message& raw, bool& dropped);
 
   const config& _config;
   topic_decoders& _decoders;

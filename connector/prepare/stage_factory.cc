@@ -132,7 +132,15 @@ class owning_chunk_decoder : public chunk_decoder {
   result<change> decode_chunked(const raw_message& principal, std::string_view image) override {
     result<change> decoded = _decoder.decode_chunked(principal, image);
     if (!decoded || (_transforms.empty() && _fields.empty())) return decoded;
-    if (auto why = _transforms.apply(*decoded)) return make_error(error_code::field_rule, *why);
+    auto done = _transforms.apply(*decoded, principal);
+    if (auto* why = std::get_if<std::string>(&done))
+      return make_error(error_code::field_rule, *why);
+    // The pieces' offsets have moved on already: a chunk's change a Filter drops is kept as a
+    // dead letter rather than lost without a trace.
+    if (std::get<change_transform::outcome>(done) == change_transform::outcome::drop)
+      return make_error(error_code::field_rule,
+                        "a transform's Filter dropped this chunked "
+                        "change (chunked changes are not filtered)");
     if (auto why = _fields.apply(*decoded, _transforms.topic(principal.topic)))
       return make_error(error_code::field_rule, *why);
     return decoded;

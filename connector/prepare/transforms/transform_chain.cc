@@ -2,26 +2,10 @@
 
 #include <stdexcept>
 
+#include "connector/prepare/transforms/replace_field.h"
+#include "connector/prepare/transforms/transform_factory.h"
+
 namespace sluice {
-namespace {
-
-column_rules replace_field(const std::string& name, const transform_config& t) {
-  column_rules::name_set include(t.include.begin(), t.include.end());
-  include.insert(t.whitelist.begin(), t.whitelist.end());
-  column_rules::name_set exclude(t.exclude.begin(), t.exclude.end());
-  exclude.insert(t.blacklist.begin(), t.blacklist.end());
-  column_rules::rename_map rename;
-  for (const std::string& entry : t.renames) {
-    auto pair = parse_rename(entry);
-    if (auto* why = std::get_if<std::string>(&pair))
-      throw std::invalid_argument("transforms." + name + ".renames: " + *why);
-    rename.insert(std::get<std::pair<std::string, std::string>>(std::move(pair)));
-  }
-  return column_rules(std::move(include), std::move(exclude), std::move(rename),
-                      "transforms." + name);
-}
-
-}  // namespace
 
 transform_chain::transform_chain(const config& c) {
   for (const std::string& name : c.transforms) {
@@ -32,48 +16,92 @@ transform_chain::transform_chain(const config& c) {
     auto kind = transform_kind_of(t.type);
     if (auto* why = std::get_if<std::string>(&kind))
       throw std::invalid_argument("transforms." + name + ".type: " + *why);
-    switch (std::get<transform_kind>(kind)) {
-      case transform_kind::regex_router: {
-        auto router = regex_router::compile(t.regex, t.replacement);
-        if (auto* why = std::get_if<std::string>(&router))
-          throw std::invalid_argument("transforms." + name + ": " + *why);
-        _routers.push_back(std::get<regex_router>(std::move(router)));
-        break;
+    step s;
+    s.negate = t.negate;
+    s.routers_before = _routers;
+    if (!t.predicate.empty()) {
+      auto p = _predicates.find(t.predicate);
+      if (p == _predicates.end()) {
+        const auto settings = c.predicate_settings.find(t.predicate);
+        if (settings == c.predicate_settings.end())
+          throw std::invalid_argument("transforms." + name + ".predicate: no predicates." +
+                                      t.predicate);
+        p = _predicates
+                .emplace(t.predicate,
+                         std::make_unique<transform_predicate>(t.predicate, settings->second))
+                .first;
       }
-      case transform_kind::replace_field:
-        if (column_rules rules = replace_field(name, t); !rules.none())
-          _fields.push_back(std::move(rules));
-        break;
+      s.when = p->second.get();
     }
+    const transform_kind k = std::get<transform_kind>(kind);
+    if (k == transform_kind::regex_router) {
+      auto router = regex_router::compile(t.regex, t.replacement);
+      if (auto* why = std::get_if<std::string>(&router))
+        throw std::invalid_argument("transforms." + name + ": " + *why);
+      if (s.when != nullptr && s.when->kind() != predicate_kind::topic_name_matches) {
+        throw std::invalid_argument("transforms." + name +
+                                    ".predicate: a RegexRouter runs on topics, under "
+                                    "TopicNameMatches only");
+      }
+      s.router.emplace(std::get<regex_router>(std::move(router)));
+      ++_routers;
+    } else {
+      s.change = make_change_transform(k, name, t);
+      if (auto* fields = dynamic_cast<replace_field*>(s.change.get()))
+        _replace_fields.push_back(&fields->rules());
+    }
+    _steps.push_back(std::move(s));
   }
 }
 
-std::string_view transform_chain::topic(std::string_view topic) {
-  if (_routers.empty()) return topic;
+transform_chain::~transform_chain() = default;
+transform_chain::transform_chain(transform_chain&&) noexcept = default;
+
+const transform_chain::routed& transform_chain::routes_of(std::string_view topic) {
   // Messages come in runs of one topic: the last answer first, then the map.
   if (_last != nullptr && _last->first == topic) return _last->second;
   auto it = _topics.find(topic);
   if (it == _topics.end()) {
-    std::string routed(topic);
-    for (const regex_router& r : _routers)
-      routed = r.route(routed);
-    it = _topics.emplace(std::string(topic), std::move(routed)).first;
+    routed after;
+    after.reserve(_routers + 1);
+    after.emplace_back(topic);
+    for (step& s : _steps) {
+      if (!s.router) continue;
+      const std::string& current = after.back();
+      const bool runs = s.when == nullptr || s.when->matches_topic(current) != s.negate;
+      after.push_back(runs ? s.router->route(current) : current);
+    }
+    it = _topics.emplace(std::string(topic), std::move(after)).first;
   }
   _last = &*it;
   return it->second;
 }
 
+std::string_view transform_chain::topic(std::string_view topic) {
+  if (_routers == 0) return topic;
+  return routes_of(topic).back();
+}
+
 std::string transform_chain::source_name(std::string name) const {
-  for (auto it = _fields.rbegin(); it != _fields.rend(); ++it)
-    name = it->source_name(name);
+  for (auto it = _replace_fields.rbegin(); it != _replace_fields.rend(); ++it)
+    name = (*it)->source_name(name);
   return name;
 }
 
-std::optional<std::string> transform_chain::apply(change& c) {
-  for (column_rules& rules : _fields) {
-    if (auto why = rules.apply(c)) return why;
+std::variant<change_transform::outcome, std::string> transform_chain::apply(
+    change& c, const raw_message& raw) {
+  const routed* topics = _routers == 0 ? nullptr : &routes_of(raw.topic);
+  for (step& s : _steps) {
+    if (!s.change) continue;
+    const record_context r{
+        raw, topics ? std::string_view((*topics)[s.routers_before]) : std::string_view(raw.topic)};
+    if (s.when != nullptr && s.when->matches(c, r) == s.negate) continue;
+    auto done = s.change->apply(c, r);
+    if (std::holds_alternative<std::string>(done) ||
+        std::get<change_transform::outcome>(done) == change_transform::outcome::drop)
+      return done;
   }
-  return std::nullopt;
+  return change_transform::outcome::keep;
 }
 
 }  // namespace sluice

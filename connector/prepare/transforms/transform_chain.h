@@ -2,28 +2,36 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/prepare/transforms/change_transform.h"
 #include "connector/prepare/transforms/column_rules.h"
 #include "connector/prepare/transforms/regex_router.h"
+#include "connector/prepare/transforms/transform_predicate.h"
 #include "core/model/change.h"
 
 namespace sluice {
 
-// The configured transforms (`transforms`, transforms.<name>.*), run in prepare/ on each
-// decoded change before the field rules, the table filter, the merge and routing (SPEC §6a):
+// The configured transforms (`transforms`, transforms.<name>.*, predicates.<name>.*), run in
+// prepare/ on each decoded change before the field rules, the table filter, the merge and
+// routing (SPEC §6a), in the list's order, each under its predicate (negate: where it does not
+// match):
 //
-//   topic(t):  t through every RegexRouter, in order — what the message's changes are routed
-//              by (${topic}) and fields' topic:field entries match; cached per topic
-//   apply(c):  c through every ReplaceField, in order (column_rules: include/exclude/renames;
-//              a key column excluded or two columns onto one name: why not)
+//   topic(t):  t through every RegexRouter — what the message's changes are routed by
+//              (${topic}) and fields' topic:field entries match; cached per topic
+//   apply(c):  c through every other transform (change_transform.h): ReplaceField, Filter,
+//              InsertField, ...; each sees the topic as the routers listed before it left it.
+//              A Filter drops the change; a transform that cannot apply says why
 //
-// A RegexRouter reads only the topic and a ReplaceField only the columns, so running the
-// routers before the field transforms gives what Connect's one ordered list gives.
+// A RegexRouter reads only the topic (its predicate can only be TopicNameMatches, which reads
+// the topic too), so its answers are cached per topic and the changes are routed once per
+// table in the batch; the transforms after it see its topic as Connect's ordered list would.
 //
 // Lifecycle: one per preparer (or per key lookup, which needs topic() only); the config
 // outlives it. Threading: one thread (the caches).
@@ -31,21 +39,37 @@ class transform_chain {
  public:
   // Throws std::invalid_argument for a transform the loader would have refused.
   explicit transform_chain(const config& c);
+  ~transform_chain();
+  transform_chain(transform_chain&&) noexcept;
 
-  bool empty() const { return _routers.empty() && _fields.empty(); }
-  bool routes() const { return !_routers.empty(); }
+  bool empty() const { return _steps.empty(); }
+  bool routes() const { return _routers > 0; }
   // The topic after the routers (the argument itself when there are none). The view stays
   // valid for the chain's lifetime.
   std::string_view topic(std::string_view topic);
-  std::optional<std::string> apply(change& c);
+  // Runs the transforms on `c`, come in message `raw`: keep, drop, or why not.
+  std::variant<change_transform::outcome, std::string> apply(change& c, const raw_message& raw);
   // The source column the ReplaceFields rename onto `name`, undoing them in reverse order.
   std::string source_name(std::string name) const;
 
  private:
-  std::vector<regex_router> _routers;
-  std::vector<column_rules> _fields;
-  std::map<std::string, std::string, std::less<>> _topics;           // topic -> routed topic
-  const std::pair<const std::string, std::string>* _last = nullptr;  // the last one asked
+  struct step {
+    std::optional<regex_router> router;        // a RegexRouter, or
+    std::unique_ptr<change_transform> change;  // any other transform
+    transform_predicate* when = nullptr;       // its predicate (owned by _predicates)
+    bool negate = false;
+    size_t routers_before = 0;  // the index of its topic in routed::after
+  };
+  // A topic as each router left it: after[k] is the topic after the first k routers.
+  using routed = std::vector<std::string>;
+  const routed& routes_of(std::string_view topic);
+
+  std::vector<step> _steps;
+  size_t _routers = 0;
+  std::map<std::string, std::unique_ptr<transform_predicate>> _predicates;
+  std::vector<const column_rules*> _replace_fields;  // in order, for source_name()
+  std::map<std::string, routed, std::less<>> _topics;
+  const std::pair<const std::string, routed>* _last = nullptr;  // the last one asked
 };
 
 }  // namespace sluice

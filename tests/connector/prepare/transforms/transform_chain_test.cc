@@ -178,3 +178,64 @@ TEST_CASE("with no transforms the chain leaves topics and changes as they are") 
   CHECK_FALSE(chain.routes());
   CHECK(chain.topic("dbserver1.public.orders") == "dbserver1.public.orders");
 }
+
+TEST_CASE("a transform runs only where its predicate matches, or where not with negate") {
+  stage s(
+      "transforms:\n"
+      "  route:\n"
+      "    type: RegexRouter\n"
+      "    regex: \"(.*)\"\n"
+      "    replacement: \"routed_$1\"\n"
+      "    predicate: isOther\n"
+      "    negate: true\n"
+      "  drop_qty:\n"
+      "    type: ReplaceField\n"
+      "    exclude: [qty]\n"
+      "    predicate: marked\n"
+      "predicates:\n"
+      "  isOther: {type: TopicNameMatches, pattern: \"oth.*\"}\n"
+      "  marked: {type: org.apache.kafka.connect.transforms.predicates.HasHeaderKey, name: m}\n");
+  const std::string a_value = event(1, R"(,"qty":2)");
+  source_message a = message(a_value, 1);  // not `other`: routed; no header: qty kept
+  const std::string b_value = event(2, R"(,"qty":3)", "items");
+  source_message b = message(b_value, 2, "other");  // `other`: not routed; header: qty dropped
+  b.raw.headers.emplace_back("m", std::nullopt);
+  REQUIRE(s.prepare.add(a, 0) == preparer::verdict::decoded);
+  REQUIRE(s.prepare.add(b, 0) == preparer::verdict::decoded);
+  std::vector<lane_batch> lanes = s.prepare.take();
+  REQUIRE(lanes[0].merged.tables.size() == 2);
+  for (const table_rows& t : lanes[0].merged.tables) {
+    REQUIRE(t.rows.size() == 1);
+    if (t.topic == "routed_dbserver1.public.orders") {
+      CHECK(names(t.rows[0]) == std::vector<std::string>{"id", "qty"});
+    } else {
+      CHECK(t.topic == "other");
+      CHECK(names(t.rows[0]) == std::vector<std::string>{"id"});
+    }
+  }
+}
+
+TEST_CASE("a predicate is checked at load: one named must exist, a router runs under topics") {
+  const auto load_error = [](const std::string& extra) {
+    load_result r = load_config(
+        "name: t\nkafka: {bootstrap.servers: 127.0.0.1:9092}\ntopics: [a]\n"
+        "postgres: {dsn: postgresql://x@127.0.0.1/r}\n" +
+            extra,
+        [](std::string_view) { return std::optional<std::string>(); });
+    return r.ok() ? std::string() : r.error_text();
+  };
+  CHECK(load_error("transforms.f.type: ReplaceField\ntransforms.f.exclude: [a]\n"
+                   "transforms.f.predicate: nope\n")
+            .find("names no predicate") != std::string::npos);
+  CHECK(load_error("transforms.r.type: RegexRouter\ntransforms.r.regex: a\n"
+                   "transforms.r.replacement: b\ntransforms.r.predicate: h\n"
+                   "predicates.h.type: HasHeaderKey\npredicates.h.name: x\n")
+            .find("only under a TopicNameMatches") != std::string::npos);
+  CHECK(load_error("predicates.h.type: Nope\n").find("unknown predicate type") !=
+        std::string::npos);
+  CHECK(load_error("predicates.h.type: TopicNameMatches\n").find("required by TopicNameMatches") !=
+        std::string::npos);
+  // Filter and the others are known, and refused until they run.
+  CHECK(load_error("transforms.f.type: org.apache.kafka.connect.transforms.Filter\n")
+            .find("Filter is not yet supported") != std::string::npos);
+}

@@ -1,0 +1,158 @@
+#include "connector/config/config.h"
+#include "connector/config/config_binding.h"
+#include "connector/config/config_checks.h"
+#include "connector/config/config_table.h"
+#include "connector/config/transform_types.h"
+
+// The transforms' and predicates' keys (Kafka Connect's own names), a part of the key table
+// (config_table.cc) kept here: which a type reads is transform_types.h's.
+
+namespace sluice {
+namespace {
+
+using config_binding::entry_field;
+using config_binding::field;
+
+// clang-format off
+const config_key keys[] = {
+  {.name = "transforms", .type = value_type::string_list,
+   .description = "Kafka Connect transforms (SMTs) to run, in order, on each decoded change in "
+                  "prepare/, before field rules, table filtering, the merge and routing, as "
+                  "Connect's `transforms` list; empty: the file order of the transforms.<name> "
+                  "entries. Each is configured with Connect's own keys, nested (transforms: "
+                  "{route: {type: RegexRouter, ...}}) or flat (transforms.route.type: ...). Run "
+                  "alike by run, replay and dead-letters replay.",
+   .check = check_transform_name,
+   .binding = field<&config::transforms>()},
+  {.name = "transforms.<name>.type",
+   .description = "RegexRouter, ReplaceField, Filter, InsertField, MaskField, "
+                  "TimestampConverter, Cast or ValueToKey, or Connect's class names "
+                  "(org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value; a "
+                  "$Key variant is refused: sluice's key is the row's columns). Required.",
+   .check = check_transform_type,
+   .binding = entry_field<&config::transform_settings, &transform_config::type>()},
+  {.name = "transforms.<name>.regex",
+   .description = "RegexRouter: a topic that this regular expression matches whole (Java's "
+                  "matches(); std::regex ECMAScript syntax, without lookbehind or named groups) "
+                  "is renamed to the replacement. The renamed topic is the one ${topic} routes "
+                  "by and fields' topic:field entries name; other topics are left as they are.",
+   .check = check_transform_regex,
+   .binding = entry_field<&config::transform_settings, &transform_config::regex>()},
+  {.name = "transforms.<name>.replacement",
+   .description = "RegexRouter: the new topic name, with $1, $2... for the regex's groups "
+                  "(Java's replacement syntax; \\$ for a $). MaskField: the value the masked "
+                  "columns get (unset: the type's empty value, as Connect).",
+   .binding = entry_field<&config::transform_settings, &transform_config::replacement>()},
+  {.name = "transforms.<name>.include", .type = value_type::string_list,
+   .description = "ReplaceField: keep only these columns (the key's always stay).",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::include>()},
+  {.name = "transforms.<name>.exclude", .type = value_type::string_list,
+   .description = "ReplaceField: drop these columns: never written nor created. A key column "
+                  "cannot be dropped (a configured key: load error; else the message is a dead "
+                  "letter naming it).",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::exclude>()},
+  {.name = "transforms.<name>.whitelist", .type = value_type::string_list,
+   .description = "ReplaceField: Connect 2.x's name for include.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::whitelist>()},
+  {.name = "transforms.<name>.blacklist", .type = value_type::string_list,
+   .description = "ReplaceField: Connect 2.x's name for exclude.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::blacklist>()},
+  {.name = "transforms.<name>.renames", .type = value_type::string_list,
+   .description = "ReplaceField: renames, old:new (after include and exclude, which name the "
+                  "old names); a key column renamed renames the key; two columns onto one name "
+                  "make the message a dead letter.",
+   .check = check_transform_rename,
+   .binding = entry_field<&config::transform_settings, &transform_config::renames>()},
+  {.name = "transforms.<name>.predicate",
+   .description = "The predicates.<name> this transform runs under: it applies to a change "
+                  "only where the predicate matches (where it does not, with negate). Unset: "
+                  "every change.",
+   .check = check_transform_name,
+   .binding = entry_field<&config::transform_settings, &transform_config::predicate>()},
+  {.name = "transforms.<name>.negate", .type = value_type::boolean, .default_value = "false",
+   .description = "Run the transform where its predicate does not match.",
+   .binding = entry_field<&config::transform_settings, &transform_config::negate>()},
+  {.name = "transforms.<name>.topic.field",
+   .description = "InsertField: the column that gets the topic the change came on (after the "
+                  "routers before it). A trailing ? or ! is Connect's optional/mandatory mark.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::topic_field>()},
+  {.name = "transforms.<name>.partition.field",
+   .description = "InsertField: the column that gets the Kafka partition.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::partition_field>()},
+  {.name = "transforms.<name>.offset.field",
+   .description = "InsertField: the column that gets the Kafka offset.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::offset_field>()},
+  {.name = "transforms.<name>.timestamp.field",
+   .description = "InsertField: the column that gets the Kafka message timestamp.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::timestamp_field>()},
+  {.name = "transforms.<name>.static.field",
+   .description = "InsertField: the column that gets static.value.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::static_field>()},
+  {.name = "transforms.<name>.static.value",
+   .description = "InsertField: the text static.field gets.",
+   .binding = entry_field<&config::transform_settings, &transform_config::static_value>()},
+  {.name = "transforms.<name>.fields", .type = value_type::string_list,
+   .description = "MaskField: the columns masked. ValueToKey: the columns that become the "
+                  "row's key, in order.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::fields>()},
+  {.name = "transforms.<name>.field",
+   .description = "TimestampConverter: the column converted.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::field>()},
+  {.name = "transforms.<name>.target.type",
+   .description = "TimestampConverter: what the column becomes: string, unix, Date, Time or "
+                  "Timestamp.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::target_type>()},
+  {.name = "transforms.<name>.format",
+   .description = "TimestampConverter: a java.text.SimpleDateFormat pattern, to parse a string "
+                  "column or to write target.type string.",
+   .binding = entry_field<&config::transform_settings, &transform_config::format>()},
+  {.name = "transforms.<name>.unix.precision",
+   .description = "TimestampConverter: the unit of a unix time, read or written: seconds, "
+                  "milliseconds (unset), microseconds or nanoseconds.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::unix_precision>()},
+  {.name = "transforms.<name>.spec", .type = value_type::string_list,
+   .description = "Cast: field:type entries (int8, int16, int32, int64, float32, float64, "
+                  "boolean, string).",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::spec>()},
+  {.name = "predicates", .type = value_type::string_list,
+   .description = "Kafka Connect predicates transforms may run under, as Connect's "
+                  "`predicates` list; empty: the file order of the predicates.<name> entries.",
+   .check = check_transform_name,
+   .binding = field<&config::predicates>()},
+  {.name = "predicates.<name>.type",
+   .description = "TopicNameMatches, HasHeaderKey or RecordIsTombstone (or Connect's class "
+                  "names, org.apache.kafka.connect.transforms.predicates.*). Required.",
+   .check = check_predicate_type,
+   .binding = entry_field<&config::predicate_settings, &predicate_config::type>()},
+  {.name = "predicates.<name>.pattern",
+   .description = "TopicNameMatches: a regular expression the topic matches whole.",
+   .check = check_transform_regex,
+   .binding = entry_field<&config::predicate_settings, &predicate_config::pattern>()},
+  {.name = "predicates.<name>.name",
+   .description = "HasHeaderKey: the header's name.",
+   .check = check_not_empty,
+   .binding = entry_field<&config::predicate_settings, &predicate_config::name>()},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const config_key> transform_config_keys() {
+  return keys;
+}
+
+}  // namespace sluice
