@@ -13,6 +13,10 @@ constexpr std::string_view connect_package = "org.apache.kafka.connect.transform
 constexpr std::array<std::string_view, 2> later_types{"ExtractNewRecordState",
                                                       "ByLogicalTableRouter"};
 
+constexpr std::string_view to_come =
+    "sluice runs RegexRouter, ReplaceField, Filter, InsertField, MaskField and ValueToKey; "
+    "TimestampConverter, Cast, ExtractNewRecordState and ByLogicalTableRouter are to come";
+
 struct kind_entry {
   transform_kind kind;
   std::string_view name;
@@ -79,10 +83,7 @@ std::variant<transform_kind, std::string> transform_kind_of(std::string_view typ
   const std::string_view simple = simple_name(type);
   for (std::string_view later : later_types) {
     if (simple == later) {
-      return std::string(later) +
-             " is not yet supported (sluice runs RegexRouter and ReplaceField; Filter, "
-             "InsertField, MaskField, TimestampConverter, Cast, ValueToKey, "
-             "ExtractNewRecordState and ByLogicalTableRouter are to come)";
+      return std::string(later) + " is not yet supported (" + std::string(to_come) + ")";
     }
   }
   if (qualified && !type.starts_with(connect_package)) return unknown_text();
@@ -102,11 +103,8 @@ std::variant<transform_kind, std::string> transform_kind_of(std::string_view typ
     // Connect's class for a transform with variants is Name$Value; the short name may omit it.
     if (qualified && e.has_value_variant && member.empty()) return unknown_text();
     // The kinds whose runtime is still being built (issue 30): known, refused as before.
-    if (e.kind != transform_kind::regex_router && e.kind != transform_kind::replace_field)
-      return std::string(e.name) +
-             " is not yet supported (sluice runs RegexRouter and "
-             "ReplaceField; Filter, InsertField, MaskField, TimestampConverter, Cast, "
-             "ValueToKey, ExtractNewRecordState and ByLogicalTableRouter are to come)";
+    if (e.kind == transform_kind::timestamp_converter || e.kind == transform_kind::cast)
+      return std::string(e.name) + " is not yet supported (" + std::string(to_come) + ")";
     return e.kind;
   }
   return unknown_text();

@@ -78,7 +78,7 @@ TEST_CASE("an unknown transform type is an error at its line naming the known on
       "  a:\n"
       "    type: Flatten\n"
       "  b:\n"
-      "    type: org.apache.kafka.connect.transforms.Filter\n"
+      "    type: io.debezium.transforms.ByLogicalTableRouter\n"
       "  c:\n"
       "    type: org.apache.kafka.connect.transforms.ReplaceField$Key\n");
   REQUIRE_FALSE(r.ok());
@@ -91,7 +91,7 @@ TEST_CASE("an unknown transform type is an error at its line naming the known on
   const config_error* b = error_for(r, "transforms.b.type");
   REQUIRE(b != nullptr);
   CHECK(b->line == 11);
-  CHECK(contains(b->message, "Filter is not yet supported"));
+  CHECK(contains(b->message, "ByLogicalTableRouter is not yet supported"));
   const config_error* c = error_for(r, "transforms.c.type");
   REQUIRE(c != nullptr);
   CHECK(contains(c->message, "ReplaceField$Key is not supported"));

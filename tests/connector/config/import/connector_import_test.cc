@@ -175,7 +175,7 @@ TEST_CASE("transforms and keys sluice cannot do yet are listed, with why") {
   load(r);                                                      // still loads
 }
 
-TEST_CASE("RegexRouter and ReplaceField are imported as they run in Connect, the others listed") {
+TEST_CASE("the transforms sluice runs are imported as they run in Connect, the others listed") {
   // The chain of Debezium's and Confluent's documentation, with what sluice cannot run yet.
   const import_result r = import_text(R"json({"name": "t", "config": {
     "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
@@ -197,14 +197,17 @@ TEST_CASE("RegexRouter and ReplaceField are imported as they run in Connect, the
     "predicates": "isTombstone",
     "predicates.isTombstone.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
   }})json");
-  CHECK(left_out(r, "transforms.filter"));
   CHECK(left_out(r, "transforms.keyed"));   // ReplaceField$Key
   CHECK(left_out(r, "transforms.unwrap"));  // with an option issue 30 adds
-  CHECK(left_out(r, "predicates"));
+  CHECK_FALSE(left_out(r, "transforms.filter"));
+  CHECK_FALSE(left_out(r, "predicates"));
   CHECK_FALSE(left_out(r, "transforms.dropPrefix"));
   CHECK_FALSE(left_out(r, "transforms.fields"));
   const config c = load(r);
-  REQUIRE(c.transforms == std::vector<std::string>{"dropPrefix", "fields"});
+  REQUIRE(c.transforms == std::vector<std::string>{"dropPrefix", "fields", "filter"});
+  CHECK(c.transform_settings.at("filter").predicate == "isTombstone");
+  CHECK(c.predicate_settings.at("isTombstone").type ==
+        "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone");
   const transform_config& route = c.transform_settings.at("dropPrefix");
   CHECK(route.regex == "shop\\.(.*)");
   CHECK(route.replacement == "$1_v2");
@@ -212,6 +215,53 @@ TEST_CASE("RegexRouter and ReplaceField are imported as they run in Connect, the
   CHECK(fields.exclude == std::vector<std::string>{"secret", "internal"});
   CHECK(fields.renames == std::vector<std::string>{"cust:customer_id", "amt:amount"});
   CHECK(r.yaml.find("# transforms.fields.renames\n") != std::string::npos);
+}
+
+TEST_CASE("a chain of five transforms from the peers' documentation is imported whole") {
+  // Confluent's documented examples of Filter under HasHeaderKey, InsertField, MaskField,
+  // ValueToKey and RegexRouter under TopicNameMatches, as one chain.
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "shop.orders,shop.test",
+    "insert.mode": "upsert", "pk.mode": "record_key",
+    "transforms": "dropTest,insert,mask,key,route",
+    "transforms.dropTest.type": "org.apache.kafka.connect.transforms.Filter",
+    "transforms.dropTest.predicate": "isTest",
+    "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+    "transforms.insert.static.field": "MessageSource",
+    "transforms.insert.static.value": "Kafka Connect framework",
+    "transforms.insert.offset.field": "kafka_offset!",
+    "transforms.mask.type": "org.apache.kafka.connect.transforms.MaskField$Value",
+    "transforms.mask.fields": "string_field, int_field",
+    "transforms.mask.replacement": "0",
+    "transforms.key.type": "org.apache.kafka.connect.transforms.ValueToKey",
+    "transforms.key.fields": "id",
+    "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.route.regex": "shop\\.(.*)", "transforms.route.replacement": "$1",
+    "transforms.route.predicate": "notTest", "transforms.route.negate": "true",
+    "predicates": "isTest,notTest,unused",
+    "predicates.isTest.type": "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
+    "predicates.isTest.name": "test-run",
+    "predicates.notTest.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+    "predicates.notTest.pattern": ".*\\.test",
+    "predicates.unused.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
+  }})json");
+  for (const char* name :
+       {"transforms.dropTest", "transforms.insert", "transforms.mask", "transforms.key",
+        "transforms.route", "predicates.isTest", "predicates.notTest"})
+    CHECK_FALSE_MESSAGE(left_out(r, name), name);
+  CHECK(left_out(r, "predicates.unused"));  // configured, used by no transform
+  const config c = load(r);
+  REQUIRE(c.transforms == std::vector<std::string>{"dropTest", "insert", "mask", "key", "route"});
+  CHECK(c.transform_settings.at("insert").offset_field == "kafka_offset!");
+  CHECK(c.transform_settings.at("insert").static_value == "Kafka Connect framework");
+  CHECK(c.transform_settings.at("mask").fields ==
+        std::vector<std::string>{"string_field", "int_field"});
+  CHECK(c.transform_settings.at("key").fields == std::vector<std::string>{"id"});
+  CHECK(c.transform_settings.at("route").negate);
+  CHECK(c.predicate_settings.at("isTest").name == "test-run");
+  CHECK(c.predicate_settings.at("notTest").pattern == ".*\\.test");
+  CHECK(c.predicates == std::vector<std::string>{"isTest", "notTest"});
 }
 
 TEST_CASE("a transform sluice's loader would refuse is listed, not written") {
