@@ -109,6 +109,12 @@ std::string_view to_string(delete_mode v) {
 std::string_view to_string(keyless_mode v) {
   return name_of(v, keyless_mode_names);
 }
+std::string_view to_string(key_mode v) {
+  return name_of(v, key_mode_names);
+}
+std::string_view to_string(insert_mode v) {
+  return name_of(v, insert_mode_names);
+}
 std::string_view to_string(out_of_range_mode v) {
   return name_of(v, out_of_range_mode_names);
 }

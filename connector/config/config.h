@@ -25,6 +25,15 @@ inline constexpr std::array<std::string_view, 2> delete_mode_names{"hard", "soft
 enum class keyless_mode { append, dead_letter };
 inline constexpr std::array<std::string_view, 2> keyless_mode_names{"append", "dead_letter"};
 
+// primary.key.mode: where a row's key comes from (SPEC §6a "Modes", the JDBC sinks' names).
+enum class key_mode { record_key, record_value, record_header, kafka, none };
+inline constexpr std::array<std::string_view, 5> key_mode_names{"record_key", "record_value",
+                                                                "record_header", "kafka", "none"};
+// insert.mode: how a keyed change is written: a guarded upsert, appended, or an update of an
+// existing row only.
+enum class insert_mode { upsert, insert, update };
+inline constexpr std::array<std::string_view, 3> insert_mode_names{"upsert", "insert", "update"};
+
 // What a stored offset the log no longer holds (retention or DeleteRecords moved its start
 // past it) does: stop that partition, or go on from the log's start or end.
 enum class out_of_range_mode { fail, earliest, latest };
@@ -53,6 +62,8 @@ inline constexpr std::array<std::string_view, 4> log_level_names{"debug", "info"
 std::string_view to_string(message_format v);
 std::string_view to_string(delete_mode v);
 std::string_view to_string(keyless_mode v);
+std::string_view to_string(key_mode v);
+std::string_view to_string(insert_mode v);
 std::string_view to_string(out_of_range_mode v);
 std::string_view to_string(ddl_failure_mode v);
 std::string_view to_string(error_tolerance v);
@@ -212,6 +223,11 @@ struct config {
   bool truncate_enabled{};
   std::chrono::milliseconds tombstone_retention{};
   keyless_mode keyless{};
+  key_mode primary_key_mode{};
+  // primary.key.fields: record_key: the key columns kept (empty: all); record_value: the
+  // value's columns that make the key (empty: all); record_header: the headers (empty: all).
+  std::vector<std::string> primary_key_fields;
+  insert_mode insert{};
   out_of_range_mode offsets_out_of_range{};
   // offsets.takeover.group: a partition with no offsets in sluice's state starts from this
   // consumer group's committed offset (a Kafka Connect sink's connect-<name>); "": none.

@@ -57,6 +57,7 @@ class cross_checks {
     check_schema_registry(c.schema_registry);
     check_transforms(c, _walk, _errors);
     check_excluded_keys(c, _walk, _errors);
+    check_modes(c);
   }
 
  private:
@@ -65,6 +66,50 @@ class cross_checks {
       if (v.key->name == key) return &v;
     }
     return nullptr;
+  }
+
+  // Key and insert modes (SPEC §6a "Modes"): deletes apply to rows keyed by the record's key
+  // only, as in Connect (delete.enabled, unset, is false otherwise: the peers' default); an
+  // append mode appends deletes as rows; an update needs a key to find its row.
+  void check_modes(config& c) {
+    const bool append = c.insert == insert_mode::insert || c.primary_key_mode == key_mode::kafka ||
+                        c.primary_key_mode == key_mode::none;
+    const std::string mode = "primary.key.mode " + std::string(to_string(c.primary_key_mode));
+    if (const found_value* fields = given("primary.key.fields");
+        fields != nullptr &&
+        (c.primary_key_mode == key_mode::kafka || c.primary_key_mode == key_mode::none)) {
+      _errors.push_back(
+          error_at(fields->mark, "primary.key.fields",
+                   "is not read under " + mode + " (the key is " +
+                       (c.primary_key_mode == key_mode::kafka ? "the message's position)"
+                                                              : "none: rows are appended)")));
+    }
+    if (c.insert == insert_mode::update && append) {
+      _errors.push_back(error_at(mark_of("insert.mode"), "insert.mode",
+                                 "update finds each change's row by its key: " + mode +
+                                     " gives none (record_key, record_value or record_header)"));
+    }
+    const bool keyed_by_record = c.primary_key_mode == key_mode::record_key && !append;
+    if (keyed_by_record) return;
+    const found_value* deletes = given("delete.enabled");
+    if (deletes == nullptr) {
+      c.deletes.enabled = false;
+    } else if (c.deletes.enabled) {
+      _errors.push_back(error_at(
+          deletes->mark, "delete.enabled",
+          append
+              ? "an append mode (" +
+                    (c.insert == insert_mode::insert ? std::string("insert.mode insert") : mode) +
+                    ") appends every change, a delete as a row whose _sluice_op is delete: "
+                    "set delete.enabled: false"
+              : "requires primary.key.mode record_key, as in Connect: under " + mode +
+                    " a delete's key is not the row's (set delete.enabled: false)"));
+    }
+  }
+
+  YAML::Mark mark_of(std::string_view key) const {
+    const found_value* v = given(key);
+    return v != nullptr ? v->mark : YAML::Mark::null_mark();
   }
 
   void check_topics(const config& c) {

@@ -176,28 +176,10 @@ const config_key keys_head[] = {
                   "other table goes on, and tries again with its next rows; fail stops the "
                   "connector in FAILED.",
    .binding = field<&config::ddl_failure>()},
-  {.name = "delete.mode", .type = value_type::enumeration, .default_value = "hard",
-   .allowed = delete_mode_names,
-   .description = "hard removes the row (leaving a tombstone); soft keeps it with "
-                  "`_sluice_deleted` set.",
-   .binding = field<&config::deletes, &delete_config::mode>()},
-  {.name = "delete.enabled", .type = value_type::boolean, .default_value = "true",
-   .description = "Apply deletes; false records and counts them without applying them.",
-   .binding = field<&config::deletes, &delete_config::enabled>()},
-  {.name = "truncate.enabled", .type = value_type::boolean, .default_value = "false",
-   .description = "Apply truncates (rows below the truncate's CSN are removed); false records "
-                  "and counts them.",
-   .binding = field<&config::truncate_enabled>()},
-  {.name = "tombstone.retention", .type = value_type::duration, .default_value = "24h",
-   .min = minute, .max = 3650 * day,
-   .description = "How long a delete's tombstone keeps a late, older upsert from bringing the "
-                  "row back.",
-   .binding = field<&config::tombstone_retention>()},
-  {.name = "keyless", .type = value_type::enumeration, .default_value = "append",
-   .allowed = keyless_mode_names,
-   .description = "Changes of tables without a key: append them (op, CSN and source context "
-                  "included) or send them to the dead letters.",
-   .binding = field<&config::keyless>()},
+};
+
+// Then how rows are written (config_table_writes.cc), then:
+const config_key keys_middle[] = {
   {.name = "offsets.out.of.range", .type = value_type::enumeration, .default_value = "fail",
    .allowed = out_of_range_mode_names,
    .description = "A stored offset the log no longer holds (retention or DeleteRecords moved "
@@ -512,6 +494,9 @@ std::string_view to_string(value_type t) {
 std::span<const config_key> config_keys() {
   static const std::vector<config_key> keys = [] {
     std::vector<config_key> all(std::begin(keys_head), std::end(keys_head));
+    const std::span<const config_key> writes = write_config_keys();
+    all.insert(all.end(), writes.begin(), writes.end());
+    all.insert(all.end(), std::begin(keys_middle), std::end(keys_middle));
     const std::span<const config_key> transforms = transform_config_keys();
     all.insert(all.end(), transforms.begin(), transforms.end());
     all.insert(all.end(), std::begin(keys_tail), std::end(keys_tail));

@@ -36,8 +36,7 @@ preparer::preparer(const config& c, topic_decoders& decoders, size_t lanes)
     : _config(c),
       _decoders(decoders),
       _filter(c.tables_include, c.tables_exclude),
-      _transforms(c),
-      _fields(c),
+      _rules(c),
       _lanes(lanes),
       _decoded(lanes),
       _merges(lanes) {}
@@ -58,17 +57,13 @@ bool preparer::filter_changes(decode_output& out, size_t first) {
 std::optional<std::string> preparer::transform_changes(decode_output& out, size_t first,
                                                        const raw_message& raw, bool& dropped) {
   dropped = false;
-  if (_transforms.empty() && _fields.empty()) return std::nullopt;  // the common case: no cost
-  const std::string_view routed = _transforms.topic(raw.topic);
+  if (_rules.none()) return std::nullopt;  // the common case: no cost
   size_t kept = first;
   for (size_t i = first; i < out.changes.size(); ++i) {
     change& c = out.changes[i];
-    if (!_transforms.empty()) {
-      auto done = _transforms.apply(c, raw);
-      if (auto* why = std::get_if<std::string>(&done)) return std::move(*why);
-      if (std::get<change_transform::outcome>(done) == change_transform::outcome::drop) continue;
-    }
-    if (auto why = _fields.apply(c, routed)) return why;
+    auto done = _rules.apply(c, raw);
+    if (auto* why = std::get_if<std::string>(&done)) return std::move(*why);
+    if (std::get<change_transform::outcome>(done) == change_transform::outcome::drop) continue;
     if (kept != i) std::swap(out.changes[kept], c);
     ++kept;
   }
@@ -112,10 +107,15 @@ preparer::verdict preparer::add(source_message& m, size_t lane) {
 
   const size_t first = out.changes.size();
   if (auto err = _decoders.for_topic(m.raw.topic).decode(m.raw, out)) return refuse(m, lb, *err);
+  // Each change's place in its message: with the offset, the position an appended row is
+  // written once by (replayed or redelivered, a message decodes to the same changes).
+  for (size_t i = first; i < out.changes.size(); ++i)
+    out.changes[i].source.origin.index = static_cast<uint32_t>(i - first);
   if (m.offset_per_record) {
     for (size_t i = first; i < out.changes.size(); ++i) {
       out.changes[i].source.origin.offset =
           kafka_offset{m.raw.offset.value() + static_cast<int64_t>(i - first)};
+      out.changes[i].source.origin.index = 0;
     }
   }
   bool dropped = false;
@@ -147,9 +147,9 @@ std::vector<lane_batch> preparer::take() {
   for (size_t i = 0; i < lanes.size(); ++i) {
     lanes[i].merged = _merges[i].merge(std::move(_decoded[i].changes));
     // A table is routed by the topic its changes came on as the RegexRouters rename it.
-    if (_transforms.routes()) {
+    if (_rules.routes()) {
       for (table_rows& tr : lanes[i].merged.tables)
-        tr.topic = std::string(_transforms.topic(tr.topic));
+        tr.topic = std::string(_rules.topic(tr.topic));
     }
     lanes[i].catalog = std::move(_decoded[i].catalog);
     lanes[i].ddl = std::move(_decoded[i].ddl);

@@ -6,9 +6,8 @@
 
 #include "connector/base/lane_batch.h"
 #include "connector/config/config.h"
+#include "connector/prepare/change_rules.h"
 #include "connector/prepare/topic_decoders.h"
-#include "connector/prepare/transforms/field_selection.h"
-#include "connector/prepare/transforms/transform_chain.h"
 #include "connector/source/source_message.h"
 #include "core/catalog/table_filter.h"
 #include "core/merge/merge_engine.h"
@@ -26,7 +25,7 @@ namespace sluice {
 //     decode (the topic's decoder)       -> changes | catalog updates | DDL | chunk pieces
 //     a dead letter (errors.tolerance: all), or stop (none: nothing of it enters the batch)
 //     transforms (RegexRouter: the topic routed by; the others: the change, Filter drops it;
-//       transform_chain.h), then field rules
+//       transform_chain.h), then the key and insert modes (key_mode_step.h), then field rules
 //       (fields.*, tables.<source>.fields.*, matched against the routed topic): columns left
 //       out or renamed before the merge; a change they cannot apply to makes the message a
 //       dead letter (or stop)
@@ -79,8 +78,7 @@ class preparer {
   const config& _config;
   topic_decoders& _decoders;
   table_filter _filter;
-  transform_chain _transforms;
-  field_selection _fields;
+  change_rules _rules;
   std::vector<lane_batch> _lanes;
   std::vector<decode_output> _decoded;  // per lane: the open batch's decoded changes
   std::vector<merge_engine> _merges;    // per lane: each keeps its own scratch

@@ -6,9 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "connector/prepare/change_rules.h"
 #include "connector/prepare/target_key_lookup.h"
-#include "connector/prepare/transforms/field_selection.h"
-#include "connector/prepare/transforms/transform_chain.h"
 #include "schemas/common/auto_decoder.h"
 #include "schemas/datastream/datastream_decoder.h"
 #include "schemas/debezium/debezium_decoder.h"
@@ -115,8 +114,7 @@ class owning_chunk_decoder : public chunk_decoder {
         _keys(*_target, make_retry_policy(cfg), make_applier_options(cfg).routing, observer,
               std::move(keep_going), "chunk-key-lookup-" + std::to_string(index)),
         _decoder(_catalog, options),
-        _transforms(cfg),
-        _fields(cfg) {
+        _rules(cfg) {
     for (const auto& [source, table] : cfg.tables) {
       if (!table.primary_key_fields.empty()) {
         _catalog.configure_key(source, table.primary_key_fields);
@@ -127,12 +125,12 @@ class owning_chunk_decoder : public chunk_decoder {
         [this](const table_name& source, std::string_view topic) { return _keys(source, topic); });
   }
 
-  // The preparer's transforms and field rules, on the change a chunk completes (the
-  // preparer saw only its pieces): a field rule that cannot apply is the chunk's dead letter.
+  // The preparer's rules (change_rules.h), on the change a chunk completes (the preparer saw
+  // only its pieces): a rule that cannot apply is the chunk's dead letter.
   result<change> decode_chunked(const raw_message& principal, std::string_view image) override {
     result<change> decoded = _decoder.decode_chunked(principal, image);
-    if (!decoded || (_transforms.empty() && _fields.empty())) return decoded;
-    auto done = _transforms.apply(*decoded, principal);
+    if (!decoded || _rules.none()) return decoded;
+    auto done = _rules.apply(*decoded, principal);
     if (auto* why = std::get_if<std::string>(&done))
       return make_error(error_code::field_rule, *why);
     // The pieces' offsets have moved on already: a chunk's change a Filter drops is kept as a
@@ -141,21 +139,16 @@ class owning_chunk_decoder : public chunk_decoder {
       return make_error(error_code::field_rule,
                         "a transform's Filter dropped this chunked "
                         "change (chunked changes are not filtered)");
-    if (auto why = _fields.apply(*decoded, _transforms.topic(principal.topic)))
-      return make_error(error_code::field_rule, *why);
     return decoded;
   }
-  std::string_view routed_topic(std::string_view topic) override {
-    return _transforms.topic(topic);
-  }
+  std::string_view routed_topic(std::string_view topic) override { return _rules.topic(topic); }
 
  private:
   std::unique_ptr<sink::target> _target;  // the key lookup's
   table_catalog _catalog;
   target_key_lookup _keys;
   dsql_decoder _decoder;
-  transform_chain _transforms;
-  field_selection _fields;
+  change_rules _rules;
 };
 
 }  // namespace

@@ -24,6 +24,7 @@ struct message_origin {
   partition_id partition{0};
   kafka_offset offset{0};
   timestamp_ns timestamp{0};  // Kafka message timestamp
+  uint32_t index = 0;         // the change's place among its message's changes
 };
 
 struct source_context {

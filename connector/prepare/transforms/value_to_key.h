@@ -26,12 +26,13 @@ class value_to_key final : public change_transform {
   std::variant<outcome, std::string> apply(change& c, const record_context& r) override;
 
  private:
-  // Fills `key` (columns set) from `row`, then from `fallback`; why not.
-  std::optional<std::string> fill(row_key& key, const image& row, const row_key* fallback,
-                                  const change& c) const;
-
   std::string _who;
   std::vector<std::string> _fields;
 };
+
+// The key of `c` rebuilt from `fields` as ValueToKey does (above); `who` begins the errors
+// ("transforms.bymail", "primary.key.mode record_value"). Why not, when it cannot.
+std::optional<std::string> rekey_from_value(change& c, const std::vector<std::string>& fields,
+                                            const std::string& who);
 
 }  // namespace sluice
