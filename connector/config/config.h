@@ -101,6 +101,12 @@ struct transform_config {
   // (string | unix | Date | Time | Timestamp), a SimpleDateFormat pattern, unix.precision.
   std::string field, target_type, format, unix_precision;  // unix_precision "": milliseconds
   std::vector<std::string> spec;                           // Cast: field:type entries
+  // ExtractNewRecordState, Debezium's options ("": unset, Debezium's default): the delete
+  // modes (3.x delete.tombstone.handling.mode; 2.x delete.handling.mode, drop.tombstones),
+  // add.fields and its prefix ("": "__"), replace.null.with.default ("true"/"false").
+  std::string delete_tombstone_handling_mode, delete_handling_mode, drop_tombstones;
+  std::vector<std::string> add_fields;
+  std::string add_fields_prefix, replace_null_with_default;
 };
 
 // predicates.<name>: one Kafka Connect predicate that transforms.<name>.predicate names.

@@ -26,7 +26,8 @@ const config_key keys[] = {
    .binding = field<&config::transforms>()},
   {.name = "transforms.<name>.type",
    .description = "RegexRouter, ReplaceField, Filter, InsertField, MaskField, "
-                  "TimestampConverter, Cast or ValueToKey, or Connect's class names "
+                  "TimestampConverter, Cast, ValueToKey or ExtractNewRecordState, or the class "
+                  "names "
                   "(org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value; a "
                   "$Key variant is refused: sluice's key is the row's columns). Required.",
    .check = check_transform_type,
@@ -128,6 +129,42 @@ const config_key keys[] = {
                   "boolean, string).",
    .check = check_not_empty,
    .binding = entry_field<&config::transform_settings, &transform_config::spec>()},
+  {.name = "transforms.<name>.delete.tombstone.handling.mode",
+   .description = "ExtractNewRecordState (Debezium 3.x): what becomes of a delete: drop (nothing "
+                  "is deleted), tombstone or delete-to-tombstone (unset: deleted), rewrite or "
+                  "rewrite-with-tombstone (an upsert of the row it removes, __deleted true; "
+                  "every other row __deleted false). Truncates are dropped, as Debezium's "
+                  "transform drops them.",
+   .check = check_tombstone_handling_mode,
+   .binding = entry_field<&config::transform_settings,
+                          &transform_config::delete_tombstone_handling_mode>()},
+  {.name = "transforms.<name>.delete.handling.mode",
+   .description = "ExtractNewRecordState (Debezium 2.x): drop (unset), rewrite or none; with "
+                  "drop.tombstones false a dropped delete's tombstone deletes the row, as at a "
+                  "JDBC sink. delete.tombstone.handling.mode wins over both.",
+   .check = check_delete_handling_mode,
+   .binding =
+       entry_field<&config::transform_settings, &transform_config::delete_handling_mode>()},
+  {.name = "transforms.<name>.drop.tombstones",
+   .description = "ExtractNewRecordState (Debezium 2.x): true (unset) or false.",
+   .check = check_boolean_text,
+   .binding = entry_field<&config::transform_settings, &transform_config::drop_tombstones>()},
+  {.name = "transforms.<name>.add.fields", .type = value_type::string_list,
+   .description = "ExtractNewRecordState: envelope fields added as columns, named as Debezium "
+                  "names them (op -> __op, source.ts_ms -> __source_ts_ms, field:NEW -> "
+                  "<prefix>NEW): op, table, db, schema, lsn, source.*, ts_ms, "
+                  "transaction.id...",
+   .check = check_not_empty,
+   .binding = entry_field<&config::transform_settings, &transform_config::add_fields>()},
+  {.name = "transforms.<name>.add.fields.prefix",
+   .description = "ExtractNewRecordState: the added columns' prefix (unset: __).",
+   .binding = entry_field<&config::transform_settings, &transform_config::add_fields_prefix>()},
+  {.name = "transforms.<name>.replace.null.with.default",
+   .description = "ExtractNewRecordState (Debezium 3.x): accepted; sluice keeps a null as "
+                  "null (it keeps no Connect schema defaults), as false does.",
+   .check = check_boolean_text,
+   .binding = entry_field<&config::transform_settings,
+                          &transform_config::replace_null_with_default>()},
   {.name = "predicates", .type = value_type::string_list,
    .description = "Kafka Connect predicates transforms may run under, as Connect's "
                   "`predicates` list; empty: the file order of the predicates.<name> entries.",

@@ -10,12 +10,12 @@ constexpr std::string_view connect_package = "org.apache.kafka.connect.transform
 
 // Transforms found in front of JDBC sinks that a later version runs (SPEC §6a "Transforms"):
 // named as such, so that a user knows it is a gap, not a typo.
-constexpr std::array<std::string_view, 2> later_types{"ExtractNewRecordState",
-                                                      "ByLogicalTableRouter"};
+constexpr std::array<std::string_view, 1> later_types{"ByLogicalTableRouter"};
+constexpr std::string_view debezium_package = "io.debezium.transforms.";
 
 constexpr std::string_view to_come =
-    "sluice runs RegexRouter, ReplaceField, Filter, InsertField, MaskField and ValueToKey; "
-    "TimestampConverter, Cast, ExtractNewRecordState and ByLogicalTableRouter are to come";
+    "sluice runs RegexRouter, ReplaceField, Filter, InsertField, MaskField, ValueToKey, "
+    "TimestampConverter, Cast and ExtractNewRecordState; ByLogicalTableRouter is to come";
 
 struct kind_entry {
   transform_kind kind;
@@ -37,6 +37,12 @@ constexpr std::string_view converter_settings[] = {"field", "target.type", "form
 constexpr std::string_view converter_required[] = {"field", "target.type"};
 constexpr std::string_view cast_settings[] = {"spec"};
 constexpr std::string_view key_settings[] = {"fields"};
+constexpr std::string_view unwrap_settings[] = {"delete.tombstone.handling.mode",
+                                                "delete.handling.mode",
+                                                "drop.tombstones",
+                                                "add.fields",
+                                                "add.fields.prefix",
+                                                "replace.null.with.default"};
 
 constexpr kind_entry kinds[] = {
     {transform_kind::regex_router, "RegexRouter", false, router_settings, router_settings},
@@ -48,6 +54,7 @@ constexpr kind_entry kinds[] = {
      converter_required},
     {transform_kind::cast, "Cast", true, cast_settings, cast_settings},
     {transform_kind::value_to_key, "ValueToKey", false, key_settings, key_settings},
+    {transform_kind::extract_new_record_state, "ExtractNewRecordState", false, unwrap_settings, {}},
 };
 
 const kind_entry& entry_of(transform_kind kind) {
@@ -86,6 +93,11 @@ std::variant<transform_kind, std::string> transform_kind_of(std::string_view typ
       return std::string(later) + " is not yet supported (" + std::string(to_come) + ")";
     }
   }
+  // Debezium's own transform lives in its package, not Connect's.
+  if (simple == "ExtractNewRecordState")
+    return !qualified || type == std::string(debezium_package) + "ExtractNewRecordState"
+               ? std::variant<transform_kind, std::string>(transform_kind::extract_new_record_state)
+               : std::variant<transform_kind, std::string>(unknown_text());
   if (qualified && !type.starts_with(connect_package)) return unknown_text();
   const size_t dollar = type.find('$');
   const std::string_view member =
@@ -102,9 +114,6 @@ std::variant<transform_kind, std::string> transform_kind_of(std::string_view typ
       return unknown_text();
     // Connect's class for a transform with variants is Name$Value; the short name may omit it.
     if (qualified && e.has_value_variant && member.empty()) return unknown_text();
-    // The kinds whose runtime is still being built (issue 30): known, refused as before.
-    if (e.kind == transform_kind::timestamp_converter || e.kind == transform_kind::cast)
-      return std::string(e.name) + " is not yet supported (" + std::string(to_come) + ")";
     return e.kind;
   }
   return unknown_text();
@@ -237,6 +246,43 @@ std::string check_predicate_type(std::string_view, std::string_view value) {
   auto kind = predicate_kind_of(value);
   if (auto* why = std::get_if<std::string>(&kind)) return *why;
   return "";
+}
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  return out;
+}
+
+std::string one_of(std::string_view value, std::span<const std::string_view> allowed) {
+  const std::string v = lower(value);
+  std::string list;
+  for (std::string_view a : allowed) {
+    if (v == a) return "";
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  return "must be one of " + list;
+}
+
+}  // namespace
+
+std::string check_tombstone_handling_mode(std::string_view, std::string_view value) {
+  constexpr std::string_view modes[] = {"drop", "tombstone", "rewrite", "rewrite-with-tombstone",
+                                        "delete-to-tombstone"};
+  return one_of(value, modes);
+}
+
+std::string check_delete_handling_mode(std::string_view, std::string_view value) {
+  constexpr std::string_view modes[] = {"drop", "rewrite", "none"};
+  return one_of(value, modes);
+}
+
+std::string check_boolean_text(std::string_view, std::string_view value) {
+  constexpr std::string_view values[] = {"true", "false"};
+  return one_of(value, values);
 }
 
 std::string check_transform_name(std::string_view, std::string_view value) {

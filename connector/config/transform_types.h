@@ -22,6 +22,7 @@ enum class transform_kind {
   timestamp_converter,
   cast,
   value_to_key,
+  extract_new_record_state,
 };
 
 // The kind transforms.<name>.type names: its simple name (RegexRouter, InsertField, ...) or
@@ -69,6 +70,11 @@ std::string check_transform_regex(std::string_view entry, std::string_view value
 std::string check_transform_rename(std::string_view entry, std::string_view value);
 // predicates.<name>.type: a predicate_kind_of one.
 std::string check_predicate_type(std::string_view entry, std::string_view value);
+// ExtractNewRecordState's delete modes, as Debezium reads them (any case): 3.x's
+// delete.tombstone.handling.mode, 2.x's delete.handling.mode; and a "true"/"false" option.
+std::string check_tombstone_handling_mode(std::string_view entry, std::string_view value);
+std::string check_delete_handling_mode(std::string_view entry, std::string_view value);
+std::string check_boolean_text(std::string_view entry, std::string_view value);
 // A transform's name: one segment (transforms.<name>.type is also written flat, as Connect).
 std::string check_transform_name(std::string_view entry, std::string_view value);
 

@@ -12,7 +12,7 @@ namespace {
 
 // The settings whose Connect value is a list (ConfigDef.Type.LIST), written as YAML lists.
 constexpr std::string_view list_settings[] = {"include", "exclude", "whitelist", "blacklist",
-                                              "renames", "fields",  "spec"};
+                                              "renames", "fields",  "spec",      "add.fields"};
 
 bool is_list(std::string_view setting) {
   return std::find(std::begin(list_settings), std::end(list_settings), setting) !=
@@ -132,9 +132,9 @@ std::string transform_gap(const std::string& type, const std::map<std::string, s
 }  // namespace
 
 // transforms: the transforms sluice runs become sluice's transforms of the same names and
-// options, in the chain's order, with the predicates they use; ExtractNewRecordState as
-// Debezium documents it is not needed (sluice reads the envelope); any other is listed, the
-// rest of the chain still mapped.
+// options, in the chain's order, with the predicates they use; ExtractNewRecordState without
+// options is not needed (sluice reads the envelope); any other is listed, the rest of the
+// chain still mapped.
 void map_transforms(mapper& m, const connect_config& c) {
   const predicates p = read_predicates(m, c);
   const auto chain = m.take({"transforms"});
@@ -159,15 +159,10 @@ void map_transforms(mapper& m, const connect_config& c) {
         options.emplace(k.substr(prefix.size()), v);
       }
     }
-    const bool unwrap = type == "io.debezium.transforms.ExtractNewRecordState";
-    const bool plain_unwrap =
-        unwrap && std::all_of(options.begin(), options.end(),
-                              [](const auto& o) { return o.first == "drop.tombstones"; });
-    if (plain_unwrap) continue;  // sluice reads the Debezium envelope itself
-    if (std::string why = unwrap ? "ExtractNewRecordState's options come with issue 30 (the "
-                                   "envelope itself needs no transform)"
-                                 : transform_gap(type, options, p);
-        !why.empty()) {
+    // ExtractNewRecordState without options needs nothing (sluice reads the envelope) and,
+    // as in Debezium 3.x, changes nothing; its options are mapped as the others'.
+    if (type == "io.debezium.transforms.ExtractNewRecordState" && options.empty()) continue;
+    if (std::string why = transform_gap(type, options, p); !why.empty()) {
       m.left_out("transforms." + name + " (" + type + ")", why);
       continue;
     }

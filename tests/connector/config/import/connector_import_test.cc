@@ -181,7 +181,7 @@ TEST_CASE("the transforms sluice runs are imported as they run in Connect, the o
     "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
     "connection.url": "jdbc:postgresql://db/replica", "topics": "shop.orders",
     "insert.mode": "upsert", "pk.mode": "record_key",
-    "transforms": "dropPrefix, fields,filter,keyed, unwrap",
+    "transforms": "dropPrefix, fields,filter,keyed, unwrap, headers",
     "transforms.dropPrefix.type": "org.apache.kafka.connect.transforms.RegexRouter",
     "transforms.dropPrefix.regex": "shop\\.(.*)",
     "transforms.dropPrefix.replacement": "$1_v2",
@@ -194,17 +194,24 @@ TEST_CASE("the transforms sluice runs are imported as they run in Connect, the o
     "transforms.keyed.include": "id",
     "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
     "transforms.unwrap.delete.handling.mode": "rewrite",
+    "transforms.unwrap.add.fields": "op,source.ts_ms",
+    "transforms.headers.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.headers.add.headers": "db",
     "predicates": "isTombstone",
     "predicates.isTombstone.type": "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
   }})json");
-  CHECK(left_out(r, "transforms.keyed"));   // ReplaceField$Key
-  CHECK(left_out(r, "transforms.unwrap"));  // with an option issue 30 adds
+  CHECK(left_out(r, "transforms.keyed"));    // ReplaceField$Key
+  CHECK(left_out(r, "transforms.headers"));  // add.headers: no Kafka record to add them to
+  CHECK_FALSE(left_out(r, "transforms.unwrap"));
   CHECK_FALSE(left_out(r, "transforms.filter"));
   CHECK_FALSE(left_out(r, "predicates"));
   CHECK_FALSE(left_out(r, "transforms.dropPrefix"));
   CHECK_FALSE(left_out(r, "transforms.fields"));
   const config c = load(r);
-  REQUIRE(c.transforms == std::vector<std::string>{"dropPrefix", "fields", "filter"});
+  REQUIRE(c.transforms == std::vector<std::string>{"dropPrefix", "fields", "filter", "unwrap"});
+  CHECK(c.transform_settings.at("unwrap").delete_handling_mode == "rewrite");
+  CHECK(c.transform_settings.at("unwrap").add_fields ==
+        std::vector<std::string>{"op", "source.ts_ms"});
   CHECK(c.transform_settings.at("filter").predicate == "isTombstone");
   CHECK(c.predicate_settings.at("isTombstone").type ==
         "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone");
