@@ -17,6 +17,7 @@ struct table_apply_stats {
   size_t deleted = 0;
   size_t stale = 0;
   size_t rejected = 0;  // refused by the planner or the database (dead-lettered)
+  size_t missing = 0;   // insert.mode update: changes of rows the table does not hold
 };
 
 // A target table whose auto-create / auto-evolve failed in a batch (ddl.failure:
@@ -32,6 +33,7 @@ struct apply_stats {
   size_t upserted = 0;         // rows inserted or updated
   size_t deleted = 0;          // rows deleted (hard) or marked deleted (soft)
   size_t stale = 0;            // upserts and deletes the guards refused
+  size_t missing = 0;          // insert.mode update: upserts of rows the table lacks, not made
   size_t tombstones = 0;       // tombstones written or raised
   size_t deletes_ignored = 0;  // deletes counted only (delete.enabled: false)
   size_t truncates_applied = 0;
@@ -50,6 +52,7 @@ struct apply_stats {
     upserted += o.upserted;
     deleted += o.deleted;
     stale += o.stale;
+    missing += o.missing;
     tombstones += o.tombstones;
     deletes_ignored += o.deletes_ignored;
     truncates_applied += o.truncates_applied;

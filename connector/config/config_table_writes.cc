@@ -67,8 +67,9 @@ const config_key keys[] = {
                   "history table (op, CSN, source position; a position is written once): a "
                   "table sluice creates has no primary key, an existing one with a primary key "
                   "sends an insert of a key it holds to the dead letters; update changes rows "
-                  "that exist only, guarded by the CSN, and counts and logs the changes of "
-                  "missing rows (sluice_update_missing_total) without creating them.",
+                  "that exist only, guarded by the CSN, and counts the changes of missing rows "
+                  "without creating them (sluice_changes_total{outcome=\"missing\"}, and a "
+                  "warning per table and batch).",
    .binding = field<&config::insert>()},
 };
 // clang-format on

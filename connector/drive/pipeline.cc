@@ -135,6 +135,15 @@ void pipeline::observe_applied(const lane_batch& b, const apply_stats& stats, do
     if (t.written) _apply_probe.applied(name, t.written);
     if (t.deleted) _apply_probe.deleted(name, t.deleted);
     if (t.stale) _apply_probe.stale(name, t.stale);
+    if (t.missing) {
+      // insert.mode update makes no row: each change of a row the table lacks is counted, and
+      // said once per table and batch, so that a wrong mode or target is seen.
+      _apply_probe.missing(name, t.missing);
+      SLUICE_LOG(warn, "apply",
+                 t.target << ": " << t.missing
+                          << " change(s) of rows the table does not hold, not made "
+                             "(insert.mode: update)");
+    }
   }
   for (const table_rows& t : b.merged.tables) {
     rows += t.rows.size() + t.keyless.size();

@@ -32,6 +32,14 @@ void apply_probe::stale(std::string_view table, uint64_t n) {
   of(table).stale->Increment(static_cast<double>(n));
 }
 
+void apply_probe::missing(std::string_view table, uint64_t n) {
+  std::lock_guard lock(_mutex);
+  // Only under insert.mode update: the series appears at its first count.
+  _registry.changes()
+      .Add({{"table", std::string(table)}, {"outcome", "missing"}})
+      .Increment(static_cast<double>(n));
+}
+
 void apply_probe::batch(uint64_t rows, double seconds) {
   _batch_rows.Observe(static_cast<double>(rows));
   _batch_seconds.Observe(seconds);

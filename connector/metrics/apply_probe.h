@@ -20,7 +20,8 @@ namespace sluice {
 class metrics_registry;
 
 // Apply-stage metrics, recorded once a batch transaction has committed:
-//   sluice_changes_total{table,outcome}  applied | deleted | stale
+//   sluice_changes_total{table,outcome}  applied | deleted | stale | missing (insert.mode
+//   update: changes of rows the table does not hold, not made)
 //   sluice_batch_rows, sluice_batch_apply_seconds (one observation per transaction)
 //   sluice_postgres_errors_total{sqlstate}
 //   sluice_end_to_end_latency_seconds (one observation per message: Kafka timestamp → commit)
@@ -38,6 +39,7 @@ class apply_probe {
   void applied(std::string_view table, uint64_t n);
   void deleted(std::string_view table, uint64_t n);
   void stale(std::string_view table, uint64_t n);
+  void missing(std::string_view table, uint64_t n);
   void batch(uint64_t rows, double seconds);
   // An empty SQLSTATE (the error carried none, e.g. a broken connection) counts as "unknown".
   void postgres_error(std::string_view sqlstate);

@@ -49,10 +49,11 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                    .Name("sluice_messages_total")
                    .Help("Kafka messages by outcome (decoded, dead_lettered, filtered).")
                    .Register(r);
-  _changes = &prometheus::BuildCounter()
-                  .Name("sluice_changes_total")
-                  .Help("Changes by outcome (applied, collapsed, stale, deleted, csn_conflict).")
-                  .Register(r);
+  _changes =
+      &prometheus::BuildCounter()
+           .Name("sluice_changes_total")
+           .Help("Changes by outcome (applied, collapsed, stale, deleted, csn_conflict, missing).")
+           .Register(r);
   _batch_rows = &prometheus::BuildHistogram()
                      .Name("sluice_batch_rows")
                      .Help("Rows written per batch transaction.")

@@ -270,10 +270,10 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
 
   // What one plan's write added to the batch's figures, kept per source table.
   struct counters {
-    size_t written, deleted, stale;
+    size_t written, deleted, stale, missing;
   };
   const auto snapshot = [&stats] {
-    return counters{stats.upserted + stats.appended, stats.deleted, stats.stale};
+    return counters{stats.upserted + stats.appended, stats.deleted, stats.stale, stats.missing};
   };
   const auto account = [&stats, &snapshot](const table_plan& p, const counters& before) {
     const counters after = snapshot();
@@ -283,6 +283,7 @@ batch_applier::attempt_end batch_applier::run_batch(std::vector<table_plan>& pla
     t.written = after.written - before.written;
     t.deleted = after.deleted - before.deleted;
     t.stale = after.stale - before.stale;
+    t.missing = after.missing - before.missing;
     for (uint8_t r : p.rejected)
       t.rejected += r ? 1 : 0;
     stats.tables.push_back(t);

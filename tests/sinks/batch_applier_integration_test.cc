@@ -461,13 +461,23 @@ TEST_CASE("keyless tables are appended to with op, CSN and source context") {
     c.source.origin = {"cdc.events", partition_id(1), kafka_offset(100 + i), timestamp_ns(0)};
     changes.push_back(c);
   }
-  changes.push_back(changes.front());  // a duplicate message is appended too: it is a log
+  changes.push_back(changes.front());  // redelivered: its position is written once
+  std::vector<change> replayed = changes;
+  // A second change of one message (its index 1) is a row of its own.
+  changes.push_back(changes.front());
+  changes.back().source.origin.index = 1;
+  changes.back().after = {{"what", value::string("e0b")}};
   const apply_stats s = applier.apply(w.merge(std::move(changes)), {}, {});
   CHECK(s.appended == 4);
   CHECK(w.count("SELECT count(*) FROM " + w.target("events") + " WHERE _sluice_op = 'upsert' " +
                 "AND _sluice_tx = 'tx1' AND _sluice_kafka_topic = 'cdc.events'") == 4);
-  CHECK(w.one("SELECT string_agg(what, ',' ORDER BY _sluice_kafka_offset, what) FROM " +
-              w.target("events")) == "e0,e0,e1,e2");
+  CHECK(w.one("SELECT string_agg(what, ',' ORDER BY _sluice_kafka_offset, "
+              "_sluice_kafka_index) FROM " +
+              w.target("events")) == "e0,e0b,e1,e2");
+  // Replayed (an offsets reset, a redelivery after a crash): nothing is appended twice.
+  const apply_stats again = applier.apply(w.merge(std::move(replayed)), {}, {});
+  CHECK(again.appended == 0);
+  CHECK(w.count("SELECT count(*) FROM " + w.target("events")) == 4);
 
   apply_options o = w.options();
   o.keyless = apply_keyless_mode::dead_letter;
@@ -479,6 +489,66 @@ TEST_CASE("keyless tables are appended to with op, CSN and source context") {
   const apply_stats d = strict.apply(w.merge({c}), {}, {});
   CHECK(d.dead_lettered == 1);
   CHECK(w.one("SELECT kafka_offset FROM \"" + w.state + "\".dead_letters") == "200");
+}
+
+TEST_CASE("an append to a table with a primary key on the changes' key refuses a key it holds") {
+  // insert.mode insert into a table another sink built, keyed by id: a second insert of a key
+  // is a dead letter, as the peers' plain INSERT fails; the rest of the batch commits.
+  pg_world w;
+  {
+    pqxx::work tx(w.look);
+    tx.exec("CREATE SCHEMA " + tx.quote_name(w.source_schema));
+    tx.exec("CREATE TABLE " + w.target("history") + " (id bigint PRIMARY KEY, v text)");
+    tx.exec("INSERT INTO " + w.target("history") + " VALUES (1, 'there')");
+    tx.commit();
+  }
+  test_sink applier(w.dsn, w.options());
+  table_entry* t = w.table("history");
+  std::vector<change> changes;
+  for (int id : {1, 2}) {
+    change c;
+    c.table = t;
+    c.after = {{"id", value::number(std::to_string(id))}, {"v", value::string("new")}};
+    c.seq = seq(10 + id);
+    c.source.origin = {"cdc.history", partition_id(0), kafka_offset(id), timestamp_ns(0)};
+    changes.push_back(c);
+  }
+  const apply_stats s = applier.apply(w.merge(std::move(changes)), {}, {});
+  CHECK(s.appended == 1);
+  CHECK(s.rejected == 1);
+  CHECK(w.one("SELECT v FROM " + w.target("history") + " WHERE id = 1") == "there");
+  CHECK(w.one("SELECT v FROM " + w.target("history") + " WHERE id = 2") == "new");
+  const auto reason = w.one("SELECT reason FROM \"" + w.state + "\".dead_letters");
+  REQUIRE(reason);
+  CHECK(reason->find("duplicate key") != std::string::npos);
+}
+
+TEST_CASE("update mode changes the rows the table holds, counts the others and makes none") {
+  pg_world w;
+  table_entry* t = w.table("accounts");
+  test_sink upserts(w.dsn, w.options());
+  upserts.apply(w.merge({w.upsert(t, 1, 10, {{"balance", value::number("5")}})}), {}, {});
+  apply_options o = w.options();
+  o.update_only = true;
+  test_sink updates(w.dsn, o);
+  const apply_stats s =
+      updates.apply(w.merge({w.upsert(t, 1, 12, {{"balance", value::number("7")}}),
+                             w.upsert(t, 2, 12, {{"balance", value::number("9")}})}),
+                    {}, {});
+  CHECK(s.upserted == 1);
+  CHECK(s.missing == 1);
+  CHECK(s.stale == 0);
+  CHECK(w.one("SELECT balance FROM " + w.target("accounts") + " WHERE id = 1") == "7");
+  CHECK(w.count("SELECT count(*) FROM " + w.target("accounts")) == 1);  // id 2 never made
+  // Guarded as an upsert is: an older change of a row it holds is stale, not applied.
+  const apply_stats old =
+      updates.apply(w.merge({w.upsert(t, 1, 11, {{"balance", value::number("6")}})}), {}, {});
+  CHECK(old.upserted == 0);
+  CHECK(old.stale == 1);
+  CHECK(old.missing == 0);
+  CHECK(w.one("SELECT balance FROM " + w.target("accounts") + " WHERE id = 1") == "7");
+  REQUIRE(s.tables.size() == 1);
+  CHECK(s.tables[0].missing == 1);
 }
 
 TEST_CASE("soft deletes keep the row marked, and an equal-CSN upsert revives it") {

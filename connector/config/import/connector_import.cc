@@ -87,26 +87,50 @@ std::string map_connection(mapper& m, import_result& r, const std::string& peer_
 
 void map_writes(mapper& m, const std::string& peer_name) {
   const bool dbz = m.which() == peer::debezium;
+  // insert.mode and the key mode as they are (SPEC §6a "Modes"): sluice has the peers' modes,
+  // unset ones at the peer's default (insert, none: an append-only table).
   const auto insert = m.take({"insert.mode"});
   const std::string mode = insert ? insert->second : "insert";
-  if (mode != "upsert") {
-    m.left_out("insert.mode=" + mode + (insert ? "" : " (" + peer_name + "'s default when unset)"),
-               "sluice writes by guarded upsert only; insert and update modes come with issue 30");
+  const std::string mode_key = insert ? insert->first : "insert.mode";
+  if (mode == "upsert" || mode == "insert" || mode == "update") {
+    m.line("insert.mode", mode,
+           insert ? mode_key : default_from("insert.mode", "insert", peer_name));
+  } else {
+    m.left_out(mode_key + "=" + mode, "not an insert mode (upsert, insert, update)");
   }
   const auto pk = m.take({"primary.key.mode", "pk.mode"});
   const std::string pk_mode = pk ? pk->second : "none";
-  if (pk_mode != "record_key") {
-    m.left_out((pk ? pk->first : std::string(dbz ? "primary.key.mode" : "pk.mode")) + "=" +
-                   pk_mode + (pk ? "" : " (" + peer_name + "'s default when unset)"),
-               "sluice keys rows by the record key (the CDC envelope's key); other key modes come "
-               "with issue 30");
+  const std::string pk_key = pk ? pk->first : std::string(dbz ? "primary.key.mode" : "pk.mode");
+  constexpr std::string_view modes[] = {"record_key", "record_value", "record_header", "kafka",
+                                        "none"};
+  const bool known = std::find(std::begin(modes), std::end(modes), pk_mode) != std::end(modes);
+  if (known) {
+    m.line("primary.key.mode", pk_mode, pk ? pk_key : default_from(pk_key, "none", peer_name));
+  } else {
+    m.left_out(pk_key + "=" + pk_mode,
+               "not a key mode (record_key, record_value, record_header, kafka, none)");
   }
   if (const auto fields = m.take({"primary.key.fields", "pk.fields"})) {
-    m.left_out(fields->first + "=" + fields->second,
-               "sluice takes the whole record key; per table, tables.<source>.primary.key.fields");
+    const std::vector<std::string> names = split_list(fields->second);
+    if (pk_mode == "kafka") {
+      // Connect names the position columns by pk.fields; sluice writes its defaults.
+      if (names !=
+          std::vector<std::string>{"__connect_topic", "__connect_partition", "__connect_offset"})
+        m.left_out(fields->first + "=" + fields->second,
+                   "sluice writes the position as __connect_topic, __connect_partition and "
+                   "__connect_offset (Connect's default names)");
+    } else if (pk_mode != "none") {  // none reads no fields, in Connect as in sluice
+      m.line("primary.key.fields", yaml_list(names), fields->first);
+    }
   }
   const auto del = m.take({"delete.enabled"});
-  m.line("delete.enabled", del ? del->second : "false",
+  const bool deletes = del && del->second == "true";
+  if (deletes && mode == "insert") {
+    m.left_out("delete.enabled=true",
+               "under insert.mode insert sluice appends every change, a delete as a row whose "
+               "_sluice_op is delete: it applies no delete (written as false)");
+  }
+  m.line("delete.enabled", deletes && mode != "insert" ? "true" : "false",
          del ? "delete.enabled" : default_from("delete.enabled", "false", peer_name));
   if (dbz) {
     const auto truncate = m.take({"truncate.enabled"});

@@ -200,7 +200,8 @@ std::vector<column_def> table_ddl::metadata_columns(const table_plan& plan, bool
             {meta::tx, "text"},
             {meta::kafka_topic, "text"},
             {meta::kafka_partition, "integer"},
-            {meta::kafka_offset, "bigint"}};
+            {meta::kafka_offset, "bigint"},
+            {meta::kafka_index, "integer"}};
   }
   std::vector<column_def> out = {{meta::csn, creating ? "bytea NOT NULL" : "bytea"},
                                  {meta::updated_at, "timestamptz"}};
@@ -211,6 +212,10 @@ std::vector<column_def> table_ddl::metadata_columns(const table_plan& plan, bool
   // _sluice_csn" (write_sql.h).
   if (plan.partial) out.push_back({meta::col_csn, "jsonb"});
   return out;
+}
+
+bool table_ddl::needs_position_index(const table_plan& plan, const table_shape& shape) const {
+  return plan.keyless && needs_table(plan) && !shape.position_index;
 }
 
 bool table_ddl::needs_table(const table_plan& plan) const {
@@ -315,7 +320,7 @@ bool table_ddl::ready(const std::vector<table_plan>& plans) const {
     auto it = _shapes.find(p.target);
     if (it == _shapes.end()) return false;
     if ((needs_table(p) && !it->second.exists) || !missing_columns(p, it->second).empty() ||
-        !widenings(p, it->second).empty()) {
+        !widenings(p, it->second).empty() || needs_position_index(p, it->second)) {
       return false;
     }
   }
@@ -358,7 +363,7 @@ table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table&
       for (column_def& c : widenings(*p, shape))
         add_unique(widen, std::move(c));
     }
-    if (add.empty() && widen.empty()) return shape;
+    if (add.empty() && widen.empty()) return with_position_index(tx, t, group, shape);
     // sluice's own columns (_sluice_csn…) are its bookkeeping, not the stream's: added to a
     // table it adopts (one a JDBC sink built) whatever auto.evolve says; their rows read as
     // older than any change (NULL CSN). auto.evolve governs the stream's columns only.
@@ -378,7 +383,21 @@ table_shape table_ddl::change_table(pqxx::dbtransaction& tx, const target_table&
     throw schema_error("cannot create table " + label(t) +
                        ": a relation of that name exists and is not a table (a view?)");
   }
-  return made;
+  return with_position_index(tx, t, group, made);
+}
+
+// An append writes each source position once: ON CONFLICT on a unique index of the position,
+// made once per table (on a table another sink built too: it is sluice's bookkeeping, like its
+// columns). Rows appended before it had no index (nothing appended twice since) keep NULLs.
+table_shape table_ddl::with_position_index(pqxx::dbtransaction& tx, const target_table& t,
+                                           const std::vector<table_plan*>& group,
+                                           table_shape shape) {
+  if (std::none_of(group.begin(), group.end(),
+                   [&](const table_plan* p) { return needs_position_index(*p, shape); }))
+    return shape;
+  tx.exec_params(position_index_sql(t));
+  shape.position_index = true;
+  return shape;
 }
 
 void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& plans,
@@ -398,7 +417,7 @@ void table_ddl::prepare(pqxx::connection_base& conn, std::vector<table_plan>& pl
   auto work_needed = [&](const target_table& t, const table_shape& shape) {
     for (const table_plan* p : by_target[t]) {
       if ((needs_table(*p) && !shape.exists) || !missing_columns(*p, shape).empty() ||
-          !widenings(*p, shape).empty()) {
+          !widenings(*p, shape).empty() || needs_position_index(*p, shape)) {
         return true;
       }
     }

@@ -108,6 +108,10 @@ class table_ddl {
     std::vector<column_def> missing;  // columns to add (or, when !exists, all but the key)
   };
   bool needs_table(const table_plan& plan) const;
+  // A keyless plan whose table lacks the unique index its appends skip known positions by.
+  bool needs_position_index(const table_plan& plan, const table_shape& shape) const;
+  table_shape with_position_index(pqxx::dbtransaction& tx, const target_table& t,
+                                  const std::vector<table_plan*>& group, table_shape shape);
   std::vector<column_def> missing_columns(const table_plan& plan, const table_shape& shape) const;
   // Existing columns whose stream type strictly widens theirs, with the wider type; empty
   // unless auto.evolve.widen.

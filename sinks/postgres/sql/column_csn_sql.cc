@@ -70,7 +70,7 @@ std::string upsert_versioned_sql(const target_table& table,
   return merge_upsert(table, key, rows,
                       "FROM " + with_tombstone(ctx, source) +
                           " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn",
-                      updates, newer_any, helpers);
+                      updates, newer_any, helpers, {}, ctx.update_only);
 }
 
 std::string clear_older_columns_sql(const target_table& table,

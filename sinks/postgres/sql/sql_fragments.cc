@@ -124,7 +124,7 @@ std::string merge_upsert(const target_table& table, const std::vector<const colu
                          const std::string& from_where, const std::string& updates,
                          const std::string& guard,
                          const std::vector<std::pair<std::string, std::string>>& helpers,
-                         const std::string& insert_guard) {
+                         const std::string& insert_guard, bool update_only) {
   std::string select, names, values, on;
   for (const auto& [name, value] : rows) {
     select += (select.empty() ? "" : ", ") + value + " AS " + name;
@@ -136,6 +136,17 @@ std::string merge_upsert(const target_table& table, const std::vector<const colu
   for (const column_def* c : key) {
     const std::string col = quote_identifier(c->name);
     on += (on.empty() ? "d." : " AND d.") + col + " = EXCLUDED." + col;
+  }
+  if (update_only) {
+    // The rows the table holds are updated under the same guard; those it lacks are counted
+    // (the NOT EXISTS reads the statement's snapshot, before the update), but for those a newer
+    // tombstone refuses: a change of a deleted row is stale, not missing.
+    return "WITH excluded AS (SELECT " + select + " " + from_where + "), updated AS (UPDATE " +
+           qualified_name(table) + " AS d SET " + updates + " FROM excluded WHERE " + on +
+           " AND (" + guard + ") RETURNING 1) SELECT (SELECT count(*) FROM updated), (SELECT " +
+           "count(*) FROM excluded WHERE NOT EXISTS (SELECT 1 FROM " + qualified_name(table) +
+           " AS d WHERE " + on + ")" +
+           (insert_guard.empty() ? std::string() : " AND (" + insert_guard + ")") + ")";
   }
   return "MERGE INTO " + qualified_name(table) + " AS d USING (SELECT " + select + " " +
          from_where + ") AS excluded ON " + on + " WHEN MATCHED AND (" + guard +

@@ -69,12 +69,15 @@ std::string greater_value(const std::string& a, const std::string& b);
 // transaction can insert a key between the join and the insert.
 // helpers: more (name, value) pairs of the incoming rows, for updates and guards only.
 // insert_guard: when not empty, a missing row is inserted only where it holds.
+// update_only (insert.mode update): rows the table lacks are not inserted; the statement is
+// then an UPDATE that returns one row, (rows updated, incoming rows whose key the table did not
+// hold and insert_guard would have let in), both read in the statement's snapshot.
 std::string merge_upsert(const target_table& table, const std::vector<const column_def*>& key,
                          const std::vector<std::pair<std::string, std::string>>& rows,
                          const std::string& from_where, const std::string& updates,
                          const std::string& guard,
                          const std::vector<std::pair<std::string, std::string>>& helpers = {},
-                         const std::string& insert_guard = {});
+                         const std::string& insert_guard = {}, bool update_only = false);
 // jsonb_build_object over (key, value) SQL pairs, in chunks joined by || because a function
 // takes at most 100 arguments.
 std::string jsonb_object(const std::vector<std::pair<std::string, std::string>>& pairs);

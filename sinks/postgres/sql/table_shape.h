@@ -19,6 +19,9 @@ struct table_shape {
   bool exists = false;
   std::vector<column_def> columns;       // in column order
   std::vector<std::string> primary_key;  // in key order; empty: no primary key
+  // A unique index on an appended row's source position (write_sql.h position_columns()):
+  // what an append writes each position once by.
+  bool position_index = false;
 
   const column_def* find(std::string_view name) const;
 };

@@ -1,5 +1,7 @@
 #include "sinks/postgres/sql/write_sql.h"
 
+#include <algorithm>
+
 #include "sinks/postgres/sql/column_csn_sql.h"
 #include "sinks/postgres/sql/pg_identifier.h"
 #include "sinks/postgres/sql/sql_fragments.h"
@@ -14,6 +16,18 @@ using sql::no_newer_tombstone;
 using sql::older_than;
 using sql::remove_rows;
 using sql::tombstone_insert;
+
+namespace {
+
+// The position columns, quoted, in position_columns()' order.
+std::string position_list() {
+  std::string out;
+  for (const std::string& c : position_columns())
+    out += (out.empty() ? "" : ", ") + quote_identifier(c);
+  return out;
+}
+
+}  // namespace
 
 const lead_columns& upsert_lead() {
   static const lead_columns lead = {{"bytea", "_sluice_key"}, {"bytea", "_sluice_row_csn"}};
@@ -36,7 +50,7 @@ const lead_columns& append_lead() {
   static const lead_columns lead = {{"text", "_sluice_op"},          {"bytea", "_sluice_row_csn"},
                                     {"bigint", "_sluice_source_us"}, {"text", "_sluice_tx"},
                                     {"text", "_sluice_topic"},       {"int4", "_sluice_partition"},
-                                    {"bigint", "_sluice_offset"}};
+                                    {"bigint", "_sluice_offset"},    {"int4", "_sluice_index"}};
   return lead;
 }
 
@@ -92,9 +106,9 @@ std::string upsert_sql(const target_table& table, const std::vector<const column
   // is never older than a tombstone of its key (a delete removes every older row, a truncate
   // every row older than it, and an upsert older than a tombstone is never written), so for a
   // matched row the CSN guard decides alone.
-  return merge_upsert(table, key, rows, "FROM " + source, updates, guard,
-                      {{"_sluice_key", "s._sluice_key"}},
-                      no_newer_tombstone(ctx, "EXCLUDED._sluice_key", "EXCLUDED." + csn));
+  return merge_upsert(
+      table, key, rows, "FROM " + source, updates, guard, {{"_sluice_key", "s._sluice_key"}},
+      no_newer_tombstone(ctx, "EXCLUDED._sluice_key", "EXCLUDED." + csn), ctx.update_only);
 }
 
 std::string delete_sql(const target_table& table, const std::vector<const column_def*>& key,
@@ -168,13 +182,24 @@ std::string append_sql(const target_table& table, const std::vector<const column
   names += quote_identifier(meta::op) + ", " + quote_identifier(meta::csn) + ", " +
            quote_identifier(meta::source_ts) + ", " + quote_identifier(meta::tx) + ", " +
            quote_identifier(meta::kafka_topic) + ", " + quote_identifier(meta::kafka_partition) +
-           ", " + quote_identifier(meta::kafka_offset);
+           ", " + quote_identifier(meta::kafka_offset) + ", " + quote_identifier(meta::kafka_index);
   values +=
       "s._sluice_op, s._sluice_row_csn, "
       "'epoch'::timestamptz + s._sluice_source_us * interval '1 microsecond', "
-      "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset";
+      "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset, s._sluice_index";
   return "INSERT INTO " + qualified_name(table) + " (" + names + ") SELECT " + values + " FROM " +
-         source;
+         source + " ON CONFLICT (" + position_list() + ") DO NOTHING";
+}
+
+std::vector<std::string> position_columns() {
+  std::vector<std::string> out = {meta::kafka_index, meta::kafka_offset, meta::kafka_partition,
+                                  meta::kafka_topic};
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string position_index_sql(const target_table& table) {
+  return "CREATE UNIQUE INDEX ON " + qualified_name(table) + " (" + position_list() + ")";
 }
 
 }  // namespace sluice

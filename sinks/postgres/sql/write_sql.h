@@ -18,6 +18,9 @@ namespace sluice {
 struct write_sql_context {
   std::string tombstones;    // quoted state table, "sluice"."tombstones"
   bool soft_delete = false;  // delete.mode: soft (rows keep _sluice_deleted = true)
+  // insert.mode update: the upserts update the rows the table holds and insert none; each
+  // returns one row (rows updated, rows missing).
+  bool update_only = false;
 };
 
 // A column a statement's rows carry before the key columns and the columns.
@@ -34,7 +37,7 @@ const lead_columns& upsert_versioned_lead();
 // _sluice_key bytea, _sluice_row_csn bytea (the delete CSN), _sluice_key_json text.
 const lead_columns& delete_lead();
 // _sluice_op text, _sluice_row_csn bytea, _sluice_source_us bigint, _sluice_tx text,
-// _sluice_topic text, _sluice_partition int4, _sluice_offset bigint.
+// _sluice_topic text, _sluice_partition int4, _sluice_offset bigint, _sluice_index int4.
 const lead_columns& append_lead();
 
 // The unnest() source: one array parameter per lead column and per column, numbered from
@@ -76,12 +79,25 @@ std::string truncate_sql(const target_table& table, bool table_exists, bool keyl
                          const write_sql_context& ctx,
                          const std::vector<const column_def*>* versioned = nullptr);
 
-// Appends keyless changes. The rows come from source (append_lead(), then the columns), by
+// Appends keyless changes (a keyless table, or an append mode: insert.mode insert,
+// primary.key.mode kafka or none), each source position once: a row whose (topic, partition,
+// offset, index in the message) the table holds already is skipped, so that a replay, an
+// offsets reset or a redelivery never appends it twice (the table needs the unique index
+// position_index_sql() makes). The rows come from source (append_lead(), then the columns), by
 // default unnest() over $1 ops text[], $2 CSNs bytea[], $3 source timestamps in microseconds
 // bigint[], $4 source transaction ids text[], $5 topics text[], $6 partitions int4[], $7
-// offsets bigint[], then one text[] per column.
+// offsets bigint[], $8 indexes int4[], then one text[] per column. Another unique index (a
+// primary key an adopted table has on the changes' key) still refuses a duplicate: the row is
+// a dead letter.
 std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
                        std::string source = {});
+
+// The source position columns, sorted by name, as a text[] literal's elements (what
+// read_table_shape compares a unique index's columns with).
+std::vector<std::string> position_columns();
+// The unique index on position_columns() (NULL positions — rows appended without a Kafka
+// origin, by replay of files or dead letters — are distinct, and always appended).
+std::string position_index_sql(const target_table& table);
 
 // Metadata columns of replica tables (a contract: SPEC §4).
 namespace meta {
@@ -95,11 +111,12 @@ inline constexpr const char* tx = "_sluice_tx";
 inline constexpr const char* kafka_topic = "_sluice_kafka_topic";
 inline constexpr const char* kafka_partition = "_sluice_kafka_partition";
 inline constexpr const char* kafka_offset = "_sluice_kafka_offset";
+inline constexpr const char* kafka_index = "_sluice_kafka_index";
 // One of the above: sluice's bookkeeping, which it adds to any table it writes (an adopted
 // one too, whatever auto.evolve says), as opposed to the stream's columns.
 inline bool is_own(std::string_view name) {
   for (const char* m : {csn, col_csn, updated_at, deleted, op, source_ts, tx, kafka_topic,
-                        kafka_partition, kafka_offset}) {
+                        kafka_partition, kafka_offset, kafka_index}) {
     if (name == m) return true;
   }
   return false;

@@ -53,7 +53,8 @@ bool versioned(const table_shape& shape, const write_sql_context& ctx) {
 
 table_writer::table_writer(const apply_options& options, std::string tombstones_table)
     : _options(options),
-      _ctx{std::move(tombstones_table), options.deletes == apply_delete_mode::soft} {}
+      _ctx{std::move(tombstones_table), options.deletes == apply_delete_mode::soft,
+           options.update_only} {}
 
 void table_writer::start(const lead_columns& lead, const std::vector<const column_def*>& a,
                          const std::vector<const column_def*>& b) {
@@ -271,7 +272,8 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
   const std::vector<const column_def*> keys = key_columns(plan, shape);
   const std::vector<const column_def*> cols = group_columns(plan, shape, group);
   const bool per_column = versioned(shape, _ctx);
-  if (!per_column && _options.bulk_path == apply_bulk_path::copy &&
+  // (Update mode inserts nothing: no new rows to copy in.)
+  if (!per_column && !_options.update_only && _options.bulk_path == apply_bulk_path::copy &&
       write_new_rows(tx, plan, keys, cols, first, last, stats)) {
     return;
   }
@@ -319,9 +321,15 @@ void table_writer::write_upserts(pqxx::transaction_base& tx, const table_plan& p
                                                             data_columns(plan, shape), _ctx, from)
                                      : upsert_sql(plan.target, keys, cols, _ctx, from);
   const pqxx::result r = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(_params));
-  const auto written = static_cast<size_t>(r.affected_rows());
+  size_t written = static_cast<size_t>(r.affected_rows());
+  size_t missing = 0;
+  if (_options.update_only) {
+    written = r[0][0].as<size_t>();
+    missing = r[0][1].as<size_t>();
+  }
   stats.upserted += written;
-  stats.stale += count - std::min(count, written);
+  stats.missing += missing;
+  stats.stale += count - std::min(count, written + missing);
 }
 
 // Rows whose keys the table does not hold yet (an insert-only stream, a backfill) need none
@@ -427,7 +435,7 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
   const auto [first, last] = range_of(group.items, begin, end);
   if (!any_accepted(plan, first, last)) return;
   const std::vector<const column_def*> cols = group_columns(plan, shape, group);
-  // Fields: op, csn, source ts, tx, topic, partition, offset, columns.
+  // Fields: op, csn, source ts, tx, topic, partition, offset, index, columns.
   const lead_columns& lead = append_lead();
   const size_t base = lead.size();
   start(lead, cols);
@@ -446,6 +454,7 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
       _row[4] = {field::kind::text, c.source.origin.topic};
       _row[5] = {field::kind::integer, {}, c.source.origin.partition.value()};
       _row[6] = {field::kind::integer, {}, c.source.origin.offset.value()};
+      _row[7] = {field::kind::integer, {}, c.source.origin.index};
     }
     for (size_t k = 0; k < c.after.size(); ++k) {
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];

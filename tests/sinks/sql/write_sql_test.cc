@@ -43,6 +43,34 @@ TEST_CASE("the upsert is one guarded MERGE over unnest arrays, values only as pa
   CHECK(sql.find("ON CONFLICT") == std::string::npos);
 }
 
+TEST_CASE("update mode: the upsert updates under the same guard, inserts nothing, counts misses") {
+  const column_def id{"id", "numeric"}, name{"name", "text"};
+  const write_sql_context update{R"("sluice"."tombstones")", false, true};
+  const std::string sql = upsert_sql({"shop", "orders"}, {&id}, {&name}, update);
+  CHECK(sql.rfind(R"(WITH excluded AS (SELECT CAST(s."id" AS numeric) AS "id", )", 0) == 0);
+  CHECK(sql.find(R"(updated AS (UPDATE "shop"."orders" AS d SET "name" = CASE WHEN )") !=
+        std::string::npos);
+  CHECK(sql.find(R"(FROM excluded WHERE d."id" = EXCLUDED."id" AND ((d."_sluice_csn" IS NULL )") !=
+        std::string::npos);
+  CHECK(sql.find("INSERT") == std::string::npos);
+  CHECK(sql.find("MERGE") == std::string::npos);
+  // Missing: no row of the key, and no newer tombstone (a deleted row's change is stale).
+  CHECK(sql.find(R"(SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM excluded WHERE )"
+                 R"(NOT EXISTS (SELECT 1 FROM "shop"."orders" AS d WHERE d."id" = EXCLUDED."id") )"
+                 R"(AND (coalesce(GREATEST()") != std::string::npos);
+}
+
+TEST_CASE("an append writes each source position once, whatever is replayed") {
+  const column_def what{"what", "text"};
+  const std::string sql = append_sql({"s", "events"}, {&what});
+  CHECK(sql.find(R"("_sluice_kafka_offset", "_sluice_kafka_index") SELECT )") != std::string::npos);
+  CHECK(sql.ends_with(R"( ON CONFLICT ("_sluice_kafka_index", "_sluice_kafka_offset", )"
+                      R"("_sluice_kafka_partition", "_sluice_kafka_topic") DO NOTHING)"));
+  CHECK(position_index_sql({"s", "events"}) ==
+        R"(CREATE UNIQUE INDEX ON "s"."events" ("_sluice_kafka_index", "_sluice_kafka_offset", )"
+        R"("_sluice_kafka_partition", "_sluice_kafka_topic"))");
+}
+
 TEST_CASE("a staged source replaces the unnest arrays, the statement is otherwise the same") {
   const column_def id{"id", "numeric"}, name{"name", "text"};
   const std::string staged =

@@ -100,11 +100,39 @@ TEST_CASE("a key the connector leaves unset takes that peer's default, written o
   CHECK_FALSE(c.auto_evolve);
   CHECK(c.identifier_case == letter_case::lower);  // quote.identifiers=false
   CHECK(c.topics == std::vector<std::string>{"a", "b"});
-  // What sluice cannot do as the peer would: listed, with why.
-  CHECK(left_out(r, "insert.mode=insert"));
-  CHECK(left_out(r, "primary.key.mode=none"));
+  // The peer's default modes: an append-only table, every change a row of its own.
+  CHECK(c.insert == insert_mode::insert);
+  CHECK(c.primary_key_mode == key_mode::none);
+  CHECK(r.left_out.empty());
   CHECK(r.yaml.find("delete.enabled unset: Debezium JDBC sink's default, false") !=
         std::string::npos);
+}
+
+TEST_CASE("key and insert modes are imported as the peers define them") {
+  const import_result r = import_text(R"({"name": "m", "config": {
+    "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db:5432/replica", "topics": "a",
+    "insert.mode": "update", "pk.mode": "record_value", "pk.fields": "tenant, id"}})");
+  const config c = load(r);
+  CHECK(c.insert == insert_mode::update);
+  CHECK(c.primary_key_mode == key_mode::record_value);
+  CHECK(c.primary_key_fields == std::vector<std::string>{"tenant", "id"});
+  CHECK(r.left_out.empty());
+
+  const import_result k = import_text(R"({"name": "k", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db:5432/replica", "topics": "a",
+    "insert.mode": "insert", "primary.key.mode": "kafka",
+    "primary.key.fields": "t,p,o"}})");
+  CHECK(load(k).primary_key_mode == key_mode::kafka);
+  CHECK(left_out(k, "primary.key.fields=t,p,o"));  // custom position names: not sluice's
+
+  const import_result d = import_text(R"({"name": "d", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db:5432/replica", "topics": "a",
+    "insert.mode": "insert", "primary.key.mode": "record_key", "delete.enabled": "true"}})");
+  CHECK_FALSE(load(d).deletes.enabled);
+  CHECK(left_out(d, "delete.enabled=true"));  // an insert-mode table applies no delete
 }
 
 TEST_CASE("a Confluent .properties config: its spellings, its defaults, its secrets") {
