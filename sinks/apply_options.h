@@ -37,6 +37,11 @@ struct apply_options {
   bool truncate_enabled = false;  // false: truncates are counted only
   apply_keyless_mode keyless = apply_keyless_mode::append;
   routing_options routing;
+  // The key columns (source names) that name the shard of a logical table
+  // (ByLogicalTableRouter's key.field.name, with key.enforce.uniqueness): source tables whose
+  // rows are keyed by one of them are shards, which may share a target
+  // (state/route_registry.h), and whose truncates remove their own rows only.
+  std::vector<std::string> shard_columns;
   // tables.include / tables.exclude (core/catalog/table_filter.h).
   std::vector<std::string> tables_include;
   std::vector<std::string> tables_exclude;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "connector/config/transform_types.h"
 #include "core/catalog/table_router.h"
 #include "sinks/target_factory.h"
 
@@ -63,6 +64,17 @@ apply_options make_applier_options(const config& cfg) {
   o.routing.lower_case = cfg.identifier_case == letter_case::lower;
   for (const auto& [source, table] : cfg.tables) {
     if (!table.target.empty()) o.routing.explicit_targets[source] = table.target;
+  }
+  for (const std::string& name : cfg.transforms) {
+    const auto t = cfg.transform_settings.find(name);
+    if (t == cfg.transform_settings.end()) continue;
+    const auto kind = transform_kind_of(t->second.type);
+    if (!std::holds_alternative<transform_kind>(kind) ||
+        std::get<transform_kind>(kind) != transform_kind::by_logical_table_router)
+      continue;
+    std::string column =
+        shard_key_field(t->second.key_enforce_uniqueness, t->second.key_field_name);
+    if (!column.empty()) o.shard_columns.push_back(std::move(column));
   }
   // column.types are keyed by source table; the applier keys them by target table.
   table_router router(o.routing);

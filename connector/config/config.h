@@ -107,6 +107,14 @@ struct transform_config {
   std::string delete_tombstone_handling_mode, delete_handling_mode, drop_tombstones;
   std::vector<std::string> add_fields;
   std::string add_fields_prefix, replace_null_with_default;
+  // ByLogicalTableRouter, Debezium's options ("": unset, Debezium's default): the topic's regex
+  // and replacement (required), key.enforce.uniqueness ("true"/"false"; "": true), the key
+  // column it adds ("": __dbz__physicalTableIdentifier) and the regex and replacement that make
+  // its value from the topic; schema.name.adjustment.mode and logical.table.cache.size are
+  // accepted and ignored.
+  std::string topic_regex, topic_replacement, key_enforce_uniqueness, key_field_name;
+  std::string key_field_regex, key_field_replacement;
+  std::string schema_name_adjustment_mode, logical_table_cache_size;
 };
 
 // predicates.<name>: one Kafka Connect predicate that transforms.<name>.predicate names.

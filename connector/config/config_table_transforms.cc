@@ -26,10 +26,11 @@ const config_key keys[] = {
    .binding = field<&config::transforms>()},
   {.name = "transforms.<name>.type",
    .description = "RegexRouter, ReplaceField, Filter, InsertField, MaskField, "
-                  "TimestampConverter, Cast, ValueToKey or ExtractNewRecordState, or the class "
-                  "names "
-                  "(org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value; a "
-                  "$Key variant is refused: sluice's key is the row's columns). Required.",
+                  "TimestampConverter, Cast, ValueToKey, ExtractNewRecordState or "
+                  "ByLogicalTableRouter, or the class names "
+                  "(org.apache.kafka.connect.transforms.RegexRouter, ...ReplaceField$Value, "
+                  "io.debezium.transforms.ByLogicalTableRouter; a $Key variant is refused: "
+                  "sluice's key is the row's columns). Required.",
    .check = check_transform_type,
    .binding = entry_field<&config::transform_settings, &transform_config::type>()},
   {.name = "transforms.<name>.regex",
@@ -165,6 +166,56 @@ const config_key keys[] = {
    .check = check_boolean_text,
    .binding = entry_field<&config::transform_settings,
                           &transform_config::replace_null_with_default>()},
+  {.name = "transforms.<name>.topic.regex",
+   .description = "ByLogicalTableRouter (required): a topic this regular expression matches "
+                  "whole (std::regex ECMAScript syntax, as RegexRouter's) is renamed to "
+                  "topic.replacement, so that the shards of a logical table route to one "
+                  "target through ${topic}; a topic it does not match (or renamed to \"\") is "
+                  "left as it is, its changes untouched.",
+   .check = check_transform_regex,
+   .binding = entry_field<&config::transform_settings, &transform_config::topic_regex>()},
+  {.name = "transforms.<name>.topic.replacement",
+   .description = "ByLogicalTableRouter (required): the logical topic, with $1, $2... for "
+                  "topic.regex's groups (Java's replacement syntax).",
+   .binding = entry_field<&config::transform_settings, &transform_config::topic_replacement>()},
+  {.name = "transforms.<name>.key.enforce.uniqueness",
+   .description = "ByLogicalTableRouter: true (unset) adds key.field.name to the key of every "
+                  "renamed keyed change (and to its row, as a column), so that rows of two "
+                  "shards with one id stay two rows, and the shards may share a target; a "
+                  "shard's truncate then removes that shard's rows only. false: the key is "
+                  "left as it is, and two shards routed to one target are refused (their rows "
+                  "would collide).",
+   .check = check_boolean_text,
+   .binding =
+       entry_field<&config::transform_settings, &transform_config::key_enforce_uniqueness>()},
+  {.name = "transforms.<name>.key.field.name",
+   .description = "ByLogicalTableRouter: the key column naming the shard (unset: "
+                  "__dbz__physicalTableIdentifier, as Debezium). A change whose key already has "
+                  "it is a dead letter.",
+   .binding = entry_field<&config::transform_settings, &transform_config::key_field_name>()},
+  {.name = "transforms.<name>.key.field.regex",
+   .description = "ByLogicalTableRouter: a regular expression over the topic as it came; where "
+                  "it matches whole, the shard column's value is key.field.replacement, else "
+                  "the topic itself (unset: the topic).",
+   .check = check_optional_regex,
+   .binding = entry_field<&config::transform_settings, &transform_config::key_field_regex>()},
+  {.name = "transforms.<name>.key.field.replacement",
+   .description = "ByLogicalTableRouter: the shard column's value, with $1, $2... for "
+                  "key.field.regex's groups; required (not empty) with key.field.regex.",
+   .binding =
+       entry_field<&config::transform_settings, &transform_config::key_field_replacement>()},
+  {.name = "transforms.<name>.schema.name.adjustment.mode",
+   .description = "ByLogicalTableRouter: none, avro or avro_unicode; accepted, and nothing to "
+                  "do: sluice keeps no Connect schema names.",
+   .check = check_schema_name_adjustment_mode,
+   .binding = entry_field<&config::transform_settings,
+                          &transform_config::schema_name_adjustment_mode>()},
+  {.name = "transforms.<name>.logical.table.cache.size",
+   .description = "ByLogicalTableRouter: a positive integer; accepted, and nothing to do: "
+                  "sluice caches each topic's route once.",
+   .check = check_positive_integer_text,
+   .binding =
+       entry_field<&config::transform_settings, &transform_config::logical_table_cache_size>()},
   {.name = "predicates", .type = value_type::string_list,
    .description = "Kafka Connect predicates transforms may run under, as Connect's "
                   "`predicates` list; empty: the file order of the predicates.<name> entries.",

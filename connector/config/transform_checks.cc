@@ -42,6 +42,43 @@ std::string settings_text(transform_kind kind) {
   return out.empty() ? std::string("none but predicate and negate") : out;
 }
 
+// A replacement's $n must name a group of its regex (a regex that does not compile is
+// reported on itself).
+void check_replacement(const std::string& regex, const std::string& replacement,
+                       const found_value* at, std::vector<config_error>& errors) {
+  if (at == nullptr) return;
+  size_t groups = 0;
+  try {
+    groups = std::regex(regex, std::regex::ECMAScript).mark_count();
+  } catch (const std::regex_error&) {
+    return;
+  }
+  auto pieces = parse_java_replacement(replacement, groups);
+  if (auto* why = std::get_if<std::string>(&pieces))
+    errors.push_back(error_at(at->mark, at->path, *why));
+}
+
+// ByLogicalTableRouter, as Debezium validates it: both replacements against their regexes,
+// and key.field.replacement not empty where key.field.regex is given.
+void check_logical_router(const std::string& name, const transform_config& t,
+                          const walk_result& walk, std::vector<config_error>& errors) {
+  check_replacement(t.topic_regex, t.topic_replacement,
+                    value_of(walk, "transforms.<name>.topic.replacement", name), errors);
+  const auto blank = [](const std::string& s) {
+    return s.find_first_not_of(" \t") == std::string::npos;
+  };
+  if (blank(t.key_field_regex)) return;
+  const found_value* replacement = value_of(walk, "transforms.<name>.key.field.replacement", name);
+  if (blank(t.key_field_replacement)) {
+    const found_value* regex = value_of(walk, "transforms.<name>.key.field.regex", name);
+    errors.push_back(error_at(mark_of(regex ? regex : replacement),
+                              "transforms." + name + ".key.field.replacement",
+                              "must be non-empty if key.field.regex is set (Debezium's rule)"));
+    return;
+  }
+  check_replacement(t.key_field_regex, t.key_field_replacement, replacement, errors);
+}
+
 void check_entry(const std::string& name, const transform_config& t, const found_entry& entry,
                  const walk_result& walk, std::vector<config_error>& errors) {
   const std::string prefix = "transforms." + name + ".";
@@ -84,6 +121,10 @@ void check_entry(const std::string& name, const transform_config& t, const found
   if (k == transform_kind::replace_field) {
     both("include", "whitelist");
     both("exclude", "blacklist");
+  }
+  if (k == transform_kind::by_logical_table_router) {
+    check_logical_router(name, t, walk, errors);
+    return;
   }
   if (k != transform_kind::regex_router) return;
   const found_value* regex = value_of(walk, "transforms.<name>.regex", name);
@@ -139,8 +180,8 @@ void check_transforms(config& c, const walk_result& walk, std::vector<config_err
   }
   for (const found_entry* e : entries)
     check_entry(e->name, c.transform_settings[e->name], *e, walk, errors);
-  // A predicate named must be configured, with what its type reads; a RegexRouter, which runs
-  // on topics, only under TopicNameMatches.
+  // A predicate named must be configured, with what its type reads; a RegexRouter or a
+  // ByLogicalTableRouter, which rename topics, only under TopicNameMatches.
   for (const found_entry* e : entries) {
     const transform_config& t = c.transform_settings[e->name];
     if (t.predicate.empty()) continue;
@@ -155,12 +196,14 @@ void check_transforms(config& c, const walk_result& walk, std::vector<config_err
     if (!std::holds_alternative<predicate_kind>(kind)) continue;  // reported on the type
     const predicate_kind k = std::get<predicate_kind>(kind);
     const auto tk = transform_kind_of(t.type);
-    if (std::holds_alternative<transform_kind>(tk) &&
-        std::get<transform_kind>(tk) == transform_kind::regex_router &&
-        k != predicate_kind::topic_name_matches) {
+    if (!std::holds_alternative<transform_kind>(tk) || k == predicate_kind::topic_name_matches)
+      continue;
+    const transform_kind router = std::get<transform_kind>(tk);
+    if (router == transform_kind::regex_router ||
+        router == transform_kind::by_logical_table_router) {
       errors.push_back(error_at(mark_of(at), at ? at->path : e->path,
-                                "a RegexRouter runs on topics: only under a TopicNameMatches "
-                                "predicate"));
+                                "a " + std::string(transform_name(router)) +
+                                    " runs on topics: only under a TopicNameMatches predicate"));
     }
   }
   for (const auto& [name, p] : c.predicate_settings) {

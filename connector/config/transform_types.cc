@@ -1,6 +1,5 @@
 #include "connector/config/transform_types.h"
 
-#include <array>
 #include <regex>
 
 namespace sluice {
@@ -8,14 +7,9 @@ namespace {
 
 constexpr std::string_view connect_package = "org.apache.kafka.connect.transforms.";
 
-// Transforms found in front of JDBC sinks that a later version runs (SPEC §6a "Transforms"):
-// named as such, so that a user knows it is a gap, not a typo.
-constexpr std::array<std::string_view, 1> later_types{"ByLogicalTableRouter"};
+// Debezium's own transforms live in its package, not Connect's.
 constexpr std::string_view debezium_package = "io.debezium.transforms.";
-
-constexpr std::string_view to_come =
-    "sluice runs RegexRouter, ReplaceField, Filter, InsertField, MaskField, ValueToKey, "
-    "TimestampConverter, Cast and ExtractNewRecordState; ByLogicalTableRouter is to come";
+constexpr std::string_view debezium_types[] = {"ExtractNewRecordState", "ByLogicalTableRouter"};
 
 struct kind_entry {
   transform_kind kind;
@@ -43,6 +37,17 @@ constexpr std::string_view unwrap_settings[] = {"delete.tombstone.handling.mode"
                                                 "add.fields",
                                                 "add.fields.prefix",
                                                 "replace.null.with.default"};
+// Debezium's names; logical.table.cache.size and schema.name.adjustment.mode are accepted and
+// do nothing (sluice caches per topic unbounded and keeps no Connect schema names).
+constexpr std::string_view logical_router_settings[] = {"topic.regex",
+                                                        "topic.replacement",
+                                                        "key.enforce.uniqueness",
+                                                        "key.field.name",
+                                                        "key.field.regex",
+                                                        "key.field.replacement",
+                                                        "schema.name.adjustment.mode",
+                                                        "logical.table.cache.size"};
+constexpr std::string_view logical_router_required[] = {"topic.regex", "topic.replacement"};
 
 constexpr kind_entry kinds[] = {
     {transform_kind::regex_router, "RegexRouter", false, router_settings, router_settings},
@@ -55,6 +60,8 @@ constexpr kind_entry kinds[] = {
     {transform_kind::cast, "Cast", true, cast_settings, cast_settings},
     {transform_kind::value_to_key, "ValueToKey", false, key_settings, key_settings},
     {transform_kind::extract_new_record_state, "ExtractNewRecordState", false, unwrap_settings, {}},
+    {transform_kind::by_logical_table_router, "ByLogicalTableRouter", false,
+     logical_router_settings, logical_router_required},
 };
 
 const kind_entry& entry_of(transform_kind kind) {
@@ -73,7 +80,8 @@ std::string known_list() {
 
 std::string unknown_text() {
   return "unknown transform type; known: " + known_list() + " (or Connect's class names, " +
-         std::string(connect_package) + "*)";
+         std::string(connect_package) + "*, and Debezium's, " + std::string(debezium_package) +
+         "*)";
 }
 
 // The simple class name: after the package, before a `$Value`/`$Key` member class.
@@ -88,16 +96,14 @@ std::string_view simple_name(std::string_view type) {
 std::variant<transform_kind, std::string> transform_kind_of(std::string_view type) {
   const bool qualified = type.find('.') != std::string_view::npos;
   const std::string_view simple = simple_name(type);
-  for (std::string_view later : later_types) {
-    if (simple == later) {
-      return std::string(later) + " is not yet supported (" + std::string(to_come) + ")";
+  for (std::string_view debezium : debezium_types) {
+    if (simple != debezium) continue;
+    if (qualified && type != std::string(debezium_package) + std::string(debezium))
+      return unknown_text();
+    for (const kind_entry& e : kinds) {
+      if (e.name == debezium) return e.kind;
     }
   }
-  // Debezium's own transform lives in its package, not Connect's.
-  if (simple == "ExtractNewRecordState")
-    return !qualified || type == std::string(debezium_package) + "ExtractNewRecordState"
-               ? std::variant<transform_kind, std::string>(transform_kind::extract_new_record_state)
-               : std::variant<transform_kind, std::string>(unknown_text());
   if (qualified && !type.starts_with(connect_package)) return unknown_text();
   const size_t dollar = type.find('$');
   const std::string_view member =
@@ -129,6 +135,12 @@ std::span<const std::string_view> transform_settings_of(transform_kind kind) {
 
 std::span<const std::string_view> transform_required_settings(transform_kind kind) {
   return entry_of(kind).required;
+}
+
+std::string shard_key_field(std::string_view enforce_uniqueness, std::string_view key_field_name) {
+  // The loader checked it: "true" or "false", in any case; unset is Debezium's true.
+  if (enforce_uniqueness.size() == 5) return "";
+  return std::string(key_field_name.empty() ? default_shard_key_field : key_field_name);
 }
 
 std::variant<predicate_kind, std::string> predicate_kind_of(std::string_view type) {
@@ -283,6 +295,23 @@ std::string check_delete_handling_mode(std::string_view, std::string_view value)
 std::string check_boolean_text(std::string_view, std::string_view value) {
   constexpr std::string_view values[] = {"true", "false"};
   return one_of(value, values);
+}
+
+std::string check_optional_regex(std::string_view entry, std::string_view value) {
+  if (value.find_first_not_of(" \t") == std::string_view::npos) return "";
+  return check_transform_regex(entry, value);
+}
+
+std::string check_schema_name_adjustment_mode(std::string_view, std::string_view value) {
+  constexpr std::string_view modes[] = {"none", "avro", "avro_unicode"};
+  return one_of(value, modes);
+}
+
+std::string check_positive_integer_text(std::string_view, std::string_view value) {
+  if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != value.npos ||
+      value.find_first_not_of('0') == value.npos)
+    return "must be a positive integer";
+  return "";
 }
 
 std::string check_transform_name(std::string_view, std::string_view value) {

@@ -23,13 +23,14 @@ enum class transform_kind {
   cast,
   value_to_key,
   extract_new_record_state,
+  by_logical_table_router,
 };
 
 // The kind transforms.<name>.type names: its simple name (RegexRouter, InsertField, ...) or
-// Connect's class name (org.apache.kafka.connect.transforms.RegexRouter, ...InsertField$Value).
+// Connect's class name (org.apache.kafka.connect.transforms.RegexRouter, ...InsertField$Value;
+// Debezium's in io.debezium.transforms.: ExtractNewRecordState, ByLogicalTableRouter).
 // Else the reason: a $Key variant refused (sluice's key is the row's own columns, renamed and
-// chosen through the value's), a transform a later version adds named as not yet supported,
-// anything else unknown with the known ones listed.
+// chosen through the value's), anything else unknown with the known ones listed.
 std::variant<transform_kind, std::string> transform_kind_of(std::string_view type);
 // The simple name of a kind ("RegexRouter").
 std::string_view transform_name(transform_kind kind);
@@ -37,6 +38,11 @@ std::string_view transform_name(transform_kind kind);
 // the ones it requires. What the loader checks and the importer maps alike.
 std::span<const std::string_view> transform_settings_of(transform_kind kind);
 std::span<const std::string_view> transform_required_settings(transform_kind kind);
+
+// ByLogicalTableRouter's key column, from its settings as given ("": unset): key.field.name,
+// else Debezium's default; "" when key.enforce.uniqueness is false (no column is added).
+inline constexpr std::string_view default_shard_key_field = "__dbz__physicalTableIdentifier";
+std::string shard_key_field(std::string_view enforce_uniqueness, std::string_view key_field_name);
 
 enum class predicate_kind { topic_name_matches, has_header_key, record_is_tombstone };
 // The kind predicates.<name>.type names (simple or org.apache.kafka.connect.transforms.
@@ -75,6 +81,11 @@ std::string check_predicate_type(std::string_view entry, std::string_view value)
 std::string check_tombstone_handling_mode(std::string_view entry, std::string_view value);
 std::string check_delete_handling_mode(std::string_view entry, std::string_view value);
 std::string check_boolean_text(std::string_view entry, std::string_view value);
+// ByLogicalTableRouter: key.field.regex ("" is unset, as Debezium trims it), Debezium's
+// schema.name.adjustment.mode (none, avro, avro_unicode), logical.table.cache.size (> 0).
+std::string check_optional_regex(std::string_view entry, std::string_view value);
+std::string check_schema_name_adjustment_mode(std::string_view entry, std::string_view value);
+std::string check_positive_integer_text(std::string_view entry, std::string_view value);
 // A transform's name: one segment (transforms.<name>.type is also written flat, as Connect).
 std::string check_transform_name(std::string_view entry, std::string_view value);
 

@@ -86,7 +86,16 @@ merged_batch merge_engine::merge(std::vector<change>&& changes) {
     }
     if (c.op == op_kind::truncate) {
       table_rows& tr = rows_of(c.table);
-      if (c.seq > tr.truncate_seq) tr.truncate_seq = c.seq;
+      const bool first = tr.truncate_seq.empty();
+      if (first) {
+        tr.truncate_scope = std::move(c.key);
+      } else if (c.key.columns != tr.truncate_scope.columns ||
+                 c.key.canonical != tr.truncate_scope.canonical) {
+        // Order-free: whichever came first, the scopes differ and the truncate is refused.
+        tr.truncate_scopes_differ = true;
+        tr.truncate_scope = {};
+      }
+      if (first || c.seq > tr.truncate_seq) tr.truncate_seq = c.seq;
       continue;
     }
     if (c.key.empty()) {

@@ -49,8 +49,14 @@ struct table_rows {
   std::string topic;
   std::vector<merged_row> rows;  // sorted by key.canonical, one per key
   csn truncate_seq;              // highest truncate CSN, empty when none
-  std::vector<change> keyless;   // keyless table: appended as they came (SPEC §4)
-  bool partial = false;          // some row has a partial image
+  // The shard the truncates are confined to (change::key of a truncate: the shard column
+  // alone); empty: the whole table. A source table comes on one topic, so its truncates name
+  // one shard; where they do not, scopes_differ, and the sink refuses the truncate rather than
+  // widen it to other shards.
+  row_key truncate_scope;
+  bool truncate_scopes_differ = false;
+  std::vector<change> keyless;  // keyless table: appended as they came (SPEC §4)
+  bool partial = false;         // some row has a partial image
   // The column types of the batch's changes of this table, one entry per distinct schema
   // (usually one), in the order they came: what the sink creates and evolves columns with.
   std::vector<shared_column_types> types;

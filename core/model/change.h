@@ -38,7 +38,9 @@ struct source_context {
 struct change {
   op_kind op = op_kind::upsert;
   table_entry* table = nullptr;
-  row_key key;                     // empty for keyless tables and truncates
+  // Empty for keyless tables. A truncate's: empty (the whole table), or the shard it is
+  // confined to, a key of the shard column alone (ByLogicalTableRouter).
+  row_key key;
   std::optional<row_key> old_key;  // set for a key change: the key the row leaves
   image after;                     // upserts: the row image; deletes: usually empty
   bool partial = false;            // the image may omit columns (absent ≠ null)

@@ -17,9 +17,14 @@ std::variant<regex_router, std::string> regex_router::compile(std::string_view r
 }
 
 std::string regex_router::route(std::string_view topic) const {
+  std::optional<std::string> renamed = rename(topic);
+  return renamed ? std::move(*renamed) : std::string(topic);
+}
+
+std::optional<std::string> regex_router::rename(std::string_view topic) const {
   std::match_results<std::string_view::const_iterator> m;
   // regex_match: the whole topic, as Java's matches() (regex_search would rename on a part).
-  if (!std::regex_match(topic.begin(), topic.end(), m, _regex)) return std::string(topic);
+  if (!std::regex_match(topic.begin(), topic.end(), m, _regex)) return std::nullopt;
   std::string out;
   for (const replacement_piece& p : _replacement) {
     if (p.group < 0) {

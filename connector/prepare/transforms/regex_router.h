@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -27,6 +28,8 @@ class regex_router {
                                                          std::string_view replacement);
 
   std::string route(std::string_view topic) const;
+  // The replacement where the regex matches the topic whole; nothing where it does not.
+  std::optional<std::string> rename(std::string_view topic) const;
 
  private:
   regex_router(std::regex regex, std::vector<replacement_piece> replacement)

@@ -34,16 +34,23 @@ transform_chain::transform_chain(const config& c) {
       s.when = p->second.get();
     }
     const transform_kind k = std::get<transform_kind>(kind);
+    const bool router =
+        k == transform_kind::regex_router || k == transform_kind::by_logical_table_router;
+    if (router && s.when != nullptr && s.when->kind() != predicate_kind::topic_name_matches) {
+      throw std::invalid_argument("transforms." + name + ".predicate: a " +
+                                  std::string(transform_name(k)) +
+                                  " runs on topics, under TopicNameMatches only");
+    }
     if (k == transform_kind::regex_router) {
-      auto router = regex_router::compile(t.regex, t.replacement);
-      if (auto* why = std::get_if<std::string>(&router))
+      auto compiled = regex_router::compile(t.regex, t.replacement);
+      if (auto* why = std::get_if<std::string>(&compiled))
         throw std::invalid_argument("transforms." + name + ": " + *why);
-      if (s.when != nullptr && s.when->kind() != predicate_kind::topic_name_matches) {
-        throw std::invalid_argument("transforms." + name +
-                                    ".predicate: a RegexRouter runs on topics, under "
-                                    "TopicNameMatches only");
-      }
-      s.router.emplace(std::get<regex_router>(std::move(router)));
+      s.router.emplace(std::get<regex_router>(std::move(compiled)));
+      ++_routers;
+    } else if (k == transform_kind::by_logical_table_router) {
+      auto logical = std::make_unique<by_logical_table_router>(name, t);
+      s.logical = logical.get();
+      s.change = std::move(logical);
       ++_routers;
     } else {
       s.change = make_change_transform(k, name, t);
@@ -66,10 +73,10 @@ const transform_chain::routed& transform_chain::routes_of(std::string_view topic
     after.reserve(_routers + 1);
     after.emplace_back(topic);
     for (step& s : _steps) {
-      if (!s.router) continue;
+      if (!s.routes()) continue;
       const std::string& current = after.back();
       const bool runs = s.when == nullptr || s.when->matches_topic(current) != s.negate;
-      after.push_back(runs ? s.router->route(current) : current);
+      after.push_back(runs ? s.route(current) : current);
     }
     it = _topics.emplace(std::string(topic), std::move(after)).first;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/prepare/transforms/by_logical_table_router.h"
 #include "connector/prepare/transforms/change_transform.h"
 #include "connector/prepare/transforms/column_rules.h"
 #include "connector/prepare/transforms/regex_router.h"
@@ -23,15 +24,18 @@ namespace sluice {
 // routing (SPEC §6a), in the list's order, each under its predicate (negate: where it does not
 // match):
 //
-//   topic(t):  t through every RegexRouter — what the message's changes are routed by
-//              (${topic}) and fields' topic:field entries match; cached per topic
+//   topic(t):  t through every router (RegexRouter, ByLogicalTableRouter) — what the
+//              message's changes are routed by (${topic}) and fields' topic:field entries
+//              match; cached per topic
 //   apply(c):  c through every other transform (change_transform.h): ReplaceField, Filter,
 //              InsertField, ...; each sees the topic as the routers listed before it left it.
 //              A Filter drops the change; a transform that cannot apply says why
 //
-// A RegexRouter reads only the topic (its predicate can only be TopicNameMatches, which reads
-// the topic too), so its answers are cached per topic and the changes are routed once per
-// table in the batch; the transforms after it see its topic as Connect's ordered list would.
+// A router reads only the topic (its predicate can only be TopicNameMatches, which reads the
+// topic too), so its answers are cached per topic and the changes are routed once per table
+// in the batch; the transforms after it see its topic as Connect's ordered list would. A
+// ByLogicalTableRouter is both: a router, and a change transform that adds the shard to the
+// key, seeing the topic as it came to it (the one it renames), under the same predicate.
 //
 // Lifecycle: one per preparer (or per key lookup, which needs topic() only); the config
 // outlives it. Threading: one thread (the caches).
@@ -55,10 +59,17 @@ class transform_chain {
  private:
   struct step {
     std::optional<regex_router> router;        // a RegexRouter, or
-    std::unique_ptr<change_transform> change;  // any other transform
-    transform_predicate* when = nullptr;       // its predicate (owned by _predicates)
+    std::unique_ptr<change_transform> change;  // any other transform;
+    // a ByLogicalTableRouter is `change` and routes topics too (it points into `change`)
+    const by_logical_table_router* logical = nullptr;
+    transform_predicate* when = nullptr;  // its predicate (owned by _predicates)
     bool negate = false;
     size_t routers_before = 0;  // the index of its topic in routed::after
+
+    bool routes() const { return router || logical; }
+    std::string route(const std::string& topic) const {
+      return router ? router->route(topic) : logical->route(topic);
+    }
   };
   // A topic as each router left it: after[k] is the topic after the first k routers.
   using routed = std::vector<std::string>;

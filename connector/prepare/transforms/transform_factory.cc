@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "connector/prepare/transforms/by_logical_table_router.h"
 #include "connector/prepare/transforms/cast.h"
 #include "connector/prepare/transforms/extract_new_record_state.h"
 #include "connector/prepare/transforms/filter.h"
@@ -54,6 +55,8 @@ std::unique_ptr<change_transform> make_change_transform(transform_kind kind,
       return std::make_unique<cast_transform>(name, t);
     case transform_kind::extract_new_record_state:
       return std::make_unique<extract_new_record_state>(name, unwrap_options_of(t));
+    case transform_kind::by_logical_table_router:
+      return std::make_unique<by_logical_table_router>(name, t);
   }
   throw std::invalid_argument("transforms." + name + ": not a change transform");
 }

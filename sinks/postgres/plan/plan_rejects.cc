@@ -46,10 +46,15 @@ void reject_plan(table_plan& plan, const std::string& reason, dead_letter_kind k
             ? keyless_dead_letter(*plan.rows, plan.keyless_change(i), why, kind, &plan.target)
             : merged_row_dead_letter(*plan.rows, plan.row(i), why, kind, &plan.target));
   }
-  if (plan.truncate) {
-    plan.truncate = false;
-    rejects.push_back(truncate_dead_letter(*plan.rows, why, kind, &plan.target));
-  }
+  reject_truncate(plan, reason, kind, rejects);
+}
+
+void reject_truncate(table_plan& plan, const std::string& reason, dead_letter_kind kind,
+                     std::vector<dead_letter>& rejects) {
+  if (!plan.truncate) return;
+  plan.truncate = false;
+  rejects.push_back(truncate_dead_letter(
+      *plan.rows, plan.target.schema + "." + plan.target.name + ": " + reason, kind, &plan.target));
 }
 
 }  // namespace sluice

@@ -22,4 +22,8 @@ void reject_rows(const table_rows& rows, const std::string& reason, dead_letter_
 void reject_plan(table_plan& plan, const std::string& reason, dead_letter_kind kind,
                  std::vector<dead_letter>& rejects);
 
+// The plan's truncate alone (which it then no longer applies); its rows stay.
+void reject_truncate(table_plan& plan, const std::string& reason, dead_letter_kind kind,
+                     std::vector<dead_letter>& rejects);
+
 }  // namespace sluice

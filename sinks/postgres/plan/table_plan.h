@@ -35,7 +35,15 @@ struct table_plan {
   target_table target;
   bool keyless = false;
   bool truncate = false;  // this plan applies rows->truncate_seq
-  bool partial = false;   // some accepted row has a partial image: the table needs per-column CSNs
+  // ByLogicalTableRouter (apply_options::shard_columns): the target column that names the
+  // plan's shard — of its key, or of its truncate's scope — "" for an ordinary table. A shard
+  // may share its target with the other shards of the column (route_registry.h), and its
+  // upserts are guarded by its shard's truncate as well (sql::no_newer_tombstone).
+  std::string shard_column;
+  // A truncate confined to one shard (table_rows::truncate_scope): the target column it is
+  // scoped by; "": the whole table.
+  std::string truncate_column;
+  bool partial = false;  // some accepted row has a partial image: the table needs per-column CSNs
   std::vector<std::string> key_columns;  // target names, key order
   std::vector<value_kind> key_kinds;     // kind of each key column's values
   std::vector<column_type> key_types;    // each key column's type, as the stream typed it

@@ -114,6 +114,7 @@ std::vector<table_plan> table_planner::plan(const merged_batch& batch,
       p.target = *target;
       p.truncate = std::exchange(truncate_pending, false);
       plan_keyed(p, rejects);
+      plan_shard(p, rejects);
     }
     if (!tr.keyless.empty()) {
       table_plan& p = plans.emplace_back();
@@ -261,6 +262,51 @@ void table_planner::plan_keyed(table_plan& p, std::vector<dead_letter>& rejects)
     group(p, i, scratch, groups);
   }
   assign_types(p, key_sources);
+}
+
+void table_planner::plan_shard(table_plan& p, std::vector<dead_letter>& rejects) {
+  const table_rows& tr = *p.rows;
+  const auto shard = [&](const std::string& source) {
+    const auto& shards = _options.shard_columns;
+    return std::find(shards.begin(), shards.end(), source) != shards.end();
+  };
+  if (!tr.rows.empty()) {
+    for (size_t k = 0; k < p.key_columns.size(); ++k) {
+      if (shard(tr.rows.front().key.columns[k])) p.shard_column = p.key_columns[k];
+    }
+  }
+  if (!p.truncate) return;
+  if (tr.truncate_scopes_differ) {
+    reject_truncate(p,
+                    "the truncates of " + tr.table->name.qualified() +
+                        " name different shards (or some none): refused rather than remove "
+                        "the rows of every shard",
+                    dead_letter_kind::rejected, rejects);
+    return;
+  }
+  const row_key& scope = tr.truncate_scope;
+  if (scope.empty()) {
+    // Unscoped, while its rows are a shard's: it would remove every shard's rows.
+    if (!p.shard_column.empty()) {
+      reject_truncate(p,
+                      "a truncate of " + tr.table->name.qualified() +
+                          " without its shard, whose rows are keyed by the shard column \"" +
+                          p.shard_column + "\": refused rather than remove every shard's rows",
+                      dead_letter_kind::rejected, rejects);
+    }
+    return;
+  }
+  auto column = _router.column(scope.columns.front());
+  if (!column || (!p.shard_column.empty() && *column != p.shard_column)) {
+    reject_truncate(p,
+                    "the truncate's shard column \"" + scope.columns.front() +
+                        "\" is not the shard column of its rows" +
+                        (column ? std::string() : ": " + column.err().message),
+                    dead_letter_kind::rejected, rejects);
+    return;
+  }
+  p.truncate_column = *column;
+  if (p.shard_column.empty() && tr.rows.empty()) p.shard_column = *column;
 }
 
 void table_planner::plan_keyless(table_plan& p, std::vector<dead_letter>& rejects) {

@@ -34,6 +34,9 @@ class table_planner {
 
  private:
   void plan_keyed(table_plan& p, std::vector<dead_letter>& rejects);
+  // The plan's shard column and its truncate's scope (ByLogicalTableRouter); a truncate
+  // that could reach other shards' rows is refused.
+  void plan_shard(table_plan& p, std::vector<dead_letter>& rejects);
   void plan_keyless(table_plan& p, std::vector<dead_letter>& rejects);
   // The index of the target column for a source name, creating it; or an error message.
   int32_t map_column(table_plan& p, const std::string& source, std::string& error);

@@ -172,6 +172,12 @@ const std::vector<std::vector<std::string>>& migrations() {
                heartbeat_at timestamptz NOT NULL DEFAULT now(),
                PRIMARY KEY (connector, worker_id)))",
       },
+      {
+          // The shard column of a target fed by the shards of a logical table
+          // (ByLogicalTableRouter): the claim admits every source keyed by the same column;
+          // NULL: the target is its one source's.
+          "ALTER TABLE @.routes ADD COLUMN IF NOT EXISTS shard_column text",
+      },
   };
   return steps;
 }

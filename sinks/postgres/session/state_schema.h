@@ -18,7 +18,7 @@ namespace sluice {
 class state_schema {
  public:
   // The version this build creates and expects.
-  static constexpr int current_version = 6;
+  static constexpr int current_version = 7;
 
   explicit state_schema(std::string schema);
 

@@ -1,5 +1,7 @@
 #include "sinks/postgres/sql/sql_fragments.h"
 
+#include "core/model/row_key.h"
+
 #include "sinks/postgres/sql/pg_identifier.h"
 #include "sinks/postgres/sql/write_sql.h"
 
@@ -45,28 +47,63 @@ std::string unnest(size_t first, const std::vector<std::pair<std::string, std::s
   return "unnest(" + args + ") AS s(" + aliases + ")";
 }
 
-std::string with_tombstone(const write_sql_context& ctx, const std::string& source) {
+namespace {
+
+std::string hex_of(std::string_view bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  for (char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 0x0f]);
+  }
+  return out;
+}
+
+// The probes of the key's tombstone (the bytea expression key) and, with a shard column, of
+// the shard's, under the EXISTS that spares tables without tombstones; then the table's.
+// alias: the relation that holds the key and the shard column.
+std::string tombstone_probes(const write_sql_context& ctx, const std::string& key) {
   auto where = [](const char* alias) {
     return std::string(" WHERE ") + alias + ".target_schema = $1 AND " + alias +
            ".target_table = $2";
   };
-  return "(SELECT s.*, GREATEST(CASE WHEN EXISTS (SELECT 1 FROM " + ctx.tombstones + " te" +
-         where("te") + ") THEN (SELECT tk.csn FROM " + ctx.tombstones + " tk" + where("tk") +
-         " AND tk.key = s._sluice_key) END, (SELECT tt.csn FROM " + ctx.tombstones + " tt" +
-         where("tt") + " AND tt.key = ''::bytea)) AS _sluice_tomb FROM " + source + ") AS s";
+  std::string probes =
+      "(SELECT tk.csn FROM " + ctx.tombstones + " tk" + where("tk") + " AND tk.key = " + key + ")";
+  if (!ctx.shard_column.empty()) {
+    const std::string alias = key.substr(0, key.rfind('.') + 1);
+    probes =
+        "GREATEST(" + probes + ", (SELECT ts.csn FROM " + ctx.tombstones + " ts" + where("ts") +
+        " AND ts.key = " + shard_key(alias + quote_identifier(ctx.shard_column) + "::text") + "))";
+  }
+  return "GREATEST(CASE WHEN EXISTS (SELECT 1 FROM " + ctx.tombstones + " te" + where("te") +
+         ") THEN " + probes + " END, (SELECT tt.csn FROM " + ctx.tombstones + " tt" + where("tt") +
+         " AND tt.key = ''::bytea))";
+}
+
+}  // namespace
+
+std::string shard_key(const std::string& text) {
+  // The canonical form of the empty text is the value's framing alone: its kind, then the
+  // terminator. Taken from row_key itself, so that the two cannot drift apart.
+  static const std::string empty = [] {
+    row_key key{{"shard"}, {value::string("")}, {}};
+    canonicalize_key(key, {column_class::text});
+    return key.canonical;
+  }();
+  return "(decode('" + hex_of(empty.substr(0, 1)) + "', 'hex') || convert_to(" + text +
+         ", 'UTF8') || decode('" + hex_of(empty.substr(1)) + "', 'hex'))";
+}
+
+std::string with_tombstone(const write_sql_context& ctx, const std::string& source) {
+  return "(SELECT s.*, " + tombstone_probes(ctx, "s._sluice_key") + " AS _sluice_tomb FROM " +
+         source + ") AS s";
 }
 
 std::string no_newer_tombstone(const write_sql_context& ctx, const std::string& key,
                                const std::string& csn) {
-  auto where = [](const char* alias) {
-    return std::string(" WHERE ") + alias + ".target_schema = $1 AND " + alias +
-           ".target_table = $2";
-  };
   // The empty bytea sorts first: no tombstone at all allows every CSN.
-  return "coalesce(GREATEST(CASE WHEN EXISTS (SELECT 1 FROM " + ctx.tombstones + " te" +
-         where("te") + ") THEN (SELECT tk.csn FROM " + ctx.tombstones + " tk" + where("tk") +
-         " AND tk.key = " + key + ") END, (SELECT tt.csn FROM " + ctx.tombstones + " tt" +
-         where("tt") + " AND tt.key = ''::bytea)), ''::bytea) <= " + csn;
+  return "coalesce(" + tombstone_probes(ctx, key) + ", ''::bytea) <= " + csn;
 }
 
 std::string key_match(const std::vector<const column_def*>& key) {

@@ -34,13 +34,20 @@ std::string unnest(size_t first, const std::vector<std::pair<std::string, std::s
 // table, a cost that grows with tombstone.retention instead of with the batch. And only when
 // the table has tombstones at all (one EXISTS per statement): a table that never saw a delete
 // pays nothing per row. Consistent, because a tombstone of a key in the batch can only be
-// written by a holder of that key's lock.
+// written by a holder of that key's lock (a shard's, by a truncate, which locks the table).
+// With ctx.shard_column (ByLogicalTableRouter) the shard's truncate tombstone counts too: the
+// one keyed by sql::shard_key of the row's shard column.
 std::string with_tombstone(const write_sql_context& ctx, const std::string& source);
-// A condition: no tombstone of the key (the bytea expression key) nor of the table is newer
-// than csn. The same probes as with_tombstone, for one row: used as MERGE's WHEN NOT MATCHED
-// condition, so that only rows whose key the table does not hold pay for them.
+// A condition: no tombstone of the key (the bytea expression key), of its shard (as above;
+// the shard column is read from the key's relation) nor of the table is newer than csn. The
+// same probes as with_tombstone, for one row: used as MERGE's WHEN NOT MATCHED condition, so
+// that only rows whose key the table does not hold pay for them.
 std::string no_newer_tombstone(const write_sql_context& ctx, const std::string& key,
                                const std::string& csn);
+// The canonical key (core/model/row_key.h) of a shard: its column alone, holding the text
+// expression `text` — what a shard's truncate tombstone is keyed by. Text in PostgreSQL holds
+// no NUL byte, so none of the canonical form's escapes apply.
+std::string shard_key(const std::string& text);
 // d."k" = CAST(s."k" AS type) AND …
 std::string key_match(const std::vector<const column_def*>& key);
 // (d._sluice_csn IS NULL OR d._sluice_csn < csn)

@@ -156,7 +156,8 @@ std::string truncate_sql(const target_table& table, bool table_exists, bool keyl
   std::string out = "WITH ";
   if (table_exists) {
     // A soft delete keeps keyless rows: they are a log, marking them deleted means nothing.
-    const write_sql_context hard{ctx.tombstones, ctx.soft_delete && !keyless};
+    write_sql_context hard = ctx;
+    hard.soft_delete = ctx.soft_delete && !keyless;
     out +=
         "deleted AS (" + remove_rows(table, hard, "", older_than("$3::bytea"), "$3::bytea") + "), ";
     if (versioned && !keyless) {
@@ -166,6 +167,30 @@ std::string truncate_sql(const target_table& table, bool table_exists, bool keyl
   }
   out += "tombstoned AS (" +
          tombstone_insert(ctx, "SELECT $1, $2, ''::bytea, NULL::jsonb, $3::bytea, now()") +
+         ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
+         ", (SELECT count(*) FROM tombstoned)";
+  return out;
+}
+
+std::string shard_truncate_sql(const target_table& table, const std::string& shard_column,
+                               bool table_exists, const write_sql_context& ctx,
+                               const std::vector<const column_def*>* versioned) {
+  const std::string in_shard = "d." + quote_identifier(shard_column) + " = $4";
+  std::string out = "WITH ";
+  if (table_exists) {
+    out += "deleted AS (" +
+           remove_rows(table, ctx, "", in_shard + " AND " + older_than("$3::bytea"), "$3::bytea") +
+           "), ";
+    if (versioned) {
+      out += "cleared AS (" +
+             clear_older_columns_sql(table, *versioned, "", in_shard, "$3::bytea") + "), ";
+    }
+  }
+  // $4 is read as the column's type where it is compared, and as text here, where it is not.
+  out += "tombstoned AS (" +
+         tombstone_insert(ctx,
+                          "SELECT $1, $2, $5::bytea, CAST($6::text AS jsonb), $3::bytea, now() "
+                          "WHERE $4::text IS NOT NULL") +
          ") SELECT " + (table_exists ? "(SELECT count(*) FROM deleted)" : "0::bigint") +
          ", (SELECT count(*) FROM tombstoned)";
   return out;

@@ -21,6 +21,9 @@ struct write_sql_context {
   // insert.mode update: the upserts update the rows the table holds and insert none; each
   // returns one row (rows updated, rows missing).
   bool update_only = false;
+  // The table's shard column (table_plan::shard_column, ByLogicalTableRouter), "" for none:
+  // an upsert is guarded by its shard's truncate tombstone too (sql::shard_key).
+  std::string shard_column = {};
 };
 
 // A column a statement's rows carry before the key columns and the columns.
@@ -78,6 +81,15 @@ std::string delete_sql(const target_table& table, const std::vector<const column
 std::string truncate_sql(const target_table& table, bool table_exists, bool keyless,
                          const write_sql_context& ctx,
                          const std::vector<const column_def*>* versioned = nullptr);
+// A truncate confined to one shard (ByLogicalTableRouter): the same, but for the rows whose
+// shard column holds the shard only, and the tombstone keyed by the shard (the canonical key of
+// the shard column alone, sql::shard_key), which guards that shard's upserts. With
+// table_exists = false (or a table without the column: no row of the shard) only the
+// tombstone is written. Parameters: $1 schema, $2 table, $3 truncate CSN, $4 the shard (text),
+// $5 its canonical key bytea, $6 its key JSON text.
+std::string shard_truncate_sql(const target_table& table, const std::string& shard_column,
+                               bool table_exists, const write_sql_context& ctx,
+                               const std::vector<const column_def*>* versioned = nullptr);
 
 // Appends keyless changes (a keyless table, or an append mode: insert.mode insert,
 // primary.key.mode kafka or none), each source position once: a row whose (topic, partition,

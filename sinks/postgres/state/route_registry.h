@@ -18,7 +18,10 @@ namespace sluice {
 // lower — are an error, not a merge). The first lane or instance to route a source to a
 // target claims it (INSERT … ON CONFLICT DO NOTHING on the target's primary key, so
 // concurrent claims serialize in the server); any other source routed there later is
-// refused, whichever lane or process sees it, across restarts.
+// refused, whichever lane or process sees it, across restarts — but for the shards of a
+// logical table (ByLogicalTableRouter, table_plan::shard_column): a target claimed with a
+// shard column admits every source whose rows carry that column in their key, since their
+// rows cannot collide and their truncates remove their own rows only.
 //
 // Lifecycle: per applier, holds no connection; a claim, once read, never changes, so the
 // cache makes the steady state free (no round trip). Threading: its applier's.
@@ -28,7 +31,11 @@ class route_registry {
 
   // Whether some plan's target is not cached yet (claim() must run before enforce()).
   bool needs_claims(const std::vector<table_plan>& plans) const;
-  using owners = std::map<target_table, table_name>;
+  struct owner {
+    table_name source;         // the source that claimed the target
+    std::string shard_column;  // "": the target is that source's alone
+  };
+  using owners = std::map<target_table, owner>;
   // Claims the uncached targets for their plans' sources and reads back who holds them (two
   // statements, in tx). What it read is learned only once tx has committed: a claim that
   // rolled back must not be believed.

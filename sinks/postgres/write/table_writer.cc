@@ -53,8 +53,10 @@ bool versioned(const table_shape& shape, const write_sql_context& ctx) {
 
 table_writer::table_writer(const apply_options& options, std::string tombstones_table)
     : _options(options),
-      _ctx{std::move(tombstones_table), options.deletes == apply_delete_mode::soft,
-           options.update_only} {}
+      _ctx{std::move(tombstones_table),
+           options.deletes == apply_delete_mode::soft,
+           options.update_only,
+           {}} {}
 
 void table_writer::start(const lead_columns& lead, const std::vector<const column_def*>& a,
                          const std::vector<const column_def*>& b) {
@@ -190,10 +192,25 @@ void table_writer::truncate(pqxx::transaction_base& tx, const table_plan& plan,
     return;
   }
   const std::vector<const column_def*> all = data_columns(plan, shape);
-  const pqxx::row r = tx.exec_params1(truncate_sql(plan.target, shape.exists, plan.keyless, _ctx,
-                                                   versioned(shape, _ctx) ? &all : nullptr),
-                                      plan.target.schema, plan.target.name,
-                                      bytea_hex(plan.rows->truncate_seq.bytes()));
+  const std::vector<const column_def*>* versioned_columns = versioned(shape, _ctx) ? &all : nullptr;
+  const std::string csn = bytea_hex(plan.rows->truncate_seq.bytes());
+  if (!plan.truncate_column.empty()) {
+    // One shard's: its rows only, and its own tombstone. A table without the column holds no
+    // row of any shard.
+    const row_key& scope = plan.rows->truncate_scope;
+    const bool rows = shape.exists && shape.find(plan.truncate_column) != nullptr;
+    const pqxx::row r = tx.exec_params1(
+        shard_truncate_sql(plan.target, plan.truncate_column, rows, _ctx, versioned_columns),
+        plan.target.schema, plan.target.name, csn, scope.values.front().text,
+        bytea_hex(scope.canonical), key_json({plan.truncate_column}, scope.values));
+    stats.deleted += r[0].as<size_t>();
+    stats.tombstones += r[1].as<size_t>();
+    ++stats.truncates_applied;
+    return;
+  }
+  const pqxx::row r = tx.exec_params1(
+      truncate_sql(plan.target, shape.exists, plan.keyless, _ctx, versioned_columns),
+      plan.target.schema, plan.target.name, csn);
   stats.deleted += r[0].as<size_t>();
   stats.tombstones += r[1].as<size_t>();
   ++stats.truncates_applied;
@@ -201,6 +218,8 @@ void table_writer::truncate(pqxx::transaction_base& tx, const table_plan& plan,
 
 void table_writer::write(pqxx::transaction_base& tx, const table_plan& plan,
                          const table_shape& shape, size_t begin, size_t end, apply_stats& stats) {
+  // The statements below guard a shard's rows by its truncate tombstone too.
+  _ctx.shard_column = plan.shard_column;
   if (plan.keyless) {
     for (const column_group& g : plan.groups)
       write_appends(tx, plan, shape, g, begin, end, stats);

@@ -299,6 +299,34 @@ TEST_CASE("a chain of five transforms from the peers' documentation is imported 
   CHECK(c.predicates == std::vector<std::string>{"isTest", "notTest"});
 }
 
+TEST_CASE("Debezium's documented ByLogicalTableRouter example is imported and loads") {
+  // Debezium's documentation: the shards customers_shard1, _shard2 ... onto one topic, the
+  // shard's number as the key's shard_id.
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica",
+    "topics": "myserver.mydb.customers_shard1,myserver.mydb.customers_shard2",
+    "insert.mode": "upsert", "primary.key.mode": "record_key",
+    "transforms": "Reroute",
+    "transforms.Reroute.type": "io.debezium.transforms.ByLogicalTableRouter",
+    "transforms.Reroute.topic.regex": "(.*)customers_shard(.*)",
+    "transforms.Reroute.topic.replacement": "$1customers_all_shards",
+    "transforms.Reroute.key.field.name": "shard_id",
+    "transforms.Reroute.key.field.regex": "(.*)customers_shard(.*)",
+    "transforms.Reroute.key.field.replacement": "$2"
+  }})json");
+  CHECK_FALSE(left_out(r, "transforms.Reroute"));
+  const config c = load(r);
+  REQUIRE(c.transforms == std::vector<std::string>{"Reroute"});
+  const transform_config& t = c.transform_settings.at("Reroute");
+  CHECK(t.topic_regex == "(.*)customers_shard(.*)");
+  CHECK(t.topic_replacement == "$1customers_all_shards");
+  CHECK(t.key_field_name == "shard_id");
+  CHECK(t.key_field_regex == "(.*)customers_shard(.*)");
+  CHECK(t.key_field_replacement == "$2");
+  CHECK(t.key_enforce_uniqueness.empty());  // unset: Debezium's true
+}
+
 TEST_CASE("a transform sluice's loader would refuse is listed, not written") {
   const import_result r = import_text(R"json({"name": "t", "config": {
     "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",

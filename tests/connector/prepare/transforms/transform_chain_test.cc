@@ -235,7 +235,8 @@ TEST_CASE("a predicate is checked at load: one named must exist, a router runs u
         std::string::npos);
   CHECK(load_error("predicates.h.type: TopicNameMatches\n").find("required by TopicNameMatches") !=
         std::string::npos);
-  // The transforms still to come are known, and refused until they run.
+  // Debezium's ByLogicalTableRouter requires its topic's regex and replacement.
   CHECK(load_error("transforms.f.type: io.debezium.transforms.ByLogicalTableRouter\n")
-            .find("ByLogicalTableRouter is not yet supported") != std::string::npos);
+            .find("transforms.f.topic.regex: required by ByLogicalTableRouter") !=
+        std::string::npos);
 }
