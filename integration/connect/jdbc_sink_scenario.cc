@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 #include <stdexcept>
+#include <utility>
 
 #include "integration/connect/connect_rest.h"
 #include "integration/connect/consumer_groups.h"
@@ -58,8 +59,10 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 }  // namespace
 
-jdbc_sink_scenario::jdbc_sink_scenario()
-    : _name(unique_name("dbz_sink")), _prefix(unique_name("cx")) {
+jdbc_sink_scenario::jdbc_sink_scenario(std::string config_name)
+    : _config_name(std::move(config_name)),
+      _name(unique_name("dbz_sink")),
+      _prefix(unique_name("cx")) {
   for (const std::string& table : tables())
     create_topic(topic(table), 1);
 }
@@ -79,8 +82,7 @@ std::map<std::string, int64_t> jdbc_sink_scenario::fixture_sizes() {
 std::string jdbc_sink_scenario::config_json() const {
   const char* source = std::getenv("SLUICE_SOURCE_DIR");
   REQUIRE_MESSAGE(source, "SLUICE_SOURCE_DIR is not set (run through ctest)");
-  std::string text =
-      read_file(std::string(source) + "/integration/connect/debezium-jdbc-sink.json");
+  std::string text = read_file(std::string(source) + "/integration/connect/" + _config_name);
   const auto [url, user] = jdbc_url_and_user();
   text = replaced(text, "@NAME@", _name);
   text = replaced(text, "@PREFIX@", _prefix);
