@@ -43,8 +43,8 @@ namespace {
 
 // The imported YAML with its tables named sluice_<the connector's>: the one line that differs
 // from what `sluice config import` wrote, so that both replicas live side by side.
-// (collection.name.format is public.${topic}: unqualified, the connector's tables would go to
-// the first schema of its search_path, "$user" — the schema `sluice`, once sluice made it.)
+// (The connector's URL says currentSchema=public, which the importer writes as the format's
+// schema: jdbc_sink_scenario.cc.)
 std::string beside_the_connector(std::string yaml) {
   const std::string from = "table.name.format: \"public.${topic}\"";
   const size_t at = yaml.find(from);

@@ -34,13 +34,19 @@ std::vector<kafka_record> fixture_records(const std::string& table) {
   return out;
 }
 
-// postgresql://USER@HOST:PORT/DB?... (postgres.sh's DSN) -> {jdbc:postgresql://HOST:PORT/DB, USER}.
+// postgresql://USER@HOST:PORT/DB?... (postgres.sh's DSN) ->
+// {jdbc:postgresql://HOST:PORT/DB?currentSchema=public, USER}. currentSchema: the sink creates
+// unqualified tables in the first schema of its search_path, "$user", public; the role is
+// `sluice`, so once any sluice run in the suite has made its state schema `sluice`, the
+// connector's tables would land there instead of public (the tests then fail by the order they
+// run in). `sluice config import` maps currentSchema=public to table.name.format public.${topic}.
 std::pair<std::string, std::string> jdbc_url_and_user() {
   static const std::regex dsn(R"re(postgresql://([^@:/]+)@([^/?]+)/([^?]+).*)re");
   const std::string text = postgres_dsn();
   std::smatch m;
   REQUIRE_MESSAGE(std::regex_match(text, m, dsn), text);
-  return {"jdbc:postgresql://" + m[2].str() + "/" + m[3].str(), m[1].str()};
+  return {"jdbc:postgresql://" + m[2].str() + "/" + m[3].str() + "?currentSchema=public",
+          m[1].str()};
 }
 
 // table=offset, ... for failure messages.
