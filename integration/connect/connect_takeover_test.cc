@@ -16,6 +16,7 @@
 
 #include "integration/connect/connect_rest.h"
 #include "integration/connect/jdbc_sink_scenario.h"
+#include "integration/connect/replica_diff.h"
 #include "integration/support/fixture_files.h"
 #include "integration/support/replica_checks.h"
 #include "integration/support/services.h"
@@ -24,55 +25,11 @@
 namespace sluice::testing {
 namespace {
 
-// The columns of public.table but sluice's own, in order, each quoted, as a value to compare:
-// json and xml, which have no equality operator, as text; the others as they are (an interval
-// sluice writes as '1 day 02:03:04.5' equals the connector's '26:03:04.5').
-std::vector<std::string> stream_columns(const std::string& table) {
-  std::vector<std::string> out;
-  for (const row& r : query("SELECT quote_ident(column_name) || CASE WHEN data_type IN "
-                            "('json', 'xml') THEN '::text' ELSE '' END FROM "
-                            "information_schema.columns "
-                            "WHERE table_schema = 'public' AND table_name = '" +
-                            table +
-                            "' AND NOT starts_with(column_name, '_sluice') ORDER BY "
-                            "ordinal_position"))
-    out.push_back(str(r[0]));
-  return out;
-}
-
-// Rows of one table not in the other, both ways, each as text: empty when they hold the same.
-std::vector<std::string> difference(const std::vector<std::string>& columns, const std::string& a,
-                                    const std::string& b) {
-  std::string list;
-  for (const std::string& c : columns)
-    list += (list.empty() ? "" : ", ") + c;
-  std::vector<std::string> out;
-  for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-    for (const row& r :
-         query("SELECT '" + from + ": ' || t::text FROM (SELECT " + list + " FROM public." + from +
-               " EXCEPT ALL SELECT " + list + " FROM public." + to + ") t"))
-      out.push_back(str(r[0]));
-  }
-  return out;
-}
-
 int64_t total(const std::map<std::string, int64_t>& offsets) {
   int64_t n = 0;
   for (const auto& [table, offset] : offsets)
     n += offset;
   return n;
-}
-
-// Each row of a query as its cells joined by '|', NULL as <null>.
-std::vector<std::string> rows_of(const std::string& sql) {
-  std::vector<std::string> out;
-  for (const row& r : query(sql)) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i)
-      line += (i ? "|" : "") + str(r[i]);
-    out.push_back(line);
-  }
-  return out;
 }
 
 // The final rows of the committed fixtures (the source's), as debezium_jdbc_sink_test.cc finds

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 #include <stdexcept>
+#include <utility>
 
 #include "integration/connect/connect_rest.h"
 #include "integration/connect/consumer_groups.h"
@@ -33,13 +34,19 @@ std::vector<kafka_record> fixture_records(const std::string& table) {
   return out;
 }
 
-// postgresql://USER@HOST:PORT/DB?... (postgres.sh's DSN) -> {jdbc:postgresql://HOST:PORT/DB, USER}.
+// postgresql://USER@HOST:PORT/DB?... (postgres.sh's DSN) ->
+// {jdbc:postgresql://HOST:PORT/DB?currentSchema=public, USER}. currentSchema: the sink creates
+// unqualified tables in the first schema of its search_path, "$user", public; the role is
+// `sluice`, so once any sluice run in the suite has made its state schema `sluice`, the
+// connector's tables would land there instead of public (the tests then fail by the order they
+// run in). `sluice config import` maps currentSchema=public to table.name.format public.${topic}.
 std::pair<std::string, std::string> jdbc_url_and_user() {
   static const std::regex dsn(R"re(postgresql://([^@:/]+)@([^/?]+)/([^?]+).*)re");
   const std::string text = postgres_dsn();
   std::smatch m;
   REQUIRE_MESSAGE(std::regex_match(text, m, dsn), text);
-  return {"jdbc:postgresql://" + m[2].str() + "/" + m[3].str(), m[1].str()};
+  return {"jdbc:postgresql://" + m[2].str() + "/" + m[3].str() + "?currentSchema=public",
+          m[1].str()};
 }
 
 // table=offset, ... for failure messages.
@@ -58,8 +65,10 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 }  // namespace
 
-jdbc_sink_scenario::jdbc_sink_scenario()
-    : _name(unique_name("dbz_sink")), _prefix(unique_name("cx")) {
+jdbc_sink_scenario::jdbc_sink_scenario(std::string config_name)
+    : _config_name(std::move(config_name)),
+      _name(unique_name("dbz_sink")),
+      _prefix(unique_name("cx")) {
   for (const std::string& table : tables())
     create_topic(topic(table), 1);
 }
@@ -79,8 +88,7 @@ std::map<std::string, int64_t> jdbc_sink_scenario::fixture_sizes() {
 std::string jdbc_sink_scenario::config_json() const {
   const char* source = std::getenv("SLUICE_SOURCE_DIR");
   REQUIRE_MESSAGE(source, "SLUICE_SOURCE_DIR is not set (run through ctest)");
-  std::string text =
-      read_file(std::string(source) + "/integration/connect/debezium-jdbc-sink.json");
+  std::string text = read_file(std::string(source) + "/integration/connect/" + _config_name);
   const auto [url, user] = jdbc_url_and_user();
   text = replaced(text, "@NAME@", _name);
   text = replaced(text, "@PREFIX@", _prefix);

@@ -13,6 +13,10 @@
 // `connect-<name>` empty with its offsets at the part: where a switch to sluice starts (its
 // config imported from config_file(), its takeover from group()).
 //
+// Another config of the same shape (its placeholders, its topics, a router to
+// <prefix>.replica.<table>) can be given by its file name in integration/connect/, e.g.
+// debezium-jdbc-sink-chain.json (a chain of transforms in front of the sink).
+//
 // Lifecycle: the constructor picks unique names and creates the topics; nothing is created on
 // the worker until start(). Threading: one.
 
@@ -28,7 +32,7 @@ namespace sluice::testing {
 
 class jdbc_sink_scenario {
  public:
-  jdbc_sink_scenario();
+  explicit jdbc_sink_scenario(std::string config_name = "debezium-jdbc-sink.json");
 
   // The fixture tables, and how many messages each one's topic holds in all.
   static const std::vector<std::string>& tables();
@@ -66,6 +70,7 @@ class jdbc_sink_scenario {
   void apply_part(const std::map<std::string, int64_t>& part) const;
 
  private:
+  std::string _config_name;  // a file of integration/connect/
   std::string _name;
   std::string _prefix;
 };
