@@ -18,6 +18,7 @@
 #include "connector/config/redact.h"
 #include "connector/config/topic_regex.h"
 #include "connector/config/transform_checks.h"
+#include "connector/config/transform_types.h"
 #include "connector/config/value_reader.h"
 #include "connector/config/yaml_documents.h"
 
@@ -58,6 +59,7 @@ class cross_checks {
     check_transforms(c, _walk, _errors);
     check_excluded_keys(c, _walk, _errors);
     check_modes(c);
+    check_appends(c);
   }
 
  private:
@@ -100,10 +102,37 @@ class cross_checks {
           append
               ? "an append mode (" +
                     (c.insert == insert_mode::insert ? std::string("insert.mode insert") : mode) +
-                    ") appends every change, a delete as a row whose _sluice_op is delete: "
-                    "set delete.enabled: false"
+                    ") applies no delete, as in Connect: set delete.enabled: false "
+                    "(ExtractNewRecordState's rewrite keeps deletes as rows, __deleted true)"
               : "requires primary.key.mode record_key, as in Connect: under " + mode +
                     " a delete's key is not the row's (set delete.enabled: false)"));
+    }
+  }
+
+  // An append mode's changes have no key: keyless: dead_letter would refuse every one, and
+  // ByLogicalTableRouter's shards share a target by their key column.
+  void check_appends(const config& c) {
+    const bool append = c.insert == insert_mode::insert || c.primary_key_mode == key_mode::kafka ||
+                        c.primary_key_mode == key_mode::none;
+    if (!append) return;
+    if (c.keyless == keyless_mode::dead_letter) {
+      _errors.push_back(error_at(mark_of("keyless"), "keyless",
+                                 "dead_letter would refuse every change of an append mode "
+                                 "(insert.mode insert, primary.key.mode kafka or none), whose "
+                                 "changes are keyless: use keyless: append"));
+    }
+    for (const std::string& name : c.transforms) {
+      const auto t = c.transform_settings.find(name);
+      if (t == c.transform_settings.end()) continue;
+      const auto kind = transform_kind_of(t->second.type);
+      if (std::holds_alternative<transform_kind>(kind) &&
+          std::get<transform_kind>(kind) == transform_kind::by_logical_table_router) {
+        _errors.push_back(error_nowhere(
+            "transforms." + name + ".type",
+            "ByLogicalTableRouter's shards share one table by their key column; an append mode "
+            "(insert.mode insert, primary.key.mode kafka or none) keys nothing: not supported "
+            "together"));
+      }
     }
   }
 

@@ -52,7 +52,9 @@ const config_key keys[] = {
                   "append modes, as insert.mode insert is: every change is appended with its "
                   "op, CSN and source position, never collapsed by key, and a position is "
                   "written once whatever is replayed or redelivered. delete.enabled requires "
-                  "record_key, as in Connect (unset, it is false for the other modes).",
+                  "record_key, as in Connect: under the other modes, and appending, deletes are "
+                  "skipped as the peers skip them (ExtractNewRecordState's rewrite keeps them as "
+                  "rows, __deleted true).",
    .binding = field<&config::primary_key_mode>()},
   {.name = "primary.key.fields", .type = value_type::string_list,
    .description = "With primary.key.mode record_key: the key columns kept (empty: all); "
@@ -63,7 +65,7 @@ const config_key keys[] = {
   {.name = "insert.mode", .type = value_type::enumeration, .default_value = "upsert",
    .allowed = insert_mode_names,
    .description = "upsert writes each key's newest change, guarded by its CSN (any order of "
-                  "delivery gives the same rows); insert appends every change as a row of a "
+                  "delivery gives the same rows); insert appends every upsert as a row of a "
                   "history table (op, CSN, source position; a position is written once): a "
                   "table sluice creates has no primary key, an existing one with a primary key "
                   "sends an insert of a key it holds to the dead letters; update changes rows "

@@ -13,7 +13,10 @@ std::variant<change_transform::outcome, std::string> change_rules::apply(change&
       return done;
   }
   const std::string_view routed = _transforms.topic(raw.topic);
-  if (auto why = _keys.apply(c, raw, routed)) return std::move(*why);
+  auto keyed = _keys.apply(c, raw, routed);
+  if (!std::holds_alternative<change_transform::outcome>(keyed) ||
+      std::get<change_transform::outcome>(keyed) == change_transform::outcome::drop)
+    return keyed;
   if (!_fields.empty()) {
     if (auto why = _fields.apply(c, routed)) return std::move(*why);
   }

@@ -48,6 +48,7 @@ key_mode_step::key_mode_step(const config& c)
       _append(c.insert == insert_mode::insert || c.primary_key_mode == key_mode::kafka ||
               c.primary_key_mode == key_mode::none),
       _none(!_append && c.primary_key_mode == key_mode::record_key && c.primary_key_fields.empty()),
+      _skip_deletes(_append || c.primary_key_mode != key_mode::record_key),
       _fields(c.primary_key_fields),
       _who("primary.key.mode " + std::string(to_string(c.primary_key_mode))) {}
 
@@ -124,9 +125,17 @@ void key_mode_step::add_position(change& c, std::string_view topic) {
   });
 }
 
-std::optional<std::string> key_mode_step::apply(change& c, const raw_message& raw,
-                                                std::string_view topic) {
-  if (_none) return std::nullopt;
+std::variant<change_transform::outcome, std::string> key_mode_step::apply(change& c,
+                                                                          const raw_message& raw,
+                                                                          std::string_view topic) {
+  if (_none) return change_transform::outcome::keep;
+  // A truncate keeps its scope (a shard's, ByLogicalTableRouter) and goes as it came.
+  if (c.op == op_kind::truncate) return change_transform::outcome::keep;
+  // A delete is applied by the record's key only (delete.enabled requires record_key, as in
+  // Connect): under any other mode, or appending, it is skipped, as the peers skip it — its
+  // image is often the key alone, nothing to key a row by nor to append. (ExtractNewRecordState
+  // with a rewrite mode keeps deletes as rows, __deleted true, before this runs.)
+  if (c.op == op_kind::remove && _skip_deletes) return change_transform::outcome::drop;
   std::optional<std::string> why;
   switch (_mode) {
     case key_mode::record_key:
@@ -153,12 +162,12 @@ std::optional<std::string> key_mode_step::apply(change& c, const raw_message& ra
     case key_mode::none:
       break;
   }
-  if (why) return why;
+  if (why) return std::move(*why);
   if (_append) {
     c.key = row_key{};
     c.old_key.reset();
   }
-  return std::nullopt;
+  return change_transform::outcome::keep;
 }
 
 }  // namespace sluice

@@ -2,9 +2,11 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "connector/config/config.h"
+#include "connector/prepare/transforms/change_transform.h"
 #include "connector/prepare/transforms/derived_types.h"
 #include "core/model/change.h"
 #include "core/model/raw_message.h"
@@ -25,6 +27,9 @@ namespace sluice {
 // Append modes (kafka, none, or insert.mode insert) leave the change without a key: the merge
 // keeps every such change as it came (never collapsed), and the sink appends it with its op,
 // CSN and source position (topic, partition, offset, index in the message), written once.
+// Deletes are applied under record_key only (delete.enabled requires it, as in Connect): under
+// the other modes, and appending, they are dropped here, as the peers skip them. Truncates pass
+// as they came.
 //
 // Lifecycle: built once from the configuration. Threading: one thread (the types cache).
 class key_mode_step {
@@ -33,8 +38,10 @@ class key_mode_step {
 
   // Whether every change stays as it is (record_key with all its columns, upsert or update).
   bool none() const { return _none; }
-  // Applies the mode to `c`, come in `raw` on `topic` (as routed); why not, when it cannot.
-  std::optional<std::string> apply(change& c, const raw_message& raw, std::string_view topic);
+  // Applies the mode to `c`, come in `raw` on `topic` (as routed): keep, drop (a delete the
+  // mode never applies), or why it cannot.
+  std::variant<change_transform::outcome, std::string> apply(change& c, const raw_message& raw,
+                                                             std::string_view topic);
 
  private:
   std::optional<std::string> keep_key_fields(change& c) const;
@@ -44,6 +51,7 @@ class key_mode_step {
   key_mode _mode;
   bool _append;
   bool _none;
+  bool _skip_deletes;
   std::vector<std::string> _fields;
   std::string _who;
   std::vector<std::string> _names;  // scratch: the columns of an all-columns key

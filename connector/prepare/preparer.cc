@@ -115,7 +115,8 @@ preparer::verdict preparer::add(source_message& m, size_t lane) {
     for (size_t i = first; i < out.changes.size(); ++i) {
       out.changes[i].source.origin.offset =
           kafka_offset{m.raw.offset.value() + static_cast<int64_t>(i - first)};
-      out.changes[i].source.origin.index = 0;
+      // Numbered from 0 in each file: not a position in the topic, nor unique across files.
+      out.changes[i].source.origin.index = message_origin::no_index;
     }
   }
   bool dropped = false;

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <memory>
 #include <string>
@@ -278,6 +279,16 @@ std::optional<error> read_stored_letter(std::string_view json, table_catalog& ca
     }
     c.seq = std::move(*seq);
     c.after = std::move(*img);
+    // Its place in its message (a letter written before sluice kept it has none: appended
+    // without a position rather than at a sibling's).
+    c.source.origin.index = message_origin::no_index;
+    if (const std::string* raw = member("index")) {
+      uint32_t index = 0;
+      const auto [end, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), index);
+      if (ec != std::errc() || end != raw->data() + raw->size())
+        return bad("a keyless letter's index is " + *raw);
+      c.source.origin.index = index;
+    }
     out.push_back(std::move(c));
     return std::nullopt;
   }

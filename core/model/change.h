@@ -24,7 +24,11 @@ struct message_origin {
   partition_id partition{0};
   kafka_offset offset{0};
   timestamp_ns timestamp{0};  // Kafka message timestamp
-  uint32_t index = 0;         // the change's place among its message's changes
+  // The change's place among its message's changes: with topic, partition and offset, the
+  // position an appended row is written once by; no_index where the position is not a real
+  // one (a file's records numbered from 0, a letter from before sluice kept the index).
+  uint32_t index = 0;
+  static constexpr uint32_t no_index = UINT32_MAX;
 };
 
 struct source_context {

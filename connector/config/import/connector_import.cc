@@ -85,12 +85,19 @@ std::string map_connection(mapper& m, import_result& r, const std::string& peer_
   return dsn.current_schema;
 }
 
+// Connect reads the modes in any case (ConfigDef's case-insensitive validators).
+std::string lower_text(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
 void map_writes(mapper& m, const std::string& peer_name) {
   const bool dbz = m.which() == peer::debezium;
   // insert.mode and the key mode as they are (SPEC §6a "Modes"): sluice has the peers' modes,
   // unset ones at the peer's default (insert, none: an append-only table).
   const auto insert = m.take({"insert.mode"});
-  const std::string mode = insert ? insert->second : "insert";
+  const std::string mode = insert ? lower_text(insert->second) : "insert";
   const std::string mode_key = insert ? insert->first : "insert.mode";
   if (mode == "upsert" || mode == "insert" || mode == "update") {
     m.line("insert.mode", mode,
@@ -99,7 +106,7 @@ void map_writes(mapper& m, const std::string& peer_name) {
     m.left_out(mode_key + "=" + mode, "not an insert mode (upsert, insert, update)");
   }
   const auto pk = m.take({"primary.key.mode", "pk.mode"});
-  const std::string pk_mode = pk ? pk->second : "none";
+  const std::string pk_mode = pk ? lower_text(pk->second) : "none";
   const std::string pk_key = pk ? pk->first : std::string(dbz ? "primary.key.mode" : "pk.mode");
   constexpr std::string_view modes[] = {"record_key", "record_value", "record_header", "kafka",
                                         "none"};
@@ -127,8 +134,8 @@ void map_writes(mapper& m, const std::string& peer_name) {
   const bool deletes = del && del->second == "true";
   if (deletes && mode == "insert") {
     m.left_out("delete.enabled=true",
-               "under insert.mode insert sluice appends every change, a delete as a row whose "
-               "_sluice_op is delete: it applies no delete (written as false)");
+               "an insert-mode table is appended to and applies no delete in sluice (written as "
+               "false; ExtractNewRecordState's rewrite keeps deletes as rows, __deleted true)");
   }
   m.line("delete.enabled", deletes && mode != "insert" ? "true" : "false",
          del ? "delete.enabled" : default_from("delete.enabled", "false", peer_name));

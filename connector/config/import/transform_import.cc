@@ -101,8 +101,11 @@ std::string transform_gap(const std::string& type, const std::map<std::string, s
       const auto found = p.kinds.find(value);
       if (found == p.kinds.end())
         return "its predicate " + value + " is not one sluice runs (listed above)";
-      if (k == transform_kind::regex_router && found->second != predicate_kind::topic_name_matches)
-        return "a RegexRouter runs on topics: sluice runs it under TopicNameMatches only";
+      const bool on_topics =
+          k == transform_kind::regex_router || k == transform_kind::by_logical_table_router;
+      if (on_topics && found->second != predicate_kind::topic_name_matches)
+        return "a " + std::string(transform_name(k)) +
+               " runs on topics: sluice runs it under TopicNameMatches only";
       continue;
     }
     if (std::find(settings.begin(), settings.end(), option) == settings.end())
@@ -119,14 +122,28 @@ std::string transform_gap(const std::string& type, const std::map<std::string, s
       }
     }
   }
-  if (k != transform_kind::regex_router) return "";
-  const auto regex = o.find("regex");
-  if (regex->second.empty()) return "no regex";
-  if (std::string why = regex_error_text(regex->second); !why.empty()) return "regex " + why;
-  const std::regex compiled(regex->second, std::regex::ECMAScript);
-  auto pieces = parse_java_replacement(o.at("replacement"), compiled.mark_count());
-  if (auto* why = std::get_if<std::string>(&pieces)) return "replacement " + *why;
-  return "";
+  // A regex and its replacement, as the loader checks them (std::regex must run it as Java).
+  const auto pair = [&](const std::string& regex_key,
+                        const std::string& replacement_key) -> std::string {
+    const auto regex = o.find(regex_key);
+    if (regex == o.end()) return "";
+    if (regex->second.empty()) return "no " + regex_key;
+    if (std::string why = regex_error_text(regex->second); !why.empty())
+      return regex_key + " " + why;
+    const std::regex compiled(regex->second, std::regex::ECMAScript);
+    const auto replacement = o.find(replacement_key);
+    auto pieces = parse_java_replacement(replacement == o.end() ? "" : replacement->second,
+                                         compiled.mark_count());
+    if (auto* why = std::get_if<std::string>(&pieces)) return replacement_key + " " + *why;
+    return "";
+  };
+  if (k == transform_kind::regex_router) return pair("regex", "replacement");
+  if (k != transform_kind::by_logical_table_router) return "";
+  if (std::string why = pair("topic.regex", "topic.replacement"); !why.empty()) return why;
+  if (o.contains("key.field.regex") &&
+      (!o.contains("key.field.replacement") || o.at("key.field.replacement").empty()))
+    return "key.field.replacement must be non-empty if key.field.regex is set (Debezium's rule)";
+  return pair("key.field.regex", "key.field.replacement");
 }
 
 }  // namespace

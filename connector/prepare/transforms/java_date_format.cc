@@ -78,6 +78,8 @@ void skip_blanks(std::string_view text, size_t& pos) {
 // Digits at pos: exactly `width` of them when width > 0, else as many as there are (1 to 9).
 std::optional<int> read_number(std::string_view text, size_t& pos, int width, int& digits) {
   size_t end = pos;
+  // Nine digits at most, whatever the pattern's width (SSSSSSSSSS): an int holds them.
+  if (width > 9) return std::nullopt;
   const size_t limit = width > 0 ? pos + static_cast<size_t>(width) : pos + 9;
   while (end < text.size() && end < limit && is_digit(text[end]))
     ++end;

@@ -174,6 +174,11 @@ dead_letter keyless_dead_letter(const table_rows& table, const change& c, std::s
   append_json_string(v, to_string(c.op));
   append_field(v, "csn");
   append_json_string(v, c.seq.hex());
+  // Its place in its message: a replay appends it at its own position, not a sibling's.
+  if (c.source.origin.index != message_origin::no_index) {
+    append_field(v, "index");
+    v += std::to_string(c.source.origin.index);
+  }
   append_field(v, "image");
   append_image(v, c.after);
   bytes_columns bytes;

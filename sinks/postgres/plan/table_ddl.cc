@@ -215,7 +215,7 @@ std::vector<column_def> table_ddl::metadata_columns(const table_plan& plan, bool
 }
 
 bool table_ddl::needs_position_index(const table_plan& plan, const table_shape& shape) const {
-  return plan.keyless && needs_table(plan) && !shape.position_index;
+  return plan.keyless && needs_table(plan) && !shape.position_index && !shape.partitioned;
 }
 
 bool table_ddl::needs_table(const table_plan& plan) const {

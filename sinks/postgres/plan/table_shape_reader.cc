@@ -32,7 +32,8 @@ table_shape read_table_shape(pqxx::transaction_base& tx, const target_table& tab
                            AND (SELECT array_agg(k.attname::text ORDER BY k.attname)
                                   FROM pg_attribute k
                                  WHERE k.attrelid = c.oid AND k.attnum = ANY(i.indkey::int2[]))
-                               = $3::text[])
+                               = $3::text[]),
+                c.relkind = 'p'
            FROM pg_class c
            JOIN pg_namespace n ON n.oid = c.relnamespace
            JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -42,6 +43,7 @@ table_shape read_table_shape(pqxx::transaction_base& tx, const target_table& tab
   table_shape shape;
   shape.exists = !r.empty();
   shape.position_index = shape.exists && r[0][3].as<bool>();
+  shape.partitioned = shape.exists && r[0][4].as<bool>();
   std::vector<std::pair<int, std::string>> key;
   for (const pqxx::row& row : r) {
     shape.columns.push_back({row[0].as<std::string>(), row[1].as<std::string>()});

@@ -22,6 +22,9 @@ struct table_shape {
   // A unique index on an appended row's source position (write_sql.h position_columns()):
   // what an append writes each position once by.
   bool position_index = false;
+  // A partitioned table: a unique index must hold its partition key, so appends to it are not
+  // deduplicated by position (written as before).
+  bool partitioned = false;
 
   const column_def* find(std::string_view name) const;
 };

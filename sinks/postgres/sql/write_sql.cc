@@ -101,6 +101,8 @@ std::string upsert_sql(const target_table& table, const std::vector<const column
     rows.emplace_back(quote_identifier(meta::deleted), "false");
     set(quote_identifier(meta::deleted), "false");
     guard += " OR (" + tie + " AND d." + quote_identifier(meta::deleted) + ")";
+    // An update makes no row, a soft-deleted one included: it stays deleted.
+    if (ctx.update_only) guard = "(" + guard + ") AND NOT d." + quote_identifier(meta::deleted);
   }
   // Tombstones are probed for the rows whose key the table does not hold only: a stored row
   // is never older than a tombstone of its key (a delete removes every older row, a truncate
@@ -197,7 +199,7 @@ std::string shard_truncate_sql(const target_table& table, const std::string& sha
 }
 
 std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
-                       std::string source) {
+                       std::string source, bool once) {
   if (source.empty()) source = unnest_source(1, append_lead(), columns);
   std::string names, values;
   for (const column_def* c : columns) {
@@ -213,7 +215,7 @@ std::string append_sql(const target_table& table, const std::vector<const column
       "'epoch'::timestamptz + s._sluice_source_us * interval '1 microsecond', "
       "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset, s._sluice_index";
   return "INSERT INTO " + qualified_name(table) + " (" + names + ") SELECT " + values + " FROM " +
-         source + " ON CONFLICT (" + position_list() + ") DO NOTHING";
+         source + (once ? " ON CONFLICT (" + position_list() + ") DO NOTHING" : "");
 }
 
 std::vector<std::string> position_columns() {

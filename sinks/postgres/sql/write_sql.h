@@ -101,14 +101,16 @@ std::string shard_truncate_sql(const target_table& table, const std::string& sha
 // offsets bigint[], $8 indexes int4[], then one text[] per column. Another unique index (a
 // primary key an adopted table has on the changes' key) still refuses a duplicate: the row is
 // a dead letter.
+// once = false (a partitioned table, which has no such index): appended as they come.
 std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
-                       std::string source = {});
+                       std::string source = {}, bool once = true);
 
 // The source position columns, sorted by name, as a text[] literal's elements (what
 // read_table_shape compares a unique index's columns with).
 std::vector<std::string> position_columns();
 // The unique index on position_columns() (NULL positions — rows appended without a Kafka
-// origin, by replay of files or dead letters — are distinct, and always appended).
+// origin or index: a file's records, letters from before the index was kept — are distinct,
+// and always appended). Rows appended before a table had it keep a NULL index.
 std::string position_index_sql(const target_table& table);
 
 // Metadata columns of replica tables (a contract: SPEC §4).

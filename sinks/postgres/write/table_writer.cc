@@ -473,7 +473,9 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
       _row[4] = {field::kind::text, c.source.origin.topic};
       _row[5] = {field::kind::integer, {}, c.source.origin.partition.value()};
       _row[6] = {field::kind::integer, {}, c.source.origin.offset.value()};
-      _row[7] = {field::kind::integer, {}, c.source.origin.index};
+      // No index, no position: NULL is distinct from every other, the row always appended.
+      if (c.source.origin.index != message_origin::no_index)
+        _row[7] = {field::kind::integer, {}, c.source.origin.index};
     }
     for (size_t k = 0; k < c.after.size(); ++k) {
       const int32_t slot = plan.slots[plan.slot_begin[i] + k];
@@ -486,7 +488,7 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
   if (count == 0) return;
   _params.clear();
   const std::string from = source(tx, lead, cols, {}, 1);
-  const pqxx::result r = tx.exec_params(append_sql(plan.target, cols, from),
+  const pqxx::result r = tx.exec_params(append_sql(plan.target, cols, from, !shape.partitioned),
                                         pqxx::prepare::make_dynamic_params(_params));
   stats.appended += static_cast<size_t>(r.affected_rows());
 }

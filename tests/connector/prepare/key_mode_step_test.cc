@@ -133,11 +133,33 @@ TEST_CASE("kafka and none append every change, kafka with Connect's position col
   CHECK(lanes[0].merged.tables[0].keyless[0].after.size() == 2);  // id, v: no position columns
 }
 
+TEST_CASE("deletes are skipped under a mode but record_key, and by append modes; truncates pass") {
+  for (const char* modes : {"primary.key.mode: record_value\nprimary.key.fields: [id]\n",
+                            "insert.mode: insert\n", "primary.key.mode: kafka\n"}) {
+    INFO(modes);
+    stage s(modes);
+    // A delete whose image is its key alone (REPLICA IDENTITY DEFAULT): nothing to key a row
+    // by nor to append. The peers skip it (delete.enabled requires record_key).
+    source_message del = message(event(1, 10, R"(,"v":null)", true), 1);
+    CHECK(s.prepare.add(del, 0) == preparer::verdict::filtered);
+    source_message up = message(event(2, 11, R"(,"v":1)"), 2);
+    CHECK(s.prepare.add(up, 0) == preparer::verdict::decoded);
+  }
+  stage keyed("");  // record_key: the delete is applied as ever
+  source_message del = message(event(1, 10, "", true), 1);
+  CHECK(keyed.prepare.add(del, 0) == preparer::verdict::decoded);
+}
+
 TEST_CASE("the modes are checked at load against delete.enabled and each other") {
   CHECK(load_error("primary.key.mode: record_value\ndelete.enabled: true\n")
             .find("requires primary.key.mode record_key") != std::string::npos);
-  CHECK(load_error("insert.mode: insert\ndelete.enabled: true\n").find("appends every change") !=
+  CHECK(load_error("insert.mode: insert\ndelete.enabled: true\n").find("applies no delete") !=
         std::string::npos);
+  CHECK(load_error("insert.mode: insert\nkeyless: dead_letter\n")
+            .find("would refuse every change of an append mode") != std::string::npos);
+  CHECK(load_error("primary.key.mode: none\ntransforms.s.type: ByLogicalTableRouter\n"
+                   "transforms.s.topic.regex: a\ntransforms.s.topic.replacement: b\n")
+            .find("not supported together") != std::string::npos);
   CHECK(load_error("insert.mode: update\nprimary.key.mode: none\n")
             .find("update finds each change's row by its key") != std::string::npos);
   CHECK(load_error("primary.key.mode: kafka\nprimary.key.fields: [a]\n")
@@ -153,17 +175,20 @@ TEST_CASE("append modes: any order or duplication of a history appends the same 
     for (int round = 0; round < 100; ++round) {
       std::vector<std::pair<std::string, int64_t>> history;
       const int n = 1 + static_cast<int>(rng() % 8);
+      int upserts = 0;
       for (int i = 0; i < n; ++i) {
         const int id = static_cast<int>(rng() % 2);  // few keys: collapsing would show
         const int lsn = 100 + static_cast<int>(rng() % 4);
-        history.emplace_back(event(id, lsn, R"(,"v":)" + std::to_string(rng() % 5), rng() % 4 == 0),
+        const bool deleted = rng() % 4 == 0;  // skipped: an append mode applies no delete
+        upserts += deleted ? 0 : 1;
+        history.emplace_back(event(id, lsn, R"(,"v":)" + std::to_string(rng() % 5), deleted),
                              i + 1);
       }
       const auto run = [&](const std::vector<std::pair<std::string, int64_t>>& messages) {
         stage s(modes);
         for (const auto& [value, offset] : messages) {
           source_message m = message(value, offset);
-          REQUIRE(s.prepare.add(m, 0) == preparer::verdict::decoded);
+          REQUIRE(s.prepare.add(m, 0) != preparer::verdict::dead_lettered);
         }
         return appended(s.prepare.take());
       };
@@ -174,7 +199,7 @@ TEST_CASE("append modes: any order or duplication of a history appends the same 
       INFO(modes << " round " << round);
       const std::string expected = run(history);
       // Every message is a row of its own: nothing collapses by key.
-      CHECK(static_cast<int>(std::count(expected.begin(), expected.end(), '\n')) == n);
+      CHECK(static_cast<int>(std::count(expected.begin(), expected.end(), '\n')) == upserts);
       CHECK(run(shuffled) == expected);
     }
   }

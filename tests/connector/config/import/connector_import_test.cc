@@ -327,6 +327,28 @@ TEST_CASE("Debezium's documented ByLogicalTableRouter example is imported and lo
   CHECK(t.key_enforce_uniqueness.empty());  // unset: Debezium's true
 }
 
+TEST_CASE("a ByLogicalTableRouter the loader would refuse is listed, not written") {
+  const import_result r = import_text(R"json({"name": "t", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "a",
+    "transforms": "byHeader,badRegex,noKeyReplacement",
+    "transforms.byHeader.type": "io.debezium.transforms.ByLogicalTableRouter",
+    "transforms.byHeader.topic.regex": "(.*)", "transforms.byHeader.topic.replacement": "x",
+    "transforms.byHeader.predicate": "h",
+    "transforms.badRegex.type": "io.debezium.transforms.ByLogicalTableRouter",
+    "transforms.badRegex.topic.regex": "(?<=a)b", "transforms.badRegex.topic.replacement": "x",
+    "transforms.noKeyReplacement.type": "io.debezium.transforms.ByLogicalTableRouter",
+    "transforms.noKeyReplacement.topic.regex": "(.*)",
+    "transforms.noKeyReplacement.topic.replacement": "x",
+    "transforms.noKeyReplacement.key.field.regex": "(.*)",
+    "predicates": "h", "predicates.h.type": "HasHeaderKey", "predicates.h.name": "n"
+  }})json");
+  for (const char* name :
+       {"transforms.byHeader", "transforms.badRegex", "transforms.noKeyReplacement"})
+    CHECK_MESSAGE(left_out(r, name), name);
+  CHECK(load(r).transforms.empty());
+}
+
 TEST_CASE("a transform sluice's loader would refuse is listed, not written") {
   const import_result r = import_text(R"json({"name": "t", "config": {
     "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
