@@ -32,8 +32,11 @@ struct apply_options {
   bool auto_evolve = true;
   bool auto_evolve_widen = false;  // ALTER COLUMN TYPE when the stream's type grew
   apply_delete_mode deletes = apply_delete_mode::hard;
-  bool delete_enabled = true;     // false: deletes are counted, neither applied nor tombstoned
-  bool update_only = false;       // insert.mode update: rows the table lacks are counted, not made
+  bool delete_enabled = true;  // false: deletes are counted, neither applied nor tombstoned
+  bool update_only = false;    // insert.mode update: rows the table lacks are counted, not made
+  // primary.key.mode kafka: an append a unique index refuses is a position written already (a
+  // table Connect's sink built is keyed by __connect_topic, _partition, _offset): skipped.
+  bool append_skips_any_conflict = false;
   bool truncate_enabled = false;  // false: truncates are counted only
   apply_keyless_mode keyless = apply_keyless_mode::append;
   routing_options routing;

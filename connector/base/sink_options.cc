@@ -56,6 +56,7 @@ apply_options make_applier_options(const config& cfg) {
       cfg.deletes.mode == delete_mode::soft ? apply_delete_mode::soft : apply_delete_mode::hard;
   o.delete_enabled = cfg.deletes.enabled;
   o.update_only = cfg.insert == insert_mode::update;
+  o.append_skips_any_conflict = cfg.primary_key_mode == key_mode::kafka;
   o.truncate_enabled = cfg.truncate_enabled;
   o.keyless = cfg.keyless == keyless_mode::dead_letter ? apply_keyless_mode::dead_letter
                                                        : apply_keyless_mode::append;

@@ -523,6 +523,42 @@ TEST_CASE("an append to a table with a primary key on the changes' key refuses a
   CHECK(reason->find("duplicate key") != std::string::npos);
 }
 
+TEST_CASE("kafka key mode: a position Connect's sink wrote already is skipped, not refused") {
+  // Taking over from Connect's sink under pk.mode=kafka: its table is keyed by the position,
+  // and the messages after its committed offset may be in it already (at least once).
+  pg_world w;
+  {
+    pqxx::work tx(w.look);
+    tx.exec("CREATE SCHEMA " + tx.quote_name(w.source_schema));
+    tx.exec("CREATE TABLE " + w.target("clicks") +
+            " (__connect_topic text, __connect_partition int, __connect_offset bigint, v text, "
+            "PRIMARY KEY (__connect_topic, __connect_partition, __connect_offset))");
+    tx.exec("INSERT INTO " + w.target("clicks") + " VALUES ('cdc.clicks', 0, 1, 'connect')");
+    tx.commit();
+  }
+  apply_options o = w.options();
+  o.append_skips_any_conflict = true;
+  test_sink applier(w.dsn, o);
+  table_entry* t = w.table("clicks");
+  std::vector<change> changes;
+  for (int offset : {1, 2}) {
+    change c;
+    c.table = t;
+    c.after = {{"__connect_topic", value::string("cdc.clicks")},
+               {"__connect_partition", value::number("0")},
+               {"__connect_offset", value::number(std::to_string(offset))},
+               {"v", value::string("sluice")}};
+    c.seq = seq(offset);
+    c.source.origin = {"cdc.clicks", partition_id(0), kafka_offset(offset), timestamp_ns(0)};
+    changes.push_back(c);
+  }
+  const apply_stats s = applier.apply(w.merge(std::move(changes)), {}, {});
+  CHECK(s.appended == 1);
+  CHECK(s.rejected == 0);
+  CHECK(w.one("SELECT string_agg(v, ',' ORDER BY __connect_offset) FROM " + w.target("clicks")) ==
+        "connect,sluice");
+}
+
 TEST_CASE("update mode changes the rows the table holds, counts the others and makes none") {
   pg_world w;
   table_entry* t = w.table("accounts");

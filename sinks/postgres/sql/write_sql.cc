@@ -199,7 +199,7 @@ std::string shard_truncate_sql(const target_table& table, const std::string& sha
 }
 
 std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
-                       std::string source, bool once) {
+                       std::string source, append_once once) {
   if (source.empty()) source = unnest_source(1, append_lead(), columns);
   std::string names, values;
   for (const column_def* c : columns) {
@@ -215,7 +215,10 @@ std::string append_sql(const target_table& table, const std::vector<const column
       "'epoch'::timestamptz + s._sluice_source_us * interval '1 microsecond', "
       "s._sluice_tx, s._sluice_topic, s._sluice_partition, s._sluice_offset, s._sluice_index";
   return "INSERT INTO " + qualified_name(table) + " (" + names + ") SELECT " + values + " FROM " +
-         source + (once ? " ON CONFLICT (" + position_list() + ") DO NOTHING" : "");
+         source +
+         (once == append_once::position ? " ON CONFLICT (" + position_list() + ") DO NOTHING"
+          : once == append_once::any    ? std::string(" ON CONFLICT DO NOTHING")
+                                        : std::string());
 }
 
 std::vector<std::string> position_columns() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,9 +102,13 @@ std::string shard_truncate_sql(const target_table& table, const std::string& sha
 // offsets bigint[], $8 indexes int4[], then one text[] per column. Another unique index (a
 // primary key an adopted table has on the changes' key) still refuses a duplicate: the row is
 // a dead letter.
-// once = false (a partitioned table, which has no such index): appended as they come.
+// once: position (the default), by the position index; any (primary.key.mode kafka, where
+// every unique index of the table keys the position: Connect's sink keys its tables by
+// __connect_topic, _partition, _offset), any conflict skipped; none (a partitioned table,
+// which has no such index), appended as they come.
+enum class append_once : uint8_t { position, any, none };
 std::string append_sql(const target_table& table, const std::vector<const column_def*>& columns,
-                       std::string source = {}, bool once = true);
+                       std::string source = {}, append_once once = append_once::position);
 
 // The source position columns, sorted by name, as a text[] literal's elements (what
 // read_table_shape compares a unique index's columns with).

@@ -488,7 +488,10 @@ void table_writer::write_appends(pqxx::transaction_base& tx, const table_plan& p
   if (count == 0) return;
   _params.clear();
   const std::string from = source(tx, lead, cols, {}, 1);
-  const pqxx::result r = tx.exec_params(append_sql(plan.target, cols, from, !shape.partitioned),
+  const append_once once = _options.append_skips_any_conflict ? append_once::any
+                           : shape.partitioned                ? append_once::none
+                                                              : append_once::position;
+  const pqxx::result r = tx.exec_params(append_sql(plan.target, cols, from, once),
                                         pqxx::prepare::make_dynamic_params(_params));
   stats.appended += static_cast<size_t>(r.affected_rows());
 }

@@ -66,6 +66,10 @@ TEST_CASE("an append writes each source position once, whatever is replayed") {
   CHECK(sql.find(R"("_sluice_kafka_offset", "_sluice_kafka_index") SELECT )") != std::string::npos);
   CHECK(sql.ends_with(R"( ON CONFLICT ("_sluice_kafka_index", "_sluice_kafka_offset", )"
                       R"("_sluice_kafka_partition", "_sluice_kafka_topic") DO NOTHING)"));
+  CHECK(append_sql({"s", "events"}, {&what}, {}, append_once::any)
+            .ends_with(") ON CONFLICT DO NOTHING"));
+  CHECK(append_sql({"s", "events"}, {&what}, {}, append_once::none).find("ON CONFLICT") ==
+        std::string::npos);
   CHECK(position_index_sql({"s", "events"}) ==
         R"(CREATE UNIQUE INDEX ON "s"."events" ("_sluice_kafka_index", "_sluice_kafka_offset", )"
         R"("_sluice_kafka_partition", "_sluice_kafka_topic"))");
