@@ -51,7 +51,9 @@ const config_key keys[] = {
                   "__connect_partition and __connect_offset; none, no key. kafka and none are "
                   "append modes, as insert.mode insert is: every change is appended with its "
                   "op, CSN and source position, never collapsed by key, and a position is "
-                  "written once whatever is replayed or redelivered. delete.enabled requires "
+                  "written once whatever is replayed or redelivered (under kafka, one a table "
+                  "Connect's sink keyed by __connect_* holds already is skipped too). "
+                  "delete.enabled requires "
                   "record_key, as in Connect: under the other modes, and appending, deletes are "
                   "skipped as the peers skip them (ExtractNewRecordState's rewrite keeps them as "
                   "rows, __deleted true).",
