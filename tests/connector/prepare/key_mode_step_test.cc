@@ -50,7 +50,7 @@ std::string appended(const std::vector<lane_batch>& lanes) {
 
 }  // namespace
 
-TEST_CASE("record_value keys rows by the value's columns; deletes are off, as in Connect") {
+TEST_CASE("record_value keys rows by the value's columns, deletes off as in Connect") {
   stage s("primary.key.mode: record_value\nprimary.key.fields: [email]\n");
   CHECK_FALSE(s.cfg.deletes.enabled);  // unset: the peers' default for a mode but record_key
   source_message a = message(event(1, 10, R"(,"email":"a@x","qty":1)"), 1);
@@ -71,7 +71,7 @@ TEST_CASE("record_value keys rows by the value's columns; deletes are off, as in
   CHECK(lanes[0].merged.tables[0].rows[0].key.columns == std::vector<std::string>{"id", "v"});
 }
 
-TEST_CASE("record_key with primary.key.fields keeps those key columns; others are refused") {
+TEST_CASE("record_key with primary.key.fields keeps those key columns, refuses others") {
   stage s("primary.key.mode: record_key\nprimary.key.fields: [id]\n");
   CHECK(s.cfg.deletes.enabled);  // record_key: deletes as configured (sluice's default)
   source_message a = message(event(1, 10, ""), 1);
@@ -133,7 +133,7 @@ TEST_CASE("kafka and none append every change, kafka with Connect's position col
   CHECK(lanes[0].merged.tables[0].keyless[0].after.size() == 2);  // id, v: no position columns
 }
 
-TEST_CASE("deletes are skipped under a mode but record_key, and by append modes; truncates pass") {
+TEST_CASE("deletes are skipped under a mode but record_key and by append modes, truncates pass") {
   for (const char* modes : {"primary.key.mode: record_value\nprimary.key.fields: [id]\n",
                             "insert.mode: insert\n", "primary.key.mode: kafka\n"}) {
     INFO(modes);

@@ -126,7 +126,7 @@ TEST_CASE("the shard column is typed string beside the stream's types, once per 
   CHECK(a.key.canonical != b.key.canonical);
 }
 
-TEST_CASE("a key change carries the shard in both keys; a truncate is scoped to its shard") {
+TEST_CASE("a key change carries the shard in both keys, and a truncate is scoped to its shard") {
   transform_config t;
   t.topic_regex = "db(.)";
   t.topic_replacement = "all";
