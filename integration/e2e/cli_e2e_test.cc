@@ -160,13 +160,16 @@ TEST_CASE("config import: 0 all mapped, 1 some not (YAML written), 2 not a JDBC 
   CHECK(contains(yaml, "sslmode=verify-full"));
   CHECK_FALSE(contains(yaml + ok.out + ok.err, "s3cret"));
 
+  // A transform sluice does not run: listed, the rest (the peer's default modes) mapped.
   const std::string some = write_run_file("import_some", R"({"name": "x", "config": {
     "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
-    "connection.url": "jdbc:postgresql://db/replica", "topics": "a"}})");
+    "connection.url": "jdbc:postgresql://db/replica", "topics": "a",
+    "transforms": "custom", "transforms.custom.type": "com.example.Custom"}})");
   const command_result partly = run_sluice({"config", "import", some}, "", 30);
   CHECK(partly.exit_code == 1);
   CHECK(contains(partly.out, "table.name.style: confluent"));
-  CHECK(contains(partly.err, "insert.mode=insert"));
+  CHECK(contains(partly.out, "insert.mode: insert"));
+  CHECK(contains(partly.err, "transforms.custom"));
 
   const std::string other = write_run_file(
       "import_other", R"({"connector.class": "io.debezium.connector.mysql.MySqlConnector"})");
