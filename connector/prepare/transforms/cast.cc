@@ -317,22 +317,18 @@ cast_transform::cast_transform(const std::string& name, const transform_config& 
 
 shared_column_types cast_transform::types_for(const shared_column_types& types) {
   if (!types) return types;
-  auto [it, inserted] = _types.try_emplace(types.get());
-  if (!inserted) return it->second.second;
-  // Schemas come and go: bounded, as column_rules' cache (one entry per table and version).
-  if (_types.size() > 4096) {
-    _types.clear();
-    it = _types.try_emplace(types.get()).first;
-  }
-  auto out = std::make_shared<column_types>(*types);
+  return _types.of(types, [this](const shared_column_types& from) { return derive(*from); });
+}
+
+shared_column_types cast_transform::derive(const column_types& types) const {
+  auto out = std::make_shared<column_types>(types);
   for (column_types::column& col : out->columns) {
     auto cast = _casts.find(col.name);
     if (cast == _casts.end()) continue;
     col.type = column_type{.id = type_of(cast->second)};
     col.source_type.clear();  // the source's spelling no longer describes the column
   }
-  it->second = {types, std::move(out)};
-  return it->second.second;
+  return out;
 }
 
 std::variant<change_transform::outcome, std::string> cast_transform::apply(change& c,

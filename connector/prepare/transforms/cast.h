@@ -7,6 +7,7 @@
 
 #include "connector/config/config.h"
 #include "connector/prepare/transforms/change_transform.h"
+#include "connector/prepare/transforms/derived_types.h"
 #include "core/model/column_type.h"
 
 namespace sluice {
@@ -45,13 +46,13 @@ class cast_transform final : public change_transform {
 
  private:
   shared_column_types types_for(const shared_column_types& types);
+  shared_column_types derive(const column_types& types) const;
 
   std::string _who;  // "transforms.<name>"
   std::unordered_map<std::string, target> _casts;
   // A schema's columns with the casts' types, the source kept alive so that its address is
   // never reused for another while cached.
-  std::unordered_map<const column_types*, std::pair<shared_column_types, shared_column_types>>
-      _types;
+  derived_types _types;  // the converted columns' types, once per schema
 };
 
 }  // namespace sluice

@@ -256,14 +256,11 @@ timestamp_converter::timestamp_converter(const std::string& name, const transfor
 
 shared_column_types timestamp_converter::types_for(const shared_column_types& types) {
   if (!types) return types;
-  auto [it, inserted] = _types.try_emplace(types.get());
-  if (!inserted) return it->second.second;
-  // Schemas come and go: bounded, as column_rules' cache (one entry per table and version).
-  if (_types.size() > 4096) {
-    _types.clear();
-    it = _types.try_emplace(types.get()).first;
-  }
-  auto out = std::make_shared<column_types>(*types);
+  return _types.of(types, [this](const shared_column_types& from) { return derive(*from); });
+}
+
+shared_column_types timestamp_converter::derive(const column_types& types) const {
+  auto out = std::make_shared<column_types>(types);
   for (column_types::column& col : out->columns) {
     if (col.name != _field) continue;
     // A time of day or an instant keeps the fraction digits its source had, if it had any.
@@ -289,8 +286,7 @@ shared_column_types timestamp_converter::types_for(const shared_column_types& ty
     }
     col.source_type.clear();  // the source's spelling no longer describes the column
   }
-  it->second = {types, std::move(out)};
-  return it->second.second;
+  return out;
 }
 
 std::variant<change_transform::outcome, std::string> timestamp_converter::apply(

@@ -3,11 +3,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <utility>
 
 #include "connector/config/config.h"
 #include "connector/prepare/transforms/change_transform.h"
+#include "connector/prepare/transforms/derived_types.h"
 #include "connector/prepare/transforms/java_date_format.h"
 #include "core/model/column_type.h"
 
@@ -48,6 +47,7 @@ class timestamp_converter final : public change_transform {
 
  private:
   shared_column_types types_for(const shared_column_types& types);
+  shared_column_types derive(const column_types& types) const;
 
   std::string _who;  // "transforms.<name>"
   std::string _field;
@@ -56,8 +56,7 @@ class timestamp_converter final : public change_transform {
   std::optional<java_date_format> _format;
   // A schema's columns with the field's new type, the source kept alive so that its address
   // is never reused for another while cached.
-  std::unordered_map<const column_types*, std::pair<shared_column_types, shared_column_types>>
-      _types;
+  derived_types _types;  // the converted columns' types, once per schema
 };
 
 }  // namespace sluice
