@@ -13,6 +13,7 @@
 #include "core/model/batch_records.h"
 #include "sinks/apply_options.h"
 #include "sinks/postgres/plan/table_plan.h"
+#include "sinks/postgres/sql/ddl_sql.h"
 #include "sinks/postgres/sql/table_shape.h"
 
 namespace sluice {
@@ -23,20 +24,6 @@ class schema_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// A table as sluice creates it: key columns (the primary key), then the others.
-struct table_definition {
-  target_table target;
-  std::vector<column_def> key;
-  std::vector<column_def> columns;  // including sluice's metadata columns
-};
-
-std::string create_table_sql(const table_definition& def);
-std::string add_columns_sql(const target_table& target, const std::vector<column_def>& columns);
-// ALTER TABLE … ALTER COLUMN c TYPE t, … (auto.evolve.widen).
-std::string widen_columns_sql(const target_table& target, const std::vector<column_def>& columns);
-// The column type auto-create gives a column from the JSON kinds of its values (SPEC §4).
-std::string sql_type_for(value_kind kind, bool mixed);
 
 // Auto-create and auto-evolve of target tables (SPEC §4 "Schema"), and the cache of their
 // shapes that the writer casts values with.
