@@ -72,6 +72,9 @@ struct config_key {
 
 // Every key, in reference order.
 std::span<const config_key> config_keys();
+// postgres.*, the replica's connection (config_table_postgres.cc): a part of config_keys(),
+// kept in a file of their own.
+std::span<const config_key> postgres_config_keys();
 // How rows are written — deletes, truncates, tombstones, keyless tables, key and insert modes
 // (config_table_writes.cc): a part of config_keys(), kept in a file of their own.
 std::span<const config_key> write_config_keys();
