@@ -10,6 +10,8 @@ std::unique_ptr<sink::target> make_target(target_kind kind, session_options sett
   switch (kind) {
     case target_kind::postgres:
       return std::make_unique<pg_target>(std::move(settings));
+    case target_kind::mariadb:
+      throw std::invalid_argument("the MariaDB target is not built yet");
   }
   throw std::invalid_argument("unknown target kind");
 }

@@ -8,12 +8,11 @@
 
 namespace sluice {
 
-// Which implementation of the seam a connector writes to. PostgreSQL is the only one today,
-// selected by the `postgres.*` settings (postgres.dsn); a second target adds its kind here and
-// its own folder beside sinks/postgres/.
-enum class target_kind : uint8_t { postgres };
+// Which implementation of the seam a connector writes to: PostgreSQL (`postgres.dsn`) or
+// MariaDB (`mariadb.dsn`, sinks/mariadb/), each in its own folder.
+enum class target_kind : uint8_t { postgres, mariadb };
 
-// The one file outside sinks/postgres/ that names it. No I/O.
+// The one file outside sinks/<target>/ that names them. No I/O.
 std::unique_ptr<sink::target> make_target(target_kind kind, session_options settings);
 
 }  // namespace sluice
