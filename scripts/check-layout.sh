@@ -44,14 +44,15 @@ for dir in connector/*/; do
   done < <(grep -ro '#include "connector/[^"]*"' "$dir" | sed 's/#include "\(.*\)"/\1/')
 done
 # connector/ reaches the target through the seam only (sinks/*.h: target-neutral roles,
-# chosen by sinks/target_factory.h): an include of sinks/postgres/ would tie it to one target.
+# chosen by sinks/target_factory.h): an include of a target's folder would tie it to one target.
 while IFS= read -r hit; do
-  echo "$hit: connector/ includes sinks/*.h, the seam, never sinks/postgres/"
+  echo "$hit: connector/ includes sinks/*.h, the seam, never a target's folder"
   failed=1
-done < <(grep -rn '#include "sinks/postgres/' connector || true)
-# sinks/postgres/ in floors: pure SQL text (sql/) at the bottom, then the connection
-# (session/), then planning (plan/), then writing and state (write/, state/), which never
-# include each other; the roles at its root may include them all.
+done < <(grep -rnE '#include "sinks/(postgres|mariadb)/' connector || true)
+# Each target's folder (sinks/postgres/, sinks/mariadb/) in floors: pure SQL text (sql/) at the
+# bottom, then the connection (session/), then planning (plan/), then writing and state
+# (write/, state/), which never include each other; the roles at its root may include them
+# all. A target never includes another target's folder.
 declare -A sink_allowed=(
   [sql]="sql"
   [session]="sql session"
@@ -59,22 +60,31 @@ declare -A sink_allowed=(
   [write]="sql session plan write"
   [state]="sql session plan state"
 )
-for dir in sinks/postgres/*/; do
-  folder=$(basename "$dir")
-  if [[ -z "${sink_allowed[$folder]+x}" ]]; then
-    echo "sinks/postgres/$folder/: a floor docs/architecture.md does not place (add it to scripts/check-layout.sh)"
+for sink in postgres mariadb; do
+  [[ -d sinks/$sink ]] || continue
+  other=$([[ $sink == postgres ]] && echo mariadb || echo postgres)
+  while IFS= read -r hit; do
+    echo "$hit: sinks/$sink/ includes another target's folder"
     failed=1
-    continue
-  fi
-  while IFS=: read -r file target; do
-    to=${target#sinks/postgres/}
-    [[ "$to" == */* ]] || { echo "$file includes $target: a floor never includes the roles above it"; failed=1; continue; }
-    to=${to%%/*}
-    if [[ " ${sink_allowed[$folder]} " != *" $to "* ]]; then
-      echo "$file includes $target: sinks/postgres/$folder/ may include only: ${sink_allowed[$folder]}"
+  done < <(grep -rn "#include \"sinks/$other/" "sinks/$sink" || true)
+  for dir in sinks/$sink/*/; do
+    [[ -d "$dir" ]] || continue
+    folder=$(basename "$dir")
+    if [[ -z "${sink_allowed[$folder]+x}" ]]; then
+      echo "sinks/$sink/$folder/: a floor docs/architecture.md does not place (add it to scripts/check-layout.sh)"
       failed=1
+      continue
     fi
-  done < <(grep -o '#include "sinks/postgres/[^"]*"' "$dir"* | sed 's/#include "\(.*\)"/\1/')
+    while IFS=: read -r file target; do
+      to=${target#sinks/$sink/}
+      [[ "$to" == */* ]] || { echo "$file includes $target: a floor never includes the roles above it"; failed=1; continue; }
+      to=${to%%/*}
+      if [[ " ${sink_allowed[$folder]} " != *" $to "* ]]; then
+        echo "$file includes $target: sinks/$sink/$folder/ may include only: ${sink_allowed[$folder]}"
+        failed=1
+      fi
+    done < <(grep -o "#include \"sinks/$sink/[^\"]*\"" "$dir"* | sed 's/#include "\(.*\)"/\1/')
+  done
 done
 # Nothing but folders in connector/ (a file at its root belongs to no floor).
 for f in connector/*; do
@@ -82,5 +92,5 @@ for f in connector/*; do
   echo "$f: at connector/'s root, on no floor"
   failed=1
 done
-[[ $failed == 0 ]] && echo "layout: every include of connector/ and sinks/postgres/ points down, and none from connector/ into sinks/postgres/"
+[[ $failed == 0 ]] && echo "layout: every include of connector/ and of each target's folder points down, and none from connector/ into a target's folder"
 exit $failed

@@ -8,7 +8,8 @@
 #include <pqxx/nontransaction>
 #include <pqxx/transaction>
 
-#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/plan/change_dead_letter.h"
+#include "sinks/postgres/plan/pg_rules.h"
 #include "sinks/postgres/plan/value_fit.h"
 #include "sinks/postgres/sql/table_shape.h"
 #include "sinks/postgres/state/dead_letter_store.h"
@@ -36,7 +37,7 @@ void check_progress(const std::vector<partition_progress>& progress) {
 batch_applier::batch_applier(pg_session& session, apply_options options)
     : _session(session),
       _options(std::move(options)),
-      _planner(_options),
+      _planner(_options, pg_target_rules(_options.state_schema)),
       _ddl(_options),
       _writer(_options, _session.schema().table("tombstones")),
       _locks(_options.max_key_locks),

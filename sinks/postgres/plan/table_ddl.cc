@@ -8,10 +8,10 @@
 #include <pqxx/transaction>
 
 #include "core/catalog/table_router.h"
-#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/plan/change_dead_letter.h"
+#include "sinks/plan/plan_rejects.h"
 #include "sinks/postgres/plan/ddl_locks.h"
 #include "sinks/postgres/plan/pg_type.h"
-#include "sinks/postgres/plan/plan_rejects.h"
 #include "sinks/postgres/plan/table_shape_reader.h"
 #include "sinks/postgres/session/key_locks.h"
 #include "sinks/postgres/session/pg_error_policy.h"

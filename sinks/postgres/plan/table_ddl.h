@@ -12,7 +12,7 @@
 
 #include "core/model/batch_records.h"
 #include "sinks/apply_options.h"
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 #include "sinks/postgres/sql/ddl_sql.h"
 #include "sinks/postgres/sql/table_shape.h"
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "core/model/value.h"
-#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/plan/change_dead_letter.h"
 #include "sinks/postgres/plan/pg_type.h"
 
 namespace sluice {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/model/batch_records.h"
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 #include "sinks/postgres/sql/table_shape.h"
 
 namespace sluice {

@@ -7,7 +7,7 @@
 #include <pqxx/binarystring>
 #include <pqxx/result>
 
-#include "sinks/postgres/sql/json_text.h"
+#include "sinks/plan/json_text.h"
 #include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {

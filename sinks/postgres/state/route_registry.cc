@@ -4,7 +4,7 @@
 
 #include <pqxx/result>
 
-#include "sinks/postgres/plan/plan_rejects.h"
+#include "sinks/plan/plan_rejects.h"
 #include "sinks/postgres/sql/pg_array.h"
 
 namespace sluice {

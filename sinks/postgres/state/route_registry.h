@@ -8,7 +8,7 @@
 
 #include "core/catalog/table_catalog.h"
 #include "core/model/batch_records.h"
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 #include "sinks/postgres/session/state_schema.h"
 
 namespace sluice {

@@ -6,7 +6,7 @@
 
 #include <pqxx/transaction_base>
 
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 #include "sinks/postgres/session/state_schema.h"
 #include "sinks/table_progress.h"
 

@@ -7,8 +7,8 @@
 #include <pqxx/prepared_statement>
 #include <pqxx/result>
 
+#include "sinks/plan/json_text.h"
 #include "sinks/postgres/sql/column_csn_sql.h"
-#include "sinks/postgres/sql/json_text.h"
 #include "sinks/postgres/sql/pg_identifier.h"
 
 namespace sluice {

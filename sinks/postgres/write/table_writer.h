@@ -9,7 +9,7 @@
 
 #include "sinks/apply_options.h"
 #include "sinks/apply_stats.h"
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 #include "sinks/postgres/sql/pg_array.h"
 #include "sinks/postgres/sql/table_shape.h"
 #include "sinks/postgres/sql/write_sql.h"

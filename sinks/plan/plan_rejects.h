@@ -5,7 +5,7 @@
 
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 
 namespace sluice {
 

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,24 +12,35 @@
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
 #include "sinks/apply_options.h"
-#include "sinks/postgres/plan/table_plan.h"
+#include "sinks/plan/table_plan.h"
 
 namespace sluice {
 
+// What the target allows, for the planner to check before any SQL: the longest identifier
+// (PostgreSQL 63 bytes, MariaDB 64 characters), and which targets no message may reach (the
+// server's catalogs, sluice's state). Each target gives its own (postgres/plan/pg_rules.h,
+// mariadb/plan/mdb_rules.h).
+struct target_rules {
+  size_t max_identifier_bytes = 63;
+  // Why no message may write to this target; nothing when it is an ordinary one.
+  std::function<std::optional<std::string>(const target_table&)> reserved;
+};
+
 // Turns a merged batch into table plans: skips tables tables.include / tables.exclude leave
-// out, routes each table — refusing targets in sluice's state schema or PostgreSQL's own
-// (pg_*, information_schema) —, maps column names through the
+// out, routes each table — refusing targets the target's rules reserve (sluice's state, the
+// server's catalogs) —, maps column names through the
 // case policy and checks them, and refuses what cannot be written as bad input — a column
-// name over 63 bytes, two source names folding to one target name (an error, not a merge),
-// a name in the reserved _sluice_ prefix, text with a NUL byte, a key that differs from the
-// table's, a keyless change under keyless: dead_letter, a partial image under soft deletes
+// name over the target's identifier limit, two source names folding to one target name (an error,
+// not a merge), a name in the reserved _sluice_ prefix, text with a NUL byte, a key that differs
+// from the table's, a keyless change under keyless: dead_letter, a partial image under soft deletes
 // — each as a dead letter naming why. Nothing is dropped silently.
 //
 // Stage: apply (first step). Threading: one instance per apply lane. It remembers, per
 // target table, which source name each target column came from, across batches.
 class table_planner {
  public:
-  explicit table_planner(const apply_options& options);
+  // rules: the target's; by default 63-byte names and only sluice's state schema reserved.
+  explicit table_planner(const apply_options& options, target_rules rules = {});
 
   // Plans every table of the batch; refused items are marked and their dead letters appended
   // to rejects. Plans point into batch.
@@ -44,6 +58,7 @@ class table_planner {
              std::map<std::vector<uint32_t>, uint32_t>& groups);
 
   const apply_options& _options;
+  target_rules _rules;
   table_router _router;
   table_filter _filter;
   // Per target table: target column name -> the source name that first took it.

@@ -1,7 +1,7 @@
-#include "sinks/postgres/plan/plan_rejects.h"
+#include "sinks/plan/plan_rejects.h"
 
-#include "sinks/postgres/plan/change_dead_letter.h"
-#include "sinks/postgres/sql/json_text.h"
+#include "sinks/plan/change_dead_letter.h"
+#include "sinks/plan/json_text.h"
 
 namespace sluice {
 namespace {

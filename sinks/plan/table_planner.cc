@@ -1,14 +1,13 @@
-#include "sinks/postgres/plan/table_planner.h"
+#include "sinks/plan/table_planner.h"
 
 #include <algorithm>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
 
-#include "sinks/postgres/plan/change_dead_letter.h"
-#include "sinks/postgres/plan/plan_rejects.h"
-#include "sinks/postgres/sql/json_text.h"
-#include "sinks/postgres/sql/pg_identifier.h"
+#include "sinks/plan/change_dead_letter.h"
+#include "sinks/plan/json_text.h"
+#include "sinks/plan/plan_rejects.h"
 
 namespace sluice {
 namespace {
@@ -37,21 +36,9 @@ std::string label(const target_table& t) {
   return t.schema + "." + t.name;
 }
 
-// Targets no message may reach, whatever routing says: sluice's own state, and PostgreSQL's
-// catalogs (pg_catalog, pg_toast, pg_temp_*: every schema starting "pg_" is the server's),
-// information_schema. Names are compared exactly: they are always quoted, so "PG_catalog" is
-// an ordinary schema.
-std::optional<std::string> reserved_target(const target_table& t, std::string_view state_schema) {
-  if (t.schema == state_schema) {
-    return "the target schema \"" + t.schema +
-           "\" is sluice's state schema (postgres.state.schema)";
-  }
-  if (t.schema.starts_with("pg_")) {
-    return "the target schema \"" + t.schema + "\" is reserved for PostgreSQL's catalogs";
-  }
-  if (t.schema == "information_schema") {
-    return "the target schema \"information_schema\" is PostgreSQL's";
-  }
+// sluice's state, which no message may reach whatever the target's rules say.
+std::optional<std::string> state_target(const target_table& t, std::string_view state_schema) {
+  if (t.schema == state_schema) return "the target schema \"" + t.schema + "\" is sluice's state";
   return std::nullopt;
 }
 
@@ -82,9 +69,17 @@ const planned_column* table_plan::find(const std::string& name) const {
   return nullptr;
 }
 
-table_planner::table_planner(const apply_options& options)
+namespace {
+routing_options with_limit(routing_options routing, size_t max_identifier_bytes) {
+  routing.max_identifier_bytes = max_identifier_bytes;
+  return routing;
+}
+}  // namespace
+
+table_planner::table_planner(const apply_options& options, target_rules rules)
     : _options(options),
-      _router(pg_routing(options.routing)),
+      _rules(std::move(rules)),
+      _router(with_limit(options.routing, _rules.max_identifier_bytes)),
       _filter(options.tables_include, options.tables_exclude) {}
 
 std::vector<table_plan> table_planner::plan(const merged_batch& batch,
@@ -101,7 +96,10 @@ std::vector<table_plan> table_planner::plan(const merged_batch& batch,
                   dead_letter_kind::routing, nullptr, rejects);
       continue;
     }
-    if (auto why = reserved_target(*target, _options.state_schema)) {
+    std::optional<std::string> why;
+    if (_rules.reserved) why = _rules.reserved(*target);
+    if (!why) why = state_target(*target, _options.state_schema);
+    if (why) {
       reject_rows(
           tr, "cannot route " + tr.table->name.qualified() + " to " + label(*target) + ": " + *why,
           dead_letter_kind::routing, &*target, rejects);

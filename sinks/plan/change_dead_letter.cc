@@ -1,11 +1,11 @@
-#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/plan/change_dead_letter.h"
 
 #include <algorithm>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "sinks/postgres/sql/json_text.h"
+#include "sinks/plan/json_text.h"
 
 namespace sluice {
 namespace {
