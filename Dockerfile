@@ -18,7 +18,7 @@ RUN apt-get update \
       librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev \
       prometheus-cpp-dev libcivetweb-dev libjemalloc-dev libhowardhinnant-date-dev libavro-dev libcli11-dev \
       zlib1g-dev libsnappy-dev libre2-dev \
-      libcurl4-openssl-dev kcat curl \
+      libcurl4-openssl-dev libmariadb-dev kcat curl \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -37,7 +37,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       librdkafka1 librdkafka++1 libpqxx-6.4 libpq5 libsimdjson14 libavro23 libyaml-cpp0.7 \
       libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 libjemalloc2 \
-      libdate-tz3 libcurl4 zlib1g libsnappy1v5 libre2-9 tzdata ca-certificates curl \
+      libdate-tz3 libcurl4 zlib1g libsnappy1v5 libre2-9 libmariadb3 tzdata ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 sluice \
  && useradd --system --uid 10001 --gid sluice --no-create-home --shell /usr/sbin/nologin sluice

@@ -9,8 +9,8 @@
 # 2. builds build/ (RelWithDebInfo: everything, the benchmarks included, so they keep
 #    compiling) and runs the unit tests (the format and docs checks among them) and the tests
 #    labelled `release`, which measure what only a release build shows (peak RSS); the Kafka
-#    broker, PostgreSQL and the Schema Registry (Apicurio) are started and stopped by CTest
-#    fixtures (integration/CMakeLists.txt), in build/run;
+#    broker, PostgreSQL, MariaDB and the Schema Registry (Apicurio) are started and stopped by
+#    CTest fixtures (integration/CMakeLists.txt), in build/run;
 # 3. builds build-asan/ (-DSLUICE_SANITIZE=ON: ASan + UBSan, -O1 -g1): the unit tests, the
 #    sluice binary and the integration programs; runs the unit tests, then every integration
 #    and fault test (their own services, in build-asan/run). A sanitizer report fails the test,
@@ -45,7 +45,7 @@ stop_services() {
   for dir in "$repo/build/run" "$repo/build-asan/run" "$repo/build-tsan/run"; do
     [[ -d "$dir" ]] || continue
     # The Connect worker first: it keeps its state on the broker.
-    for service in connect kafka postgres registry; do
+    for service in connect kafka postgres registry mariadb; do
       SLUICE_RUN_DIR="$dir" "$services/$service.sh" stop 2>&1 | grep -v 'not running' >&2 || true
     done
   done

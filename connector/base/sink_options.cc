@@ -10,6 +10,19 @@ namespace sluice {
 
 session_options make_session_options(const config& cfg) {
   session_options o;
+  if (cfg.targets_mariadb()) {
+    // No keepalive keys: Connector/C sets SO_KEEPALIVE with the system's timing, and the
+    // round-trip deadline notices a link that stops forwarding.
+    const mariadb_config& m = cfg.mariadb;
+    o.dsn = m.dsn;
+    o.state_schema = m.state_database;
+    o.connect_timeout = m.connect_timeout;
+    o.statement_timeout = m.statement_timeout;
+    o.lock_timeout = m.lock_timeout;
+    o.idle_in_transaction_timeout = m.idle_in_transaction_timeout;
+    o.round_trip_timeout = m.round_trip_timeout;
+    return o;
+  }
   o.dsn = cfg.postgres.dsn;
   o.state_schema = cfg.postgres.state_schema;
   o.connect_timeout = cfg.postgres.connect_timeout;
@@ -25,12 +38,13 @@ session_options make_session_options(const config& cfg) {
 }
 
 std::unique_ptr<sink::target> make_target(const config& cfg) {
-  return make_target(target_kind::postgres, make_session_options(cfg));
+  return make_target(cfg.targets_mariadb() ? target_kind::mariadb : target_kind::postgres,
+                     make_session_options(cfg));
 }
 
 retry_policy make_retry_policy(const config& cfg) {
   retry_policy p = retry_policy::waiting_out();
-  p.outage_limit = cfg.postgres.retry_timeout;
+  p.outage_limit = cfg.targets_mariadb() ? cfg.mariadb.retry_timeout : cfg.postgres.retry_timeout;
   // errors.retry.max counts retries, as Connect's max.retries does: 0 is one attempt, no
   // retry (it used to fall back to the default).
   p.statement_attempts = cfg.errors.retry_max + 1;
@@ -42,14 +56,16 @@ apply_options make_applier_options(const config& cfg) {
   apply_options o;
   o.chunk_timeout = cfg.chunk_timeout;
   o.chunk_max_bytes = cfg.chunk_max_bytes;
-  o.state_schema = cfg.postgres.state_schema;
+  o.state_schema = cfg.state_schema();
   o.connector = cfg.name;
   o.auto_create = cfg.auto_create;
   o.auto_evolve = cfg.auto_evolve;
   o.auto_evolve_widen = cfg.auto_evolve_widen;
   o.ddl_failure_dead_letters = cfg.ddl_failure == ddl_failure_mode::dead_letter;
-  o.ddl_lock_timeout = cfg.postgres.ddl_lock_timeout;
-  o.ddl_statement_timeout = cfg.postgres.ddl_statement_timeout;
+  o.ddl_lock_timeout =
+      cfg.targets_mariadb() ? cfg.mariadb.ddl_lock_timeout : cfg.postgres.ddl_lock_timeout;
+  o.ddl_statement_timeout = cfg.targets_mariadb() ? cfg.mariadb.ddl_statement_timeout
+                                                  : cfg.postgres.ddl_statement_timeout;
   o.tables_include = cfg.tables_include;
   o.tables_exclude = cfg.tables_exclude;
   o.deletes =

@@ -15,14 +15,15 @@ namespace sluice {
 
 apply_options make_applier_options(const config& cfg);
 
-// Every PostgreSQL session's settings (postgres.*: DSN, state schema, timeouts, keepalives).
+// Every target session's settings from the section the config names (postgres.*: DSN, state
+// schema, timeouts, keepalives; mariadb.*: DSN, state database, timeouts).
 session_options make_session_options(const config& cfg);
-// How the connector's sessions retry: outages waited out (postgres.retry.timeout, forever by
+// How the connector's sessions retry: outages waited out (<target>.retry.timeout, forever by
 // default), statement-level errors bounded (errors.retry.max, errors.retry.backoff.max).
 retry_policy make_retry_policy(const config& cfg);
 
-// The target the configuration names (postgres.*: the only kind today), with its sessions'
-// settings (sinks/target_factory.h). No I/O.
+// The target the configuration names (mariadb.dsn: MariaDB, else PostgreSQL), with its
+// sessions' settings (sinks/target_factory.h). No I/O.
 std::unique_ptr<sink::target> make_target(const config& cfg);
 
 }  // namespace sluice

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "connector/check/kafka_check.h"
-#include "connector/check/postgres_check.h"
 #include "connector/check/registry_check.h"
+#include "connector/check/target_check.h"
 #include "connector/cli/cli_options.h"
 #include "connector/config/config.h"
 
@@ -22,7 +22,7 @@ int check_command(const std::string& config_path) {
   constexpr std::chrono::milliseconds timeout{5000};
   check_report report;
   check_kafka(*c, report, timeout);
-  check_postgres(*c, report, timeout);
+  check_target(*c, report, timeout);
   check_registry(*c, report, timeout);
   report.print(std::cout);
   const int code = report.exit_code();

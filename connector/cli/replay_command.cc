@@ -227,8 +227,8 @@ int replay_command(const replay_options& command) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (reported > shown_dead_letters) {
     std::cerr << "(" << reported - shown_dead_letters
-              << " more dead letters not shown: see the dead_letters table of "
-              << c->postgres.state_schema << ")\n";
+              << " more dead letters not shown: see the dead_letters table of " << c->state_schema()
+              << ")\n";
   }
   if (code == 0 && !replay.failure().empty()) {
     std::cerr << "sluice replay: stopped at " << replay.failure()

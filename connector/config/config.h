@@ -158,6 +158,22 @@ struct postgres_config {
   std::chrono::milliseconds round_trip_timeout{};
 };
 
+// The MariaDB target's connection (mariadb.*): postgres_config's sibling. A config names one
+// target: exactly one of postgres.dsn and mariadb.dsn is set (the loader refuses both and
+// neither).
+struct mariadb_config {
+  std::string dsn;  // secret: print through redact()
+  std::string state_database;
+  std::chrono::milliseconds retry_timeout{};  // 0: wait an outage out, however long
+  std::chrono::milliseconds connect_timeout{};
+  std::chrono::milliseconds statement_timeout{};            // max_statement_time; 0: none
+  std::chrono::milliseconds lock_timeout{};                 // innodb_lock_wait_timeout; 0: none
+  std::chrono::milliseconds ddl_lock_timeout{};             // lock_wait_timeout of DDL; 0: none
+  std::chrono::milliseconds ddl_statement_timeout{};        // 0: none
+  std::chrono::milliseconds idle_in_transaction_timeout{};  // idle_transaction_timeout
+  std::chrono::milliseconds round_trip_timeout{};
+};
+
 struct batch_config {
   std::size_t size{};       // rows
   std::size_t max_bytes{};  // message bytes
@@ -226,7 +242,8 @@ struct config {
   std::vector<std::string> topics;  // exactly one of topics and topics_regex is set
   std::string topics_regex;
   message_format format{};
-  postgres_config postgres;
+  postgres_config postgres;  // the target when postgres.dsn is set
+  mariadb_config mariadb;    // the target when mariadb.dsn is set
   batch_config batch;
   int apply_lanes{};
   bool auto_create{};
@@ -275,19 +292,28 @@ struct config {
   // redact_secrets() with them (describe(), logs, /status, `check`); not a key of the file.
   std::vector<std::string> secrets;
 
+  // The target the file names: MariaDB when mariadb.dsn is set, else PostgreSQL.
+  bool targets_mariadb() const { return !mariadb.dsn.empty(); }
+  // The target's DSN (secret: print through redact()) and the schema (PostgreSQL) or database
+  // (MariaDB) of sluice's own tables.
+  const std::string& target_dsn() const { return targets_mariadb() ? mariadb.dsn : postgres.dsn; }
+  const std::string& state_schema() const {
+    return targets_mariadb() ? mariadb.state_database : postgres.state_schema;
+  }
+
   // The format of `topic`'s messages: its override, else the global format.
   message_format format_for(std::string_view topic) const;
   // The value of a librdkafka property as configured, if set.
   std::optional<std::string> kafka_property(std::string_view property) const;
 };
 
-// Every key at its table default; required keys (name, postgres.dsn, ...) left empty.
+// Every key at its table default; required keys (name, the target's DSN, ...) left empty.
 // For tests and tools that need a config without a file.
 config config_with_defaults();
 
 // The effective configuration as YAML, one key per line in table order, secrets redacted
-// (postgres.dsn through redact(), sensitive librdkafka properties as ***, and every value
-// in `secrets` as *** wherever it stands). `sluice check` prints it.
+// (postgres.dsn and mariadb.dsn through redact(), sensitive librdkafka properties as ***, and every
+// value in `secrets` as *** wherever it stands). `sluice check` prints it.
 std::string describe(const config& c);
 
 }  // namespace sluice

@@ -53,6 +53,7 @@ class cross_checks {
   void run(config& c) {
     check_name_style(c);
     check_topics(c);
+    check_target();
     check_kafka(c);
     check_overrides(c);
     check_schema_registry(c.schema_registry);
@@ -152,6 +153,21 @@ class cross_checks {
           error_nowhere("topics", "required: the topics to consume (or topics.regex, a pattern)"));
     } else if (topics != nullptr && _typed.contains("topics") && c.topics.empty()) {
       _errors.push_back(error_at(topics->mark, "topics", "must name at least one topic"));
+    }
+  }
+
+  // A config writes to one target, named by its DSN: postgres.dsn or mariadb.dsn.
+  void check_target() {
+    const found_value* postgres = given("postgres.dsn");
+    const found_value* mariadb = given("mariadb.dsn");
+    if (postgres != nullptr && mariadb != nullptr) {
+      _errors.push_back(error_at(mariadb->mark, "mariadb.dsn",
+                                 "postgres.dsn and mariadb.dsn exclude each other: sluice writes "
+                                 "to one target, give one"));
+    } else if (postgres == nullptr && mariadb == nullptr) {
+      _errors.push_back(error_nowhere("postgres.dsn",
+                                      "required: the target database, postgres.dsn (PostgreSQL) "
+                                      "or mariadb.dsn (MariaDB)"));
     }
   }
 

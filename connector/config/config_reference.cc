@@ -96,10 +96,10 @@ reported at start-up, all at once, each with its line and column.
   *boolean* is `true` or `false`. A *list of strings* is a YAML list or one comma-separated
   string (`topics: ${TOPICS}`). An empty value (`key:` with nothing after it) is an error for
   a scalar key: write `""` for an empty string, or leave the key out for its default.
-- **Secrets.** Secret values (`postgres.dsn`'s password, sensitive librdkafka properties)
-  are redacted (`***`) wherever sluice prints them: `sluice check`, logs, `/status`, error
-  messages; so is what any `${file:}` read, and what `${NAME}` gave a sensitive librdkafka
-  property, wherever it appears.
+- **Secrets.** Secret values (the password of `postgres.dsn` or `mariadb.dsn`, sensitive
+  librdkafka properties) are redacted (`***`) wherever sluice prints them: `sluice check`,
+  logs, `/status`, error messages; so is what any `${file:}` read, and what `${NAME}` gave a
+  sensitive librdkafka property, wherever it appears.
 )";
 
 }  // namespace

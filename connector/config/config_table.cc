@@ -52,7 +52,8 @@ const config_key keys_head[] = {
    .binding = field<&config::format>()},
 };
 
-// Then the PostgreSQL connection's (config_table_postgres.cc), then:
+// Then the PostgreSQL connection's (config_table_postgres.cc), the MariaDB connection's
+// (config_table_mariadb.cc), then:
 const config_key keys_batch[] = {
   {.name = "batch.size", .type = value_type::integer, .default_value = "10000",
    .min = 1, .max = 10'000'000,
@@ -421,6 +422,8 @@ std::span<const config_key> config_keys() {
     std::vector<config_key> all(std::begin(keys_head), std::end(keys_head));
     const std::span<const config_key> postgres = postgres_config_keys();
     all.insert(all.end(), postgres.begin(), postgres.end());
+    const std::span<const config_key> mariadb = mariadb_config_keys();
+    all.insert(all.end(), mariadb.begin(), mariadb.end());
     all.insert(all.end(), std::begin(keys_batch), std::end(keys_batch));
     const std::span<const config_key> writes = write_config_keys();
     all.insert(all.end(), writes.begin(), writes.end());

@@ -75,6 +75,9 @@ std::span<const config_key> config_keys();
 // postgres.*, the replica's connection (config_table_postgres.cc): a part of config_keys(),
 // kept in a file of their own.
 std::span<const config_key> postgres_config_keys();
+// mariadb.*, the MariaDB target's connection (config_table_mariadb.cc): a part of
+// config_keys(), kept in a file of their own.
+std::span<const config_key> mariadb_config_keys();
 // How rows are written — deletes, truncates, tombstones, keyless tables, key and insert modes
 // (config_table_writes.cc): a part of config_keys(), kept in a file of their own.
 std::span<const config_key> write_config_keys();

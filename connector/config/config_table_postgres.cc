@@ -19,9 +19,10 @@ constexpr std::int64_t day = 24 * hour;
 
 // clang-format off
 const config_key keys[] = {
-  {.name = "postgres.dsn", .required = true, .secret = true,
-   .description = "libpq connection string (URI or key=value) of the replica database. Use "
-                  "${ENV} for the password; it is redacted wherever sluice prints the DSN.",
+  {.name = "postgres.dsn", .secret = true,
+   .description = "libpq connection string (URI or key=value) of the replica database. "
+                  "Exactly one of postgres.dsn and mariadb.dsn is given: it names the target. "
+                  "Use ${ENV} for the password; it is redacted wherever sluice prints the DSN.",
    .check = check_not_empty,
    .binding = field<&config::postgres, &postgres_config::dsn>()},
   {.name = "postgres.state.schema", .default_value = "sluice",

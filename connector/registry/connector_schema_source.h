@@ -14,7 +14,7 @@ class state_holder;
 // Confluent-framed messages: a schema_registry_client over the configured registry, which
 // reports its outages as the dependency "schema registry" of `state` (DEGRADED), ends its
 // waits when `stop_requested` becomes true, and stores schemas in the state schema's
-// registry_schemas table (postgres.dsn, postgres.state.schema).
+// registry_schemas table (the target's DSN and state schema: postgres.* or mariadb.*).
 //
 // nullptr when no registry is configured (schema.registry.url and its aliases unset).
 // `state` and `stop_requested` must outlive what is returned.

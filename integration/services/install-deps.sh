@@ -16,6 +16,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev
   prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
+  # the MariaDB target (sinks/mariadb/): MariaDB Connector/C
+  libmariadb-dev
   # the Schema Registry client (connector/registry/registry_http.cc)
   libcurl4-openssl-dev
   # Datastream Avro object containers (schemas/avro/) and their deflate and snappy codecs
@@ -33,6 +35,9 @@ packages=(
   # services: PostgreSQL 15 (postgres.sh uses /usr/lib/postgresql/15/bin), Kafka and Kafka
   # Connect on Java 17, their jars fetched by maven
   postgresql-15 postgresql-client-15 kcat openjdk-17-jre-headless maven ca-certificates
+  # MariaDB 10.11 for the MariaDB target's tests (services/mariadb.sh: mariadb-install-db,
+  # mariadbd, the mariadb client)
+  mariadb-server mariadb-client
   # Connect REST parity (integration/connect/rest_parity_test.sh): javac for its checker
   # against Connect's own classes, jq for the fixture lines and the worker's answers
   openjdk-17-jdk-headless jq
@@ -61,7 +66,8 @@ if ((${#missing[@]} > 0)); then
     sudo=(sudo)
   fi
   # Keep package scripts from starting services (Debian's postgresql would start its own
-  # cluster on 5432): a policy-rc.d that forbids it, only for the time of the install.
+  # cluster on 5432, mariadb-server its server on 3306): a policy-rc.d that forbids it, only for
+  # the time of the install.
   policy=/usr/sbin/policy-rc.d
   added_policy=0
   if [[ ! -e "$policy" ]]; then

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "connector/config/config_checks.h"
@@ -20,9 +21,10 @@ const std::map<std::string, std::string>& covered() {
       {"connection.pool.max_size", "sluice's connections are apply.lanes, one per lane"},
       {"connection.pool.acquire_increment", "sluice's connections are apply.lanes"},
       {"connection.pool.timeout", "sluice's connections are apply.lanes"},
-      {"connection.provider", "sluice connects with libpq"},
-      {"connection.attempts", "an unreachable PostgreSQL is waited out (postgres.retry.timeout)"},
-      {"connection.backoff.ms", "an unreachable PostgreSQL is waited out"},
+      {"connection.provider", "sluice connects with libpq or MariaDB Connector/C"},
+      {"connection.attempts",
+       "an unreachable database is waited out (postgres.retry.timeout, mariadb.retry.timeout)"},
+      {"connection.backoff.ms", "an unreachable database is waited out"},
       {"use.reduction.buffer", "sluice always collapses a batch by key (and by CSN)"},
       {"flush.max.retries", "transient errors are retried (errors.retry.max, then DEGRADED)"},
       {"flush.retry.delay.ms", "transient errors are retried with a backoff"},
@@ -57,6 +59,40 @@ std::string default_from(std::string_view key, std::string_view value, std::stri
          std::string(value);
 }
 
+// A jdbc:mariadb:// or jdbc:mysql:// URL as mariadb.dsn. The password is never copied: a
+// provider reference becomes sluice's placeholder, a plain password MARIADB_PASSWORD's.
+// Returns the URL's database, where the peer's unqualified table names live.
+std::string map_mariadb_connection(mapper& m, import_result& r, const std::string& url,
+                                   const std::optional<std::pair<std::string, std::string>>& user,
+                                   const std::optional<std::pair<std::string, std::string>>& pw) {
+  const bool url_password = url.find("password=") != std::string::npos;
+  std::string placeholder;
+  if (pw && pw->second.find("${") != std::string::npos) {
+    placeholder = m.convert(pw->second);
+  } else if (pw || url_password) {
+    placeholder = "${MARIADB_PASSWORD}";
+    m.variable("MARIADB_PASSWORD", std::string("the connector's ") +
+                                       (pw ? "connection.password" : "connection.url password") +
+                                       " (not copied)");
+  }
+  const jdbc_dsn dsn = jdbc_to_mariadb(url, user ? m.convert(user->second) : "", placeholder);
+  if (!dsn.error.empty()) {
+    r.error = "connection.url: " + dsn.error;
+    return "";
+  }
+  m.line("mariadb.dsn", quoted(dsn.uri),
+         "connection.url" + std::string(user ? " and " + user->first : "") +
+             (pw ? " and connection.password" : "") + "; TLS: " + dsn.tls_note);
+  for (const auto& [key, why] : dsn.unmapped)
+    m.left_out(key, why);
+  if (url.starts_with("jdbc:mysql://")) {
+    m.left_out("connection.url jdbc:mysql://",
+               "MySQL 8 is written to by the MariaDB target; where its SQL differs it is "
+               "unit-tested, not run against a MySQL server (see the MariaDB page in docs/)");
+  }
+  return dsn.current_schema;
+}
+
 // Returns the URL's currentSchema ("" when none).
 std::string map_connection(mapper& m, import_result& r, const std::string& peer_name) {
   const auto url = m.take({"connection.url"});
@@ -65,6 +101,9 @@ std::string map_connection(mapper& m, import_result& r, const std::string& peer_
   if (!url) {
     r.error = "no connection.url: nothing says which database to write to";
     return "";
+  }
+  if (is_mariadb_jdbc_url(url->second)) {
+    return map_mariadb_connection(m, r, url->second, user, password);
   }
   const jdbc_dsn dsn = jdbc_to_libpq(url->second, user ? m.convert(user->second) : "");
   if (!dsn.error.empty()) {

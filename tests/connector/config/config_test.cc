@@ -860,7 +860,11 @@ TEST_CASE("the reference has one row per key with its type, default, bounds and 
   CHECK(contains(md, "| `batch.size` | integer | `10000` | 1 – 10000000 |"));
   CHECK(contains(md, "| `tombstone.retention` | duration | `24h` | 1m – 3650d |"));
   CHECK(contains(md, "| `delete.mode` | `hard` \\| `soft` | `hard` |"));
-  CHECK(contains(md, "| `postgres.dsn` | string | (required) |  | **Required.** **Secret.**"));
+  // One of postgres.dsn and mariadb.dsn is required (the loader's cross check), not each.
+  CHECK(
+      contains(md, "| `postgres.dsn` | string | `\"\"` |  | **Secret.** libpq connection string"));
+  CHECK(contains(md,
+                 "| `mariadb.dsn` | string | `\"\"` |  | **Secret.** URI of the replica MariaDB"));
   CHECK(contains(md, "| `enable.auto.commit` |"));
 }
 

@@ -414,6 +414,86 @@ TEST_CASE("currentSchema qualifies unqualified table names, and tasks.max is cap
   CHECK(left_out(named, "connection.url currentSchema=app,public"));
 }
 
+TEST_CASE("a jdbc:mariadb URL becomes mariadb.dsn, its password a variable, never copied") {
+  const import_result r = import_text(R"json({"name": "m", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:mariadb://db.example:3306/shop?user=app&password=hunter2",
+    "topics": "a", "insert.mode": "upsert", "primary.key.mode": "record_key"}})json");
+  const config c = load(r);
+  CHECK(c.targets_mariadb());
+  CHECK(c.postgres.dsn.empty());
+  CHECK(r.yaml.find("mariadb.dsn: \"mariadb://app:${MARIADB_PASSWORD}@db.example:3306/shop"
+                    "?ssl-mode=DISABLED\"") != std::string::npos);
+  CHECK(r.yaml.find("postgres.dsn") == std::string::npos);
+  CHECK(r.yaml.find("hunter2") == std::string::npos);
+  CHECK(has_variable(r, "MARIADB_PASSWORD"));
+  CHECK(left_out(r, "connection.url password"));
+  // The peer's unqualified names live in the URL's database.
+  CHECK(c.table_name_format == "shop.${topic}");
+  CHECK_FALSE(left_out(r, "connection.url jdbc:mysql"));
+}
+
+TEST_CASE("connection.user and connection.password go with a jdbc:mariadb URL as for PostgreSQL") {
+  const import_result r = import_text(R"(name=m
+connector.class=io.confluent.connect.jdbc.JdbcSinkConnector
+topics=orders
+connection.url=jdbc:mariadb://db:3306/replica?sslMode=verify-full&serverSslCert=/etc/ca.pem
+connection.user=${env:DB_USER}
+connection.password=${env:DB_PASSWORD}
+)");
+  const config c = load(r);
+  CHECK(c.mariadb.dsn ==
+        "mariadb://set:set@db:3306/replica?ssl-mode=VERIFY_IDENTITY&ssl-ca=%2Fetc%2Fca.pem");
+  CHECK(r.yaml.find("mariadb://${DB_USER}:${DB_PASSWORD}@db:3306/replica") != std::string::npos);
+  CHECK(has_variable(r, "DB_USER"));
+  CHECK(has_variable(r, "DB_PASSWORD"));
+  CHECK_FALSE(has_variable(r, "MARIADB_PASSWORD"));
+  CHECK(r.left_out.empty());
+}
+
+TEST_CASE("a jdbc:mysql URL becomes mariadb.dsn with a note that MySQL 8 is not run") {
+  const import_result r = import_text(R"json({"name": "my", "config": {
+    "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "connection.url": "jdbc:mysql://h1:3306,h2:3306/inventory?useSSL=true",
+    "connection.username": "root", "connection.password": "debezium",
+    "topics": "a", "insert.mode": "upsert", "primary.key.mode": "record_key"}})json");
+  const config c = load(r);
+  CHECK(c.targets_mariadb());
+  CHECK(r.yaml.find("mariadb://root:${MARIADB_PASSWORD}@h1:3306/inventory?ssl-mode=REQUIRED") !=
+        std::string::npos);
+  CHECK(r.yaml.find("debezium\"") == std::string::npos);
+  CHECK(left_out(r, "connection.url jdbc:mysql://"));
+  CHECK(left_out(r, "connection.url hosts h1:3306,h2:3306"));
+}
+
+TEST_CASE("MariaDB and MySQL URLs: TLS is never weaker than the URL asks") {
+  CHECK(jdbc_to_mariadb("jdbc:mariadb://h/d", "", "").uri == "mariadb://h/d?ssl-mode=DISABLED");
+  CHECK(jdbc_to_mariadb("jdbc:mariadb://h/d?sslMode=trust", "u", "").uri ==
+        "mariadb://u@h/d?ssl-mode=REQUIRED");
+  CHECK(jdbc_to_mariadb("jdbc:mariadb://h/d?sslMode=verify-ca", "", "").uri ==
+        "mariadb://h/d?ssl-mode=VERIFY_CA");
+  CHECK(jdbc_to_mariadb("jdbc:mariadb://h/d?useSsl=true", "", "").uri ==
+        "mariadb://h/d?ssl-mode=VERIFY_IDENTITY");
+  CHECK(jdbc_to_mariadb("jdbc:mariadb://h/d?useSsl=true&trustServerCertificate=true", "", "").uri ==
+        "mariadb://h/d?ssl-mode=REQUIRED");
+  CHECK(jdbc_to_mariadb("jdbc:mysql://h/d", "", "").uri == "mariadb://h/d?ssl-mode=PREFERRED");
+  CHECK(jdbc_to_mariadb("jdbc:mysql://h/d?sslMode=verify_identity", "", "").uri ==
+        "mariadb://h/d?ssl-mode=VERIFY_IDENTITY");
+  CHECK(jdbc_to_mariadb("jdbc:mysql://h/d?useSSL=false", "", "").uri ==
+        "mariadb://h/d?ssl-mode=DISABLED");
+  CHECK(jdbc_to_mariadb("jdbc:mysql://h/d?useSSL=true&verifyServerCertificate=true", "", "").uri ==
+        "mariadb://h/d?ssl-mode=VERIFY_CA");
+  // A user or password that is not a placeholder is percent-encoded.
+  CHECK(jdbc_to_mariadb("jdbc:mariadb://h:3307/d", "a@b", "${P}").uri ==
+        "mariadb://a%40b:${P}@h:3307/d?ssl-mode=DISABLED");
+  CHECK_FALSE(jdbc_to_mariadb("jdbc:mariadb://h/d?sslMode=bogus", "", "").error.empty());
+  CHECK_FALSE(jdbc_to_mariadb("jdbc:mariadb://h/", "", "").error.empty());
+  CHECK_FALSE(jdbc_to_mariadb("jdbc:mariadb://address=(host=h)/d", "", "").error.empty());
+  CHECK_FALSE(jdbc_to_mariadb("jdbc:postgresql://h/d", "", "").error.empty());
+  CHECK(is_mariadb_jdbc_url("jdbc:mysql://h/d"));
+  CHECK_FALSE(is_mariadb_jdbc_url("jdbc:postgresql://h/d"));
+}
+
 TEST_CASE("what is not a JDBC sink's config is refused") {
   CHECK_FALSE(read_connect_config("{\"config\": [1]}").config);
   const import_result other =

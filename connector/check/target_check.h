@@ -7,9 +7,11 @@
 
 namespace sluice {
 
-// `sluice check` on the PostgreSQL side: one connection with a short connect timeout and no
-// retries, in a read-only transaction (default_transaction_read_only), so that check never
-// creates or migrates anything, whatever the database holds:
+// `sluice check` on the target's side (PostgreSQL or MariaDB, whichever DSN the config gives;
+// the target itself runs the probes, sink::target::check). On PostgreSQL: one connection with
+// a short connect timeout and no retries, in a read-only transaction
+// (default_transaction_read_only), so that check never creates or migrates anything, whatever
+// the database holds:
 //   the server and the role connected;
 //   the state schema: absent (the first run creates it), at this build's version, older
 //     (the first run migrates it), or newer (fail: upgrade sluice);
@@ -17,6 +19,6 @@ namespace sluice {
 //     is absent; TEMP (the stage tables); on each target schema the routing names without
 //     a placeholder, CREATE with auto.create (USAGE without) and INSERT, UPDATE and DELETE on
 //     every table already there.
-void check_postgres(const config& c, check_report& report, std::chrono::milliseconds timeout);
+void check_target(const config& c, check_report& report, std::chrono::milliseconds timeout);
 
 }  // namespace sluice

@@ -1,4 +1,4 @@
-#include "connector/check/postgres_check.h"
+#include "connector/check/target_check.h"
 
 #include <set>
 #include <string>
@@ -13,7 +13,8 @@ namespace {
 using status = check_report::status;
 
 // The target schemas the configuration names without a placeholder: the schema part of
-// table.name.format ("public" when it has none) and of each tables.<source>.target. A
+// table.name.format ("public" when it has none; on MariaDB, whose unqualified names land in
+// the DSN's database, the target maps "public" to it) and of each tables.<source>.target. A
 // schema part holding a placeholder depends on the messages: nullopt in `dynamic`.
 std::set<std::string> static_target_schemas(const config& c, bool& dynamic) {
   std::set<std::string> out;
@@ -54,9 +55,9 @@ check_report::status shown(sink::check_status s) {
 
 }  // namespace
 
-void check_postgres(const config& c, check_report& report, std::chrono::milliseconds timeout) {
+void check_target(const config& c, check_report& report, std::chrono::milliseconds timeout) {
   sink::check_request request;
-  request.shown_target = redact_secrets(redact(c.postgres.dsn), c.secrets);
+  request.shown_target = redact_secrets(redact(c.target_dsn()), c.secrets);
   request.timeout = timeout;
   request.target_schemas = static_target_schemas(c, request.dynamic_schemas);
   request.auto_create = c.auto_create;
