@@ -13,7 +13,7 @@
 namespace sluice {
 
 // Reads back the value of a dead letter made from changes after the merge
-// (sinks/postgres/plan/change_dead_letter.h: kinds routing, rejected, ddl_failed, keyless)
+// (sinks/plan/change_dead_letter.h: kinds routing, rejected, ddl_failed, keyless)
 // as the changes it stands for, for `sluice dead-letters replay`:
 //
 //   a merged row   -> a delete at delete_csn (if any), and the image as one upsert at

@@ -25,7 +25,7 @@ const char* to_string(dead_letter_kind kind);
 // A message sluice could not use, kept with its reason and raw bytes (SPEC §4). Written in
 // the same transaction as the batch it was consumed in. A letter made from a merged row
 // (not one message) keeps what replaying it needs: the key, the image with each column's
-// CSN, and the upsert and delete CSNs (sinks/postgres/plan/change_dead_letter.h).
+// CSN, and the upsert and delete CSNs (sinks/plan/change_dead_letter.h).
 struct dead_letter {
   std::string reason;
   dead_letter_kind kind = dead_letter_kind::decode;

@@ -1,4 +1,4 @@
-#include "sinks/postgres/plan/table_planner.h"
+#include "sinks/plan/table_planner.h"
 
 #include <doctest/doctest.h>
 

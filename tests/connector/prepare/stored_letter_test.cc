@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/merge/merge_engine.h"
-#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/plan/change_dead_letter.h"
 
 namespace sluice {
 namespace {

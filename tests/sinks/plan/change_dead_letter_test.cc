@@ -1,4 +1,4 @@
-#include "sinks/postgres/plan/change_dead_letter.h"
+#include "sinks/plan/change_dead_letter.h"
 
 #include <doctest/doctest.h>
 

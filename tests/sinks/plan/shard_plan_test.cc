@@ -3,7 +3,7 @@
 #include "core/catalog/table_catalog.h"
 #include "core/merge/merge_engine.h"
 #include "core/model/row_key.h"
-#include "sinks/postgres/plan/table_planner.h"
+#include "sinks/plan/table_planner.h"
 #include "sinks/postgres/sql/sql_fragments.h"
 #include "sinks/postgres/sql/write_sql.h"
 

@@ -1,4 +1,4 @@
-#include "sinks/postgres/sql/json_text.h"
+#include "sinks/plan/json_text.h"
 
 #include <doctest/doctest.h>
 
