@@ -159,6 +159,13 @@ command_result run_sluice(const std::vector<std::string>& args, const std::strin
 
 std::string basic_config(const std::string& name, const std::string& topic,
                          const std::string& format, const std::string& extra, int batch_size) {
+  return config_for_target("postgres:\n  dsn: \"" + postgres_dsn() + "\"\n", name, topic, format,
+                           extra, batch_size);
+}
+
+std::string config_for_target(const std::string& target_section, const std::string& name,
+                              const std::string& topic, const std::string& format,
+                              const std::string& extra, int batch_size) {
   std::ostringstream y;
   y << "name: " << name << "\n"
     << "kafka:\n"
@@ -169,9 +176,7 @@ std::string basic_config(const std::string& name, const std::string& topic,
     << "  heartbeat.interval.ms: 500\n"
     << "topics: [" << topic << "]\n"
     << "format: " << format << "\n"
-    << "postgres:\n"
-    << "  dsn: \"" << postgres_dsn() << "\"\n"
-    << "batch.size: " << batch_size << "\n"
+    << target_section << "batch.size: " << batch_size << "\n"
     << "batch.max.ms: 200\n"
     << "metrics:\n"
     << "  listen: \"\"\n"

@@ -64,6 +64,11 @@ std::string basic_config(const std::string& name, const std::string& topic,
                          const std::string& format = "datastream", const std::string& extra = "",
                          int batch_size = 500);
 
+// basic_config() with another target's section ("mariadb:\n  dsn: ...\n") instead of postgres.
+std::string config_for_target(const std::string& target_section, const std::string& name,
+                              const std::string& topic, const std::string& format = "datastream",
+                              const std::string& extra = "", int batch_size = 500);
+
 // A basic_config() with its metrics.listen on 127.0.0.1:port (an HTTP surface to query).
 std::string with_metrics_listen(std::string config, uint16_t port);
 
