@@ -1,0 +1,97 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sinks/apply_options.h"
+#include "sinks/apply_stats.h"
+#include "sinks/mariadb/session/mdb_connection.h"
+#include "sinks/mariadb/sql/table_shape.h"
+#include "sinks/mariadb/sql/write_sql.h"
+#include "sinks/mariadb/write/stager.h"
+#include "sinks/mariadb/write/value_text.h"
+#include "sinks/plan/table_plan.h"
+
+namespace sluice::mdb {
+
+// What an INSERT … SELECT … ON DUPLICATE KEY UPDATE did, from the server's "Records: R
+// Duplicates: D" (mysql_info: R rows reached the table, D of them changed a row it held) and
+// the rows it found there (sql::found_counter): inserted R - found, updated D.
+struct upsert_counts {
+  uint64_t inserted = 0;
+  uint64_t updated = 0;
+};
+upsert_counts upsert_counts_of(const char* info, uint64_t found);
+
+// Writes one table's part of a batch on MariaDB, set-based (SPEC §4 "Bulk path"; the model:
+// postgres/write/table_writer.h, the same semantics): no per-row round trip, no value in the
+// SQL text. Each statement's rows are staged in a session temporary table by one bulk INSERT
+// (stager), then read by one statement that converts them strictly. For a range of a plan's
+// items, in key order:
+//   keyed:   the rows that carry a delete: one DELETE (soft: UPDATE) joined with the stage,
+//            [two UPDATEs clearing the columns older than the delete, per-column tables], one
+//            tombstone upsert; then per column group one guarded INSERT … SELECT … ON DUPLICATE
+//            KEY UPDATE — guarded by the row's CSN, or column by column where the table keeps
+//            per-column CSNs (_sluice_col_csn);
+//   keyless: one INSERT per column group, each source position once.
+// Deletes go first: a row both deleted and re-inserted in the batch loses the columns set
+// before the delete (SPEC §4: they read NULL), then takes its new image.
+// Items the planner or the database rejected are skipped. Everything runs in the caller's
+// transaction (the stage's DDL does not commit); an mdb_error (a bad value: 1292, 1366, 1406…)
+// is the batch's, for the applier to isolate.
+//
+// Not here yet (std::logic_error): insert.mode update (update_only) and shard tables
+// (ByLogicalTableRouter's shard column).
+//
+// Threading: one per apply lane (connection); it reuses its buffers between statements.
+class table_writer {
+ public:
+  table_writer(const apply_options& options, std::string tombstones_table,
+               sql_dialect dialect = sql_dialect::mariadb);
+
+  // Applies the plan's truncate (if it has one): removes rows below its CSN and records the
+  // table's tombstone, or only counts it when truncate.enabled is off.
+  void truncate(connection& conn, const table_plan& plan, const table_shape& shape,
+                apply_stats& stats);
+  // Writes items [begin, end) of the plan.
+  void write(connection& conn, const table_plan& plan, const table_shape& shape, size_t begin,
+             size_t end, apply_stats& stats);
+
+  // The connection was lost: a new session has no temporary tables.
+  void session_lost() { _stager.session_lost(); }
+
+ private:
+  void write_deletes(connection& conn, const table_plan& plan, const table_shape& shape,
+                     size_t begin, size_t end, apply_stats& stats);
+  void write_upserts(connection& conn, const table_plan& plan, const table_shape& shape,
+                     const column_group& group, size_t begin, size_t end, apply_stats& stats);
+  void write_appends(connection& conn, const table_plan& plan, const table_shape& shape,
+                     const column_group& group, size_t begin, size_t end, apply_stats& stats);
+
+  // Runs a statement that counts the rows it finds (sql::found_counter) and returns its counts.
+  upsert_counts run_counted(connection& conn, const std::string& sql,
+                            const std::vector<param>& params);
+  // Stages one value for a column of target t.
+  void add_value(const value& v, value_target t);
+  // The context for one table (its metadata columns).
+  write_sql_context context_for(const table_shape& shape) const;
+  std::vector<const column_def*> key_columns(const table_plan& plan, const table_shape& shape);
+  // The shape's definitions of the group's columns; fills _position (plan column -> position).
+  std::vector<const column_def*> group_columns(const table_plan& plan, const table_shape& shape,
+                                               const column_group& group);
+  // Every non-key column of the table but sluice's own.
+  std::vector<const column_def*> data_columns(const table_plan& plan, const table_shape& shape);
+
+  const apply_options& _options;
+  write_sql_context _ctx;
+  stager _stager;
+  std::vector<value_target> _targets;  // per value column of the statement
+  std::vector<int32_t> _position;      // plan column -> position in the group's columns
+  std::vector<const value*> _values;   // the row's value per group column
+  std::string _scratch;                // text made for one value
+  bool _counter_unsure = true;         // a counted statement failed: the counter holds its rows
+};
+
+}  // namespace sluice::mdb
