@@ -50,7 +50,9 @@ std::vector<table_shape> read_table_shapes(connection& conn,
     return it == index.end() ? nullptr : &shapes[it->second];
   };
 
+  // The filter first: it fills params, which the query then binds.
   std::vector<param> params;
+  std::string filter = table_filter(tables, "c.table_schema", "c.table_name", params);
   const result columns = conn.query(
       "SELECT c.table_schema, c.table_name, c.column_name, c.column_type, c.collation_name, "
       "c.is_nullable, EXISTS (SELECT 1 FROM information_schema.check_constraints k "
@@ -60,8 +62,7 @@ std::vector<table_shape> read_table_shapes(connection& conn,
       "FROM information_schema.columns c JOIN information_schema.tables b "
       "ON b.table_schema = c.table_schema AND b.table_name = c.table_name "
       "AND b.table_type = 'BASE TABLE' WHERE " +
-          table_filter(tables, "c.table_schema", "c.table_name", params) +
-          " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
+          filter + " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
       params);
   for (const auto& row : columns.rows) {
     table_shape* shape = shape_of(row[0], row[1]);
@@ -76,11 +77,11 @@ std::vector<table_shape> read_table_shapes(connection& conn,
   }
 
   params.clear();
+  filter = table_filter(tables, "table_schema", "table_name", params);
   const result indexes = conn.query(
       "SELECT table_schema, table_name, index_name, column_name, sub_part "
       "FROM information_schema.statistics WHERE non_unique = 0 AND " +
-          table_filter(tables, "table_schema", "table_name", params) +
-          " ORDER BY table_schema, table_name, index_name, seq_in_index",
+          filter + " ORDER BY table_schema, table_name, index_name, seq_in_index",
       params);
   // Per table, each unique index's columns (the rows come in index order).
   std::map<size_t, std::map<std::string, std::vector<std::string>>> unique;
