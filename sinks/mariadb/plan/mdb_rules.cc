@@ -16,6 +16,12 @@ bool same_name(std::string_view a, std::string_view b) {
   });
 }
 
+// A character beyond the Basic Multilingual Plane: four bytes in UTF-8 (lead byte 0xF0-0xF4).
+bool beyond_bmp(std::string_view name) {
+  return std::any_of(name.begin(), name.end(),
+                     [](char c) { return static_cast<unsigned char>(c) >= 0xF0; });
+}
+
 constexpr std::string_view system_databases[] = {"mysql", "information_schema",
                                                  "performance_schema", "sys"};
 
@@ -33,6 +39,13 @@ target_rules mariadb_target_rules(std::string state_database) {
       if (same_name(t.schema, system)) {
         return "the target database `" + t.schema + "` is the server's own (" +
                std::string(system) + ")";
+      }
+    }
+    for (const std::string* name : {&t.schema, &t.name}) {
+      if (beyond_bmp(*name)) {
+        return "the target name `" + *name +
+               "` has a character beyond the Basic Multilingual Plane (4 bytes in UTF-8): "
+               "MariaDB keeps identifiers in utf8mb3 and cannot name a database or table so";
       }
     }
     return std::nullopt;

@@ -14,6 +14,10 @@ namespace sluice::mdb {
 // characters is refused from 65 bytes on though MariaDB would take up to 64 characters. Stricter,
 // never looser, and the same bound the planner checks everywhere else.
 //
+// MariaDB keeps identifiers in utf8mb3: a database or table name with a character beyond the
+// Basic Multilingual Plane (an emoji: 4 bytes in UTF-8) cannot exist, and is refused here as a
+// routing dead letter. (A column name so made fails its table's DDL with 1300: table_ddl.h.)
+//
 // Names are compared case-insensitively (ASCII): with lower_case_table_names = 1 or 2 (Windows,
 // macOS, or set so) the server folds database names, and `MySQL` is then `mysql`. Refusing
 // `Sluice` beside a state database `sluice` on a case-sensitive server costs nothing.

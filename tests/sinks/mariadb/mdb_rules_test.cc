@@ -19,6 +19,11 @@ TEST_CASE("mariadb rules: 64-byte names, the state database and the server's own
   CHECK(rules.reserved({"MySQL", "user"}));
   CHECK(rules.reserved({"Information_Schema", "t"}));
   CHECK(rules.reserved({"SLUICE_state", "t"}));
+  // MariaDB's identifiers are utf8mb3: no 4-byte characters; 2 and 3 bytes are fine.
+  CHECK(rules.reserved({"shop", "t_\xF0\x9F\x98\x80"}).value().find("utf8mb3") !=
+        std::string::npos);
+  CHECK(rules.reserved({"\xF0\x9F\x98\x80", "t"}));
+  CHECK_FALSE(rules.reserved({"caf\xC3\xA9", "\xE4\xB8\xAD"}));
 }
 
 }  // namespace
