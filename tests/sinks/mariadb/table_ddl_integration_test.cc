@@ -144,6 +144,13 @@ TEST_CASE("mariadb table_ddl: evolve adds a column; with auto.evolve off the tab
   CHECK(w.shape("t").find("b")->type == "tinyint(1)");
   CHECK(ddl.shape({w.db, "t"}).find("b"));  // cached as made
 
+  // Another lane adds a column: refresh() (no DDL, any transaction) sees it.
+  mdb::table_ddl other(w.options);
+  w.prepare(other, {w.upsert("t", "id", value::number("4"), {{"z", value::string("z")}})});
+  CHECK_FALSE(ddl.shape({w.db, "t"}).find("z"));
+  ddl.refresh(w.conn, p->plans);
+  CHECK(ddl.shape({w.db, "t"}).find("z"));
+
   w.options.auto_evolve = false;
   mdb::table_ddl strict(w.options);
   p = w.prepare(strict, {w.upsert("t", "id", value::number("3"), {{"c", value::number("1")}})});
