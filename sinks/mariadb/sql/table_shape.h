@@ -25,6 +25,9 @@ struct table_shape {
   // A unique index on an appended row's source position: what an append writes each
   // position once by.
   bool position_index = false;
+  // Primary key columns indexed by a prefix only (PRIMARY KEY (k(10))): keys sharing the prefix
+  // are one row to the index. Never adopted.
+  std::vector<std::string> prefixed_key;
 
   const column_def* find(std::string_view name) const {
     for (const column_def& c : columns)

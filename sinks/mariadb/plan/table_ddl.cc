@@ -1,0 +1,560 @@
+#include "sinks/mariadb/plan/table_ddl.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/catalog/table_router.h"
+#include "sinks/mariadb/plan/mdb_type.h"
+#include "sinks/mariadb/plan/table_shape_reader.h"
+#include "sinks/mariadb/sql/mdb_identifier.h"
+#include "sinks/mariadb/sql/meta_columns.h"
+#include "sinks/plan/change_dead_letter.h"
+#include "sinks/plan/plan_rejects.h"
+
+namespace sluice::mdb {
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+// How long one DDL statement waits for its metadata lock before it is tried again (whole
+// seconds: lock_wait_timeout takes no fraction). Short, so that an ALTER queued behind a long
+// reader holds up the table's later readers (they queue behind the ALTER) a second at most.
+constexpr int lock_slice_seconds = 1;
+
+std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+bool is_integer(type_id id) {
+  return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
+}
+
+// As postgres/plan/table_ddl.cc: the stream's type says the column grew — a stated, larger
+// bound of the same family, or a larger integer or float; never a change of family.
+bool grew(const column_type& existing, const column_type& stream) {
+  if (widens(stream, existing) || !widens(existing, stream)) return false;
+  if (is_integer(existing.id) && is_integer(stream.id)) return true;
+  if (existing.id == type_id::float32 && stream.id == type_id::float64) return true;
+  if (existing.id != stream.id) return false;
+  switch (stream.id) {
+    case type_id::string:
+      return stream.length != column_type::no_length;
+    case type_id::decimal:
+    case type_id::time:
+    case type_id::timestamp:
+      return stream.precision != column_type::no_precision;
+    default:
+      return false;
+  }
+}
+
+// The type part of a definition ("varchar(80)" of "varchar(80) CHARACTER SET …").
+std::string_view type_of(std::string_view definition) {
+  return definition.substr(0, definition.find(' '));
+}
+
+bool has_items(const table_plan& plan) {
+  return std::find(plan.rejected.begin(), plan.rejected.end(), 0) != plan.rejected.end();
+}
+
+void add_unique(std::vector<column_spec>& list, column_spec c) {
+  for (const column_spec& have : list) {
+    if (have.name == c.name) return;
+  }
+  list.push_back(std::move(c));
+}
+
+// Whether a DDL error says this table cannot be made so, rather than the server's state at the
+// moment: SQLSTATE class 42 (privileges, syntax of an overridden type, bad names) but for the
+// races of MySQL's DDL without IF NOT EXISTS (1050 table, 1060 column, 1061 index exists: run
+// again) and a table dropped meanwhile (1146), and the limits of a definition (1005 cannot
+// create, 1071 key too long, 1074 column too long, 1101 blob default, 1117 too many columns,
+// 1118 row too large, 1163 type not supported, 1273/1115 unknown collation/charset, 1300 a name
+// MariaDB's utf8mb3 identifiers cannot hold — a character beyond the BMP —, 1347 not a base
+// table, 4161 unknown type in an override). Anything else (disk full, out of memory, lost
+// connection) is not the table's.
+bool refuses_table(const mdb_error& e) {
+  switch (e.code()) {
+    case 1050:
+    case 1060:
+    case 1061:
+    case 1146:
+      return false;
+    case 1005:
+    case 1071:
+    case 1074:
+    case 1101:
+    case 1115:
+    case 1117:
+    case 1118:
+    case 1163:
+    case 1273:
+    case 1300:
+    case 1347:
+    case 4161:
+      return true;
+    default:
+      return e.sqlstate().starts_with("42");
+  }
+}
+
+bool already_there(const mdb_error& e) {
+  return e.code() == 1050 || e.code() == 1060 || e.code() == 1061;
+}
+
+std::string ddl_failure_reason(const std::string& error) {
+  return "cannot create or evolve the table (ddl.failure: dead_letter): " + error;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + " s"
+                               : std::to_string(d.count()) + " ms";
+}
+
+// Whether a collation compares exactly: binary and NO PAD (MariaDB's *_nopad_bin, MySQL's
+// utf8mb4_0900_bin, the binary character set).
+bool exact_collation(std::string_view c) {
+  return c.empty() || c == "binary" || c.ends_with("_nopad_bin") || c == "utf8mb4_0900_bin";
+}
+
+// Sessions with an open InnoDB transaction, the oldest first (at most three): who may hold the
+// metadata lock a DDL waits for (which table a transaction holds needs the metadata_lock_info
+// plugin, seldom installed). Best effort: "" when nothing can be read (PROCESS privilege).
+std::string open_transactions(connection& conn) {
+  try {
+    const result r = conn.query(
+        "SELECT t.trx_mysql_thread_id, coalesce(p.user, ''), "
+        "timestampdiff(SECOND, t.trx_started, now()) "
+        "FROM information_schema.innodb_trx t LEFT JOIN information_schema.processlist p "
+        "ON p.id = t.trx_mysql_thread_id WHERE t.trx_mysql_thread_id <> connection_id() "
+        "ORDER BY t.trx_started LIMIT 3");
+    std::string out;
+    for (const auto& row : r.rows) {
+      out += (out.empty() ? "" : "; ") + std::string("connection ") + row[0].value_or("?") +
+             " (user " + row[1].value_or("") + ", transaction open " + row[2].value_or("?") + " s)";
+    }
+    return out;
+  } catch (const mdb_error&) {
+    if (conn.broken()) throw;
+    return "";
+  }
+}
+
+}  // namespace
+
+// The session's settings for DDL, restored when it ends however it ends.
+struct table_ddl::session_guard {
+  connection& conn;
+  std::string lock_wait_timeout, max_statement_time;
+
+  session_guard(connection& c, std::chrono::milliseconds statement_timeout) : conn(c) {
+    const result r = conn.query(
+        "SELECT @@SESSION.lock_wait_timeout, @@SESSION.max_statement_time, "
+        "@@SESSION.in_transaction");
+    if (r.at(0, 2) == "1") {
+      throw std::logic_error(
+          "table_ddl::prepare() inside a transaction: MariaDB would commit it implicitly");
+    }
+    lock_wait_timeout = r.at(0, 0).value_or("31536000");
+    max_statement_time = r.at(0, 1).value_or("0");
+    conn.exec("SET SESSION lock_wait_timeout = " + std::to_string(lock_slice_seconds));
+    const double seconds = double(statement_timeout.count()) / 1000.0;
+    conn.exec("SET SESSION max_statement_time = " + std::to_string(seconds));
+  }
+  ~session_guard() {
+    if (conn.broken()) return;  // a new connection starts from its own settings
+    try {
+      conn.exec("SET SESSION lock_wait_timeout = " + lock_wait_timeout);
+      conn.exec("SET SESSION max_statement_time = " + max_statement_time);
+    } catch (const mdb_error&) {
+      // Lost meanwhile: the next connection is opened with the session's settings.
+    }
+  }
+  session_guard(const session_guard&) = delete;
+  session_guard& operator=(const session_guard&) = delete;
+};
+
+table_ddl::table_ddl(const apply_options& options, sql_dialect dialect)
+    : _options(options), _dialect(dialect) {
+  const auto fold = [&](const std::string& s) {
+    return options.routing.lower_case ? lower_ascii(s) : s;
+  };
+  for (const auto& [table, columns] : options.column_types) {
+    auto& out = _overrides[fold(table)];
+    for (const auto& [column, type] : columns)
+      out[fold(column)] = type;
+  }
+}
+
+const table_shape& table_ddl::shape(const target_table& target) const {
+  static const table_shape none;
+  auto it = _shapes.find(target);
+  return it == _shapes.end() ? none : it->second;
+}
+
+const std::string* table_ddl::override_of(const target_table& target,
+                                          const std::string& column) const {
+  auto t = _overrides.find(label(target));
+  if (t == _overrides.end()) return nullptr;
+  auto c = t->second.find(column);
+  return c == t->second.end() ? nullptr : &c->second;
+}
+
+std::string table_ddl::column_definition(const target_table& target,
+                                         const planned_column& column) const {
+  if (const std::string* configured = override_of(target, column.name)) return *configured;
+  if (std::string typed = mdb_type_for(column.type, _dialect); !typed.empty()) return typed;
+  return mdb_type_for_kind(column.kind, column.mixed, _dialect);
+}
+
+std::vector<column_spec> table_ddl::key_definitions(const table_plan& plan) const {
+  std::vector<key_column> key;
+  for (size_t k = 0; k < plan.key_columns.size(); ++k) {
+    key.push_back({k < plan.key_types.size() ? plan.key_types[k] : column_type{},
+                   k < plan.key_kinds.size() ? plan.key_kinds[k] : value_kind::string});
+  }
+  const std::vector<std::string> types = key_types(key, _dialect);
+  std::vector<column_spec> out;
+  for (size_t k = 0; k < plan.key_columns.size(); ++k) {
+    const std::string* configured = override_of(plan.target, plan.key_columns[k]);
+    out.push_back({plan.key_columns[k], configured ? *configured : types[k]});
+  }
+  return out;
+}
+
+std::vector<column_spec> table_ddl::metadata_columns(const table_plan& plan, bool creating) const {
+  const std::string collation(_dialect.text_collation());
+  const std::string text = " CHARACTER SET utf8mb4 COLLATE " + collation;
+  if (plan.keyless) {
+    return {{meta::op, "varchar(16)" + text},
+            {meta::csn, "varbinary(1024)"},
+            {meta::source_ts, "datetime(6)"},
+            {meta::tx, "longtext" + text},
+            {meta::kafka_topic, "varchar(249)" + text},  // Kafka's longest topic name
+            {meta::kafka_partition, "int"},
+            {meta::kafka_offset, "bigint"},
+            {meta::kafka_index, "int"}};
+  }
+  // _sluice_csn: the CSN's bytes, compared as bytes (varbinary: no collation, no padding);
+  // _sluice_col_csn: per-column CSNs as a JSON object, column name -> lowercase hex of the CSN
+  // bytes (MariaDB has no arrays; hex keeps byte order under a binary comparison).
+  std::vector<column_spec> out = {
+      {meta::csn, creating ? "varbinary(1024) NOT NULL" : "varbinary(1024)"},
+      {meta::updated_at, "datetime(6)"}};
+  if (_options.deletes == apply_delete_mode::soft) {
+    out.push_back({meta::deleted, "boolean NOT NULL DEFAULT 0"});
+  }
+  if (plan.partial) out.push_back({meta::col_csn, "json"});
+  return out;
+}
+
+bool table_ddl::needs_table(const table_plan& plan) const {
+  for (const column_group& g : plan.groups) {
+    for (uint32_t i : g.items) {
+      if (!plan.rejected[i]) return true;
+    }
+  }
+  return false;
+}
+
+bool table_ddl::needs_position_index(const table_plan& plan, const table_shape& shape) const {
+  return plan.keyless && needs_table(plan) && !shape.position_index;
+}
+
+std::vector<column_spec> table_ddl::missing_columns(const table_plan& plan,
+                                                    const table_shape& shape) const {
+  std::vector<column_spec> out;
+  if (!has_items(plan)) return out;
+  if (needs_table(plan)) {
+    std::set<uint32_t> used;
+    for (const column_group& g : plan.groups)
+      used.insert(g.columns.begin(), g.columns.end());
+    for (uint32_t c : used) {
+      const planned_column& col = plan.columns[c];
+      if (!shape.find(col.name)) add_unique(out, {col.name, column_definition(plan.target, col)});
+    }
+  }
+  if (shape.exists || needs_table(plan)) {
+    for (column_spec& m : metadata_columns(plan, !shape.exists)) {
+      if (!shape.find(m.name)) add_unique(out, std::move(m));
+    }
+  }
+  return out;
+}
+
+std::vector<column_spec> table_ddl::widenings(const table_plan& plan,
+                                              const table_shape& shape) const {
+  std::vector<column_spec> out;
+  if (!_options.auto_evolve_widen || !shape.exists || !needs_table(plan)) return out;
+  for (const planned_column& col : plan.columns) {
+    if (!col.type.known() || override_of(plan.target, col.name)) continue;
+    const column_def* have = shape.find(col.name);
+    if (!have || have->type.starts_with("char(")) continue;  // char pads: not its family
+    const auto existing = portable_of_mdb(have->type);
+    // Compared as the type MariaDB would really get (a timestamp(9) is a datetime(6)).
+    const std::string wider = mdb_type_for(col.type, _dialect);
+    const auto made = portable_of_mdb(type_of(wider));
+    if (!existing || !made || !grew(*existing, *made)) continue;
+    add_unique(out, {col.name, wider + (have->nullable ? "" : " NOT NULL")});
+  }
+  return out;
+}
+
+bool table_ddl::needs_work(const table_plan& p, const table_shape& shape) const {
+  return (needs_table(p) && !shape.exists) || !missing_columns(p, shape).empty() ||
+         !widenings(p, shape).empty() || needs_position_index(p, shape);
+}
+
+bool table_ddl::work_needed(const std::vector<table_plan*>& group, const table_shape& shape) const {
+  return std::any_of(group.begin(), group.end(),
+                     [&](const table_plan* p) { return needs_work(*p, shape); });
+}
+
+bool table_ddl::ready(const std::vector<table_plan>& plans) const {
+  for (const table_plan& p : plans) {
+    if (!has_items(p) && !p.truncate) continue;
+    if (_failed.contains(p.target)) continue;
+    auto it = _shapes.find(p.target);
+    if (it == _shapes.end() || needs_work(p, it->second)) return false;
+  }
+  return true;
+}
+
+void table_ddl::refresh(connection& conn, const std::vector<table_plan>& plans) {
+  std::vector<target_table> targets;
+  for (const table_plan& p : plans) {
+    if (_shapes.contains(p.target) &&
+        std::find(targets.begin(), targets.end(), p.target) == targets.end()) {
+      targets.push_back(p.target);
+    }
+  }
+  std::vector<table_shape> fresh = read_table_shapes(conn, targets);
+  for (size_t i = 0; i < targets.size(); ++i)
+    _shapes[targets[i]] = std::move(fresh[i]);
+}
+
+std::optional<std::string> table_ddl::key_refusal(const target_table& target,
+                                                  const table_shape& shape) {
+  const std::string where = label(target) + ": key column ";
+  for (const std::string& name : shape.primary_key) {
+    const column_def* c = shape.find(name);
+    if (!c) continue;
+    const std::string_view type = type_of(c->type);
+    if (type.ends_with("text") || type.ends_with("blob") || type == "json") {
+      return where + name + " is " + c->type +
+             ": MariaDB indexes a prefix of it only, and keys sharing the prefix would be one "
+             "row; make it varchar/varbinary with a NO PAD binary collation, or route the table "
+             "elsewhere";
+    }
+    if (std::find(shape.prefixed_key.begin(), shape.prefixed_key.end(), name) !=
+        shape.prefixed_key.end()) {
+      return where + name +
+             " is indexed by a prefix only: keys sharing the prefix would be one row";
+    }
+    if (exact_collation(c->collation)) continue;
+    if (type.starts_with("char(") && c->collation.ends_with("_bin")) continue;
+    const bool pad_bin = c->collation.ends_with("_bin");
+    return where + name + " has collation " + c->collation +
+           (pad_bin ? " (PAD SPACE: keys `a` and `a ` would be one row)"
+                    : " (not binary: keys `a` and `A` would be one row)") +
+           "; change it to " + std::string(sql_dialect{}.text_collation()) +
+           " (ALTER TABLE … MODIFY), or route the table elsewhere";
+  }
+  return std::nullopt;
+}
+
+std::string table_ddl::check_key(table_plan& plan, const table_shape& shape,
+                                 std::vector<dead_letter>& rejects) const {
+  if (plan.keyless || !shape.exists || !has_items(plan)) return "";
+  std::vector<std::string> have = shape.primary_key, want = plan.key_columns;
+  std::sort(have.begin(), have.end());
+  std::sort(want.begin(), want.end());
+  std::string reason;
+  if (have != want) {
+    reason = shape.primary_key.empty()
+                 ? label(plan.target) + " has no primary key and the changes are keyed by (" +
+                       join_names(plan.key_columns) + "): add PRIMARY KEY (" +
+                       join_names(plan.key_columns) + ") to adopt it, or route the table elsewhere"
+                 : label(plan.target) + ": the table's primary key is (" +
+                       join_names(shape.primary_key) + "), the changes are keyed by (" +
+                       join_names(plan.key_columns) + ")";
+  } else if (auto refused = key_refusal(plan.target, shape)) {
+    reason = *refused;
+  } else {
+    return "";
+  }
+  for (size_t i = 0; i < plan.item_count(); ++i) {
+    if (plan.rejected[i]) continue;
+    plan.rejected[i] = 1;
+    rejects.push_back(merged_row_dead_letter(*plan.rows, plan.row(i), reason,
+                                             dead_letter_kind::rejected, &plan.target));
+  }
+  return reason;
+}
+
+void table_ddl::run_ddl(connection& conn, const std::string& sql, const target_table& t,
+                        steady::time_point deadline, const waiting_fn& waiting) {
+  const steady::time_point start = steady::now();
+  for (;;) {
+    try {
+      conn.exec(sql);
+      return;
+    } catch (const mdb_error& e) {
+      if (e.code() != 1205) throw;
+      const auto waited =
+          std::chrono::duration_cast<std::chrono::seconds>(steady::now() - start).count();
+      if (_options.ddl_lock_timeout.count() > 0 && steady::now() >= deadline) {
+        const std::string holders = open_transactions(conn);
+        throw mdb_error(1205, e.sqlstate(),
+                        "DDL on " + label(t) + " waited past mariadb.ddl.lock.timeout (" +
+                            seconds_text(_options.ddl_lock_timeout) + ") for its metadata lock" +
+                            (holders.empty() ? "" : "; open transactions: " + holders));
+      }
+      if (waiting) {
+        const std::string holders = open_transactions(conn);
+        waiting("DDL on " + label(t) + " waits for its metadata lock (" +
+                std::to_string(waited + lock_slice_seconds) + " s so far)" +
+                (holders.empty() ? "" : "; open transactions: " + holders));
+      }
+    }
+  }
+}
+
+table_shape table_ddl::change_table(connection& conn, const target_table& t,
+                                    const std::vector<table_plan*>& group, table_shape shape,
+                                    bool& changed, const waiting_fn& waiting) {
+  const steady::time_point deadline = steady::now() + _options.ddl_lock_timeout;
+  // MySQL's DDL has no IF NOT EXISTS for columns and indexes: a writer that got there first
+  // makes it fail with "already there"; the shape is read again and the rest done.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!shape.exists) {
+        if (!_options.auto_create) {
+          throw schema_error("table " + label(t) + " does not exist and auto.create is off");
+        }
+        table_definition def{t, {}, {}, false};
+        for (table_plan* p : group) {
+          if (!p->keyless && def.key.empty()) def.key = key_definitions(*p);
+        }
+        for (table_plan* p : group) {
+          for (column_spec& c : missing_columns(*p, shape))
+            add_unique(def.columns, std::move(c));
+          def.position_index = def.position_index || needs_position_index(*p, shape);
+        }
+        // CREATE DATABASE IF NOT EXISTS still needs the CREATE privilege: only when missing.
+        if (conn.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?",
+                       std::vector{param::text(t.schema)})
+                .empty()) {
+          run_ddl(conn, create_database_sql(t.schema, _dialect), t, deadline, waiting);
+        }
+        run_ddl(conn, create_table_sql(def, _dialect), t, deadline, waiting);
+        changed = true;
+      } else {
+        std::vector<column_spec> add, widen;
+        for (table_plan* p : group) {
+          for (column_spec& c : missing_columns(*p, shape))
+            add_unique(add, std::move(c));
+          for (column_spec& c : widenings(*p, shape))
+            add_unique(widen, std::move(c));
+        }
+        // sluice's own columns are its bookkeeping: added to an adopted table whatever
+        // auto.evolve says; auto.evolve governs the stream's columns.
+        const auto data = std::find_if(add.begin(), add.end(),
+                                       [](const column_spec& c) { return !meta::is_own(c.name); });
+        if (data != add.end() && !_options.auto_evolve) {
+          throw schema_error("table " + label(t) + " lacks column " + data->name +
+                             " and auto.evolve is off");
+        }
+        if (!add.empty()) run_ddl(conn, add_columns_sql(t, add, _dialect), t, deadline, waiting);
+        if (!widen.empty()) run_ddl(conn, widen_columns_sql(t, widen), t, deadline, waiting);
+        const bool index = std::any_of(group.begin(), group.end(), [&](const table_plan* p) {
+          return needs_position_index(*p, shape);
+        });
+        if (index) run_ddl(conn, position_index_sql(t, _dialect), t, deadline, waiting);
+        changed = changed || !add.empty() || !widen.empty() || index;
+      }
+    } catch (const mdb_error& e) {
+      if (!already_there(e) || attempt >= 3) throw;
+    }
+    table_shape made = read_table_shape(conn, t);
+    if (!made.exists) {
+      // CREATE TABLE IF NOT EXISTS only notes it when a view has the name.
+      throw schema_error("cannot create table " + label(t) +
+                         ": a view or other object of that name exists and is not a base table");
+    }
+    if (!work_needed(group, made) || attempt >= 3) return made;
+    shape = std::move(made);
+  }
+}
+
+std::vector<ddl_outcome> table_ddl::prepare(connection& conn, std::vector<table_plan>& plans,
+                                            std::vector<dead_letter>& rejects,
+                                            const waiting_fn& waiting) {
+  std::map<target_table, std::vector<table_plan*>> by_target;
+  std::map<target_table, ddl_outcome> outcomes;
+  for (table_plan& p : plans) {
+    if (!has_items(p) && !p.truncate) continue;
+    by_target[p.target].push_back(&p);
+    outcomes[p.target].table = p.target;
+  }
+  std::vector<target_table> pending;
+  for (const auto& [t, group] : by_target) {
+    if (_failed.contains(t)) continue;  // failed earlier in this batch: not tried again
+    auto it = _shapes.find(t);
+    if (it == _shapes.end() || work_needed(group, it->second)) pending.push_back(t);
+  }
+  if (!pending.empty()) {
+    std::vector<table_shape> fresh = read_table_shapes(conn, pending);
+    std::optional<session_guard> guard;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const target_table& t = pending[i];
+      if (!work_needed(by_target[t], fresh[i])) {
+        _shapes[t] = std::move(fresh[i]);
+        continue;
+      }
+      if (!guard) guard.emplace(conn, _options.ddl_statement_timeout);
+      ddl_outcome& out = outcomes[t];
+      try {
+        _shapes[t] = change_table(conn, t, by_target[t], std::move(fresh[i]), out.changed, waiting);
+        continue;
+      } catch (const schema_error& e) {
+        if (!_options.ddl_failure_dead_letters) throw;
+        out.error = e.what();
+      } catch (const mdb_error& e) {
+        if (conn.broken()) throw;
+        out.lock_timeout = e.code() == 1205;
+        if (!_options.ddl_failure_dead_letters || (!out.lock_timeout && !refuses_table(e))) {
+          throw;
+        }
+        out.error = std::to_string(e.code()) + " (" + e.sqlstate() + ") " + e.what();
+      }
+      _shapes.erase(t);  // not cached: the next batch reads it again
+      _failed[t] = out.error;
+    }
+  }
+  std::vector<ddl_outcome> done;
+  for (auto& [t, group] : by_target) {
+    ddl_outcome& out = outcomes[t];
+    auto failed = _failed.find(t);
+    for (table_plan* p : group) {
+      if (failed != _failed.end()) {
+        out.error = failed->second;
+        reject_plan(*p, ddl_failure_reason(failed->second), dead_letter_kind::ddl_failed, rejects);
+      } else if (std::string refused = check_key(*p, shape(t), rejects); !refused.empty()) {
+        out.error = refused;
+        out.key_refused = true;
+      }
+    }
+    done.push_back(std::move(out));
+  }
+  return done;
+}
+
+}  // namespace sluice::mdb

@@ -1,0 +1,111 @@
+#include "sinks/mariadb/plan/table_shape_reader.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "sinks/mariadb/sql/meta_columns.h"
+
+namespace sluice::mdb {
+namespace {
+
+// The WHERE clause picking the tables (`s` and `t` name the schema and table columns) and its
+// parameters. One database — the usual case — is one equality on the schema, which lets
+// MariaDB open that database's tables only.
+std::string table_filter(const std::vector<target_table>& tables, const std::string& s,
+                         const std::string& t, std::vector<param>& params) {
+  const bool one_schema = std::all_of(tables.begin(), tables.end(), [&](const target_table& x) {
+    return x.schema == tables.front().schema;
+  });
+  std::string out;
+  if (one_schema) {
+    params.push_back(param::text(tables.front().schema));
+    out = s + " = ? AND " + t + " IN (";
+    for (size_t i = 0; i < tables.size(); ++i) {
+      out += i == 0 ? "?" : ", ?";
+      params.push_back(param::text(tables[i].name));
+    }
+    return out + ")";
+  }
+  for (const target_table& x : tables) {
+    out += (out.empty() ? "(" : " OR (") + s + " = ? AND " + t + " = ?)";
+    params.push_back(param::text(x.schema));
+    params.push_back(param::text(x.name));
+  }
+  return "(" + out + ")";
+}
+
+}  // namespace
+
+std::vector<table_shape> read_table_shapes(connection& conn,
+                                           const std::vector<target_table>& tables) {
+  std::vector<table_shape> shapes(tables.size());
+  if (tables.empty()) return shapes;
+  std::map<target_table, size_t> index;
+  for (size_t i = 0; i < tables.size(); ++i)
+    index.emplace(tables[i], i);
+  const auto shape_of = [&](const std::optional<std::string>& s,
+                            const std::optional<std::string>& t) -> table_shape* {
+    auto it = index.find(target_table{s.value_or(""), t.value_or("")});
+    return it == index.end() ? nullptr : &shapes[it->second];
+  };
+
+  // The filter first: it fills params, which the query then binds.
+  std::vector<param> params;
+  std::string filter = table_filter(tables, "c.table_schema", "c.table_name", params);
+  const result columns = conn.query(
+      "SELECT c.table_schema, c.table_name, c.column_name, c.column_type, c.collation_name, "
+      "c.is_nullable, EXISTS (SELECT 1 FROM information_schema.check_constraints k "
+      "WHERE k.constraint_schema = c.table_schema AND k.table_name = c.table_name "
+      "AND k.level = 'Column' AND k.constraint_name = c.column_name "
+      "AND k.check_clause = concat('json_valid(`', c.column_name, '`)')) "
+      "FROM information_schema.columns c JOIN information_schema.tables b "
+      "ON b.table_schema = c.table_schema AND b.table_name = c.table_name "
+      "AND b.table_type = 'BASE TABLE' WHERE " +
+          filter + " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
+      params);
+  for (const auto& row : columns.rows) {
+    table_shape* shape = shape_of(row[0], row[1]);
+    if (!shape) continue;
+    shape->exists = true;
+    column_def c;
+    c.name = row[2].value_or("");
+    c.type = row[6] == "1" && row[3] == "longtext" ? "json" : row[3].value_or("");
+    c.collation = row[4].value_or("");
+    c.nullable = row[5] == "YES";
+    shape->columns.push_back(std::move(c));
+  }
+
+  params.clear();
+  filter = table_filter(tables, "table_schema", "table_name", params);
+  const result indexes = conn.query(
+      "SELECT table_schema, table_name, index_name, column_name, sub_part "
+      "FROM information_schema.statistics WHERE non_unique = 0 AND " +
+          filter + " ORDER BY table_schema, table_name, index_name, seq_in_index",
+      params);
+  // Per table, each unique index's columns (the rows come in index order).
+  std::map<size_t, std::map<std::string, std::vector<std::string>>> unique;
+  for (const auto& row : indexes.rows) {
+    table_shape* shape = shape_of(row[0], row[1]);
+    if (!shape || !shape->exists) continue;
+    const std::string name = row[2].value_or(""), column = row[3].value_or("");
+    unique[size_t(shape - shapes.data())][name].push_back(column);
+    if (name != "PRIMARY") continue;
+    shape->primary_key.push_back(column);
+    if (row[4]) shape->prefixed_key.push_back(column);
+  }
+  std::vector<std::string> position = meta::position_columns();
+  for (auto& [i, by_name] : unique) {
+    for (auto& [_, cols] : by_name) {
+      std::sort(cols.begin(), cols.end());
+      if (cols == position) shapes[i].position_index = true;
+    }
+  }
+  return shapes;
+}
+
+table_shape read_table_shape(connection& conn, const target_table& table) {
+  return read_table_shapes(conn, {table}).front();
+}
+
+}  // namespace sluice::mdb
