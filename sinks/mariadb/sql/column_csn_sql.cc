@@ -93,7 +93,7 @@ std::string upsert_versioned_sql(const target_table& table, const stage_def& sta
                               " >= s._sluice_tomb, s." + value_alias(i) + ", NULL)";
     names.push_back(col);
     values.push_back(value);
-    const std::string in = ctx.dialect == sql_dialect::mariadb ? "VALUES(" + col + ")" : value;
+    const std::string in = !ctx.dialect.mysql ? "VALUES(" + col + ")" : value;
     const std::string newer = "COALESCE(" + in_csn(c) + " > " + d.csn_of(c) + " OR (" + in_csn(c) +
                               " = " + d.csn_of(c) + " AND " + greater_value(in, col) + "), FALSE)";
     std::string expr = "IF(" + flag(i) + " := " + newer + ", " + in + ", " + col + ")";

@@ -78,7 +78,7 @@ std::string list(const std::vector<std::string>& items) {
 // where VALUES() is deprecated).
 std::string incoming(const write_sql_context& ctx, const std::string& name,
                      const std::string& expr) {
-  return ctx.dialect == sql_dialect::mariadb ? "VALUES(" + quote_identifier(name) + ")" : expr;
+  return !ctx.dialect.mysql ? "VALUES(" + quote_identifier(name) + ")" : expr;
 }
 
 // The first assignment "col = expr" also counts the row found (sql::counting).
@@ -320,21 +320,6 @@ std::string append_sql(const target_table& table, const stage_def& stage,
                                     "position refused this row')");
   }
   return out;
-}
-
-std::vector<std::string> position_columns() {
-  std::vector<std::string> out = {meta::kafka_index, meta::kafka_offset, meta::kafka_partition,
-                                  meta::kafka_topic};
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string position_index_sql(const target_table& table) {
-  std::vector<std::string> cols;
-  for (const std::string& c : position_columns())
-    cols.push_back(quote_identifier(c));
-  return "CREATE UNIQUE INDEX IF NOT EXISTS sluice_position ON " +
-         quote_table(table.schema, table.name) + " (" + list(cols) + ")";
 }
 
 }  // namespace sluice::mdb

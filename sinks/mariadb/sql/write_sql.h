@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/catalog/table_router.h"
+#include "sinks/mariadb/sql/meta_columns.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 #include "sinks/mariadb/sql/table_shape.h"
 
 namespace sluice::mdb {
@@ -26,15 +28,15 @@ namespace sluice::mdb {
 // is assigned last (the order is tested: write_sql_test.cc, table_writer_integration_test.cc).
 // Identifiers are backquoted. Pure functions, unit-tested without a server.
 
-// Where the text differs. mysql8: MySQL 8 deprecates VALUES() in ON DUPLICATE KEY UPDATE
-// (and allows no row alias on INSERT … SELECT): an assignment reads the incoming value from the
-// statement's SELECT (the stage) instead. Only unit-tested: MySQL 8 is not run here (SPEC §6b).
-enum class sql_dialect : uint8_t { mariadb, mysql8 };
+// Where the text differs (sql_dialect.h): MySQL 8 deprecates VALUES() in ON DUPLICATE KEY
+// UPDATE (and allows no row alias on INSERT … SELECT): an assignment reads the incoming value
+// from the statement's SELECT (the stage) instead. Only unit-tested: MySQL 8 is not run here
+// (SPEC §6b).
 
 struct write_sql_context {
   std::string tombstones;    // quoted state table, `sluice`.`tombstones`
   bool soft_delete = false;  // delete.mode: soft (rows keep _sluice_deleted = true)
-  sql_dialect dialect = sql_dialect::mariadb;
+  sql_dialect dialect = sql_dialect::mariadb();
   // The table has _sluice_updated_at (sluice's tables do; a hand-made one may not).
   bool updated_at = false;
 };
@@ -114,23 +116,5 @@ std::string append_sql(const target_table& table, const stage_def& stage,
 // Reads and resets the rows the last upsert, tombstone or append statement found already there
 // (sql::found_counter): one row, one column.
 std::string found_rows_sql();
-// The source position columns, sorted by name, and the unique index over them.
-std::vector<std::string> position_columns();
-std::string position_index_sql(const target_table& table);
-
-// Metadata columns of replica tables (a contract: SPEC §4; the same names as PostgreSQL's).
-namespace meta {
-inline constexpr const char* csn = "_sluice_csn";
-inline constexpr const char* col_csn = "_sluice_col_csn";
-inline constexpr const char* updated_at = "_sluice_updated_at";
-inline constexpr const char* deleted = "_sluice_deleted";
-inline constexpr const char* op = "_sluice_op";
-inline constexpr const char* source_ts = "_sluice_source_ts";
-inline constexpr const char* tx = "_sluice_tx";
-inline constexpr const char* kafka_topic = "_sluice_kafka_topic";
-inline constexpr const char* kafka_partition = "_sluice_kafka_partition";
-inline constexpr const char* kafka_offset = "_sluice_kafka_offset";
-inline constexpr const char* kafka_index = "_sluice_kafka_index";
-}  // namespace meta
 
 }  // namespace sluice::mdb

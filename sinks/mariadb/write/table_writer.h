@@ -49,7 +49,7 @@ upsert_counts upsert_counts_of(const char* info, uint64_t found);
 class table_writer {
  public:
   table_writer(const apply_options& options, std::string tombstones_table,
-               sql_dialect dialect = sql_dialect::mariadb);
+               sql_dialect dialect = sql_dialect::mariadb());
 
   // Applies the plan's truncate (if it has one): removes rows below its CSN and records the
   // table's tombstone, or only counts it when truncate.enabled is off.

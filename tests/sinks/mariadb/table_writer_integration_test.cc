@@ -8,6 +8,7 @@
 #include "core/catalog/table_catalog.h"
 #include "core/merge/merge_engine.h"
 #include "sinks/mariadb/session/state_schema.h"
+#include "sinks/mariadb/sql/ddl_sql.h"
 #include "sinks/mariadb/sql/mdb_identifier.h"
 #include "sinks/plan/table_planner.h"
 #include "tests/sinks/mariadb/mdb_test_env.h"
@@ -26,7 +27,7 @@ struct writer_world {
   merge_engine merger;
   apply_options options;
   table_entry* table = catalog.intern(table_name{"", db, "t"});
-  mdb::sql_dialect dialect = mdb::sql_dialect::mariadb;
+  mdb::sql_dialect dialect = mdb::sql_dialect::mariadb();
 
   static mdb::connect_settings settings() {
     mdb::connect_settings s = testing::mariadb_settings();
@@ -73,7 +74,7 @@ struct writer_world {
     s.position_index = !conn.query(
                                 "SELECT 1 FROM information_schema.statistics WHERE "
                                 "table_schema = ? AND table_name = ? AND "
-                                "index_name = 'sluice_position'",
+                                "index_name = '_sluice_position'",
                                 where)
                             .empty();
     return s;
@@ -154,8 +155,8 @@ constexpr const char* row_level =
     "_sluice_csn varbinary(1024) NOT NULL, _sluice_deleted boolean";
 
 TEST_CASE("mariadb writer: an older upsert after a newer one changes nothing") {
-  for (const auto dialect : {mdb::sql_dialect::mariadb, mdb::sql_dialect::mysql8}) {
-    CAPTURE(static_cast<int>(dialect));
+  for (const auto dialect : {mdb::sql_dialect::mariadb(), mdb::sql_dialect::mysql8()}) {
+    CAPTURE(dialect.mysql);
     writer_world w(row_level);
     w.dialect = dialect;
     apply_stats s = w.apply({w.upsert("a", 5, {{"v", value::string("new")}}),
