@@ -180,6 +180,13 @@ void mdb_session::attempt_succeeded() {
   end_stall();
 }
 
+void mdb_session::stalled_by(const target_error_class& why) {
+  const bool news = !_stalled || _last_error.message != why.message;
+  _stalled = true;
+  _last_error = why;
+  if (news && _observer) _observer->stalled(_role, why);
+}
+
 void mdb_session::end_stall() {
   if (!_stalled) return;
   _stalled = false;

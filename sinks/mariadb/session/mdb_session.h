@@ -146,6 +146,12 @@ class mdb_session {
   bool down() const { return _down; }
   bool stalled() const { return _stalled; }
 
+  // A wait that is not a failed attempt (a DDL behind another session's metadata lock,
+  // waited out in short slices): the observer is told the session is stalled, once per reason,
+  // until the work goes on (end_stall(), also at the next attempt's success).
+  void stalled_by(const target_error_class& why);
+  void end_stall();
+
  private:
   void open();
   target_error_class classify(const std::exception& e);
@@ -155,7 +161,6 @@ class mdb_session {
   bool wait_to_retry(const target_error_class& error, retry_state& state, const keep_going& go);
   void succeeded();
   void attempt_succeeded();
-  void end_stall();
   void withdraw();
   [[noreturn]] void give_up(const target_error_class& error, std::exception_ptr failure) const;
 
