@@ -161,7 +161,8 @@ std::vector<catalog_update> catalog_writer::load(pqxx::transaction_base& tx) con
     column_info c;
     c.name = row[3].as<std::string>();
     c.source_type = row[4].as<std::string>();
-    c.cls = row[5].is_null() ? column_class::unknown : stored_column_class(row[5].as<std::string>());
+    c.cls =
+        row[5].is_null() ? column_class::unknown : stored_column_class(row[5].as<std::string>());
     c.nullable = row[6].is_null() || row[6].as<std::string>() != "false";
     c.key = !row[7].is_null() && row[7].as<std::string>() == "true";
     // Rows stored before portable types have none: unknown here, and the table catalog
