@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/model/batch_records.h"
 #include "core/model/named_type.h"
@@ -39,5 +41,14 @@ struct offset_target {
   partition_id partition{0};
   kafka_offset next{0};
 };
+
+// What a batch transaction whose COMMIT was in doubt did, told by its partitions' offsets
+// read back afterwards: committed when every partition it moved is at its next offset under
+// the batch's epoch; not committed when every one is still at the expected offset; stale
+// when another owner has taken or moved a partition since (or the picture is mixed, which
+// one transaction cannot produce). Partitions a batch does not move tell nothing.
+enum class commit_outcome : uint8_t { committed, not_committed, stale };
+commit_outcome resolve_commit(const std::vector<partition_progress>& progress,
+                              const std::vector<stored_offset>& stored);
 
 }  // namespace sluice

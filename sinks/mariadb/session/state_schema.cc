@@ -26,6 +26,9 @@ const std::vector<std::vector<std::string>>& migrations() {
                owner_epoch bigint NOT NULL DEFAULT 0,
                updated_at datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
                PRIMARY KEY (connector, topic, `partition`)))",
+          // batch_marker: random per write of a batch's letters, to read their ids back (an
+          // array-bound INSERT's AUTO_INCREMENT ids need not be consecutive: other sessions'
+          // inserts interleave under innodb_autoinc_lock_mode 1 and 2).
           R"(CREATE TABLE IF NOT EXISTS @.dead_letters (
                id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY,
                connector varchar(128) NOT NULL,
@@ -41,7 +44,9 @@ const std::vector<std::vector<std::string>>& migrations() {
                value longblob,
                headers json,
                created_at datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+               batch_marker binary(16),
                KEY dead_letters_connector_created_at (connector, created_at),
+               KEY dead_letters_batch_marker (batch_marker),
                KEY dead_letters_connector_kind (connector, kind, created_at)))",
           // key_hash: SHA2(key, 256), the key's identity (a canonical key may outgrow an
           // InnoDB index); key: the canonical bytes (core/model/row_key.h).

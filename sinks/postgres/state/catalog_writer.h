@@ -8,6 +8,7 @@
 #include <pqxx/transaction_base>
 
 #include "core/model/decoded.h"
+#include "sinks/plan/catalog_json.h"
 #include "sinks/postgres/session/state_schema.h"
 
 namespace sluice {
@@ -42,16 +43,5 @@ class catalog_writer {
   std::string _ddl_history;
   std::string _connector;
 };
-
-// A catalog row's `columns` JSON: [{"name", "type" (the source type), "class", "nullable",
-// "key", "portable_type" (column_type::to_text())}, ...]. Rows written before portable types
-// lack "portable_type"; readers take them as they are (backward compatible).
-std::string catalog_columns_json(const std::vector<column_info>& columns);
-// A stored "portable_type" read back: unknown when absent (an older row) or unreadable.
-column_type stored_portable_type(std::optional<std::string_view> text);
-
-// The update write() keeps per table: the one with the highest CSN, where both of two have
-// a CSN, else the later one. In table-name order.
-std::vector<const catalog_update*> newest_per_table(const std::vector<catalog_update>& updates);
 
 }  // namespace sluice

@@ -14,15 +14,6 @@
 
 namespace sluice {
 
-// What a batch transaction whose COMMIT was in doubt did, told by its partitions' offsets
-// read back afterwards: committed when every partition it moved is at its next offset under
-// the batch's epoch; not committed when every one is still at the expected offset; stale
-// when another owner has taken or moved a partition since (or the picture is mixed, which
-// one transaction cannot produce). Partitions a batch does not move tell nothing.
-enum class commit_outcome : uint8_t { committed, not_committed, stale };
-commit_outcome resolve_commit(const std::vector<partition_progress>& progress,
-                              const std::vector<stored_offset>& stored);
-
 // <schema>.offsets, keyed by connector name (SPEC §4 "Batch transaction"). Every statement
 // is one round trip whatever the number of partitions. Works inside the caller's
 // transaction; holds no connection. Threading: none of its own.
