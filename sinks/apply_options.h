@@ -57,6 +57,10 @@ struct apply_options {
   // what it takes), the round-trip deadline lifted meanwhile.
   std::chrono::milliseconds ddl_lock_timeout{2'000};
   std::chrono::milliseconds ddl_statement_timeout{0};
+  // MariaDB's DDL waits for its metadata lock in slices of ddl_lock_timeout, the connector
+  // DEGRADED meanwhile, for at most this long in all (0: until the lock comes or the batch is
+  // abandoned); past it, the table's rows are ddl_failed dead letters.
+  std::chrono::milliseconds ddl_wait_limit{0};
   // Target "schema.table" -> target column name -> SQL type, used when sluice creates the
   // table or adds the column. Column names go through the routing case policy.
   std::map<std::string, std::map<std::string, std::string>> column_types;

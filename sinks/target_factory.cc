@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sinks/mariadb/mdb_target.h"
 #include "sinks/postgres/pg_target.h"
 
 namespace sluice {
@@ -11,7 +12,7 @@ std::unique_ptr<sink::target> make_target(target_kind kind, session_options sett
     case target_kind::postgres:
       return std::make_unique<pg_target>(std::move(settings));
     case target_kind::mariadb:
-      throw std::invalid_argument("the MariaDB target is not built yet");
+      return std::make_unique<mdb::mdb_target>(std::move(settings));
   }
   throw std::invalid_argument("unknown target kind");
 }

@@ -16,10 +16,15 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-// How long one DDL statement waits for its metadata lock before it is tried again (whole
-// seconds: lock_wait_timeout takes no fraction). Short, so that an ALTER queued behind a long
-// reader holds up the table's later readers (they queue behind the ALTER) a second at most.
-constexpr int lock_slice_seconds = 1;
+// How long one DDL statement waits for its metadata lock before it is tried again:
+// mariadb.ddl.lock.timeout (apply_options::ddl_lock_timeout) in whole seconds, as
+// lock_wait_timeout takes no fraction, at least 1; 0: the server's largest (a year). Short, so
+// that an ALTER queued behind a long reader holds up the table's later readers (they queue
+// behind the ALTER) that long at most.
+int64_t lock_slice_seconds(std::chrono::milliseconds timeout) {
+  if (timeout.count() <= 0) return 31'536'000;
+  return std::max<int64_t>(1, (timeout.count() + 999) / 1000);
+}
 
 std::string label(const target_table& t) {
   return t.schema + "." + t.name;
@@ -154,7 +159,9 @@ struct table_ddl::session_guard {
   connection& conn;
   std::string lock_wait_timeout, max_statement_time;
 
-  session_guard(connection& c, std::chrono::milliseconds statement_timeout) : conn(c) {
+  session_guard(connection& c, std::chrono::milliseconds statement_timeout,
+                std::chrono::milliseconds lock_timeout)
+      : conn(c) {
     const result r = conn.query(
         "SELECT @@SESSION.lock_wait_timeout, @@SESSION.max_statement_time, "
         "@@SESSION.in_transaction");
@@ -164,7 +171,8 @@ struct table_ddl::session_guard {
     }
     lock_wait_timeout = r.at(0, 0).value_or("31536000");
     max_statement_time = r.at(0, 1).value_or("0");
-    conn.exec("SET SESSION lock_wait_timeout = " + std::to_string(lock_slice_seconds));
+    conn.exec("SET SESSION lock_wait_timeout = " +
+              std::to_string(lock_slice_seconds(lock_timeout)));
     const double seconds = double(statement_timeout.count()) / 1000.0;
     conn.exec("SET SESSION max_statement_time = " + std::to_string(seconds));
   }
@@ -410,18 +418,18 @@ void table_ddl::run_ddl(connection& conn, const std::string& sql, const target_t
       if (e.code() != 1205) throw;
       const auto waited =
           std::chrono::duration_cast<std::chrono::seconds>(steady::now() - start).count();
-      if (_options.ddl_lock_timeout.count() > 0 && steady::now() >= deadline) {
+      if (_options.ddl_wait_limit.count() > 0 && steady::now() >= deadline) {
         const std::string holders = open_transactions(conn);
         throw mdb_error(1205, e.sqlstate(),
-                        "DDL on " + label(t) + " waited past mariadb.ddl.lock.timeout (" +
-                            seconds_text(_options.ddl_lock_timeout) + ") for its metadata lock" +
+                        "DDL on " + label(t) + " waited past " +
+                            seconds_text(_options.ddl_wait_limit) + " for its metadata lock" +
                             (holders.empty() ? "" : "; open transactions: " + holders));
       }
       if (waiting) {
         const std::string holders = open_transactions(conn);
         waiting("DDL on " + label(t) + " waits for its metadata lock (" +
-                std::to_string(waited + lock_slice_seconds) + " s so far)" +
-                (holders.empty() ? "" : "; open transactions: " + holders));
+                std::to_string(waited + lock_slice_seconds(_options.ddl_lock_timeout)) +
+                " s so far)" + (holders.empty() ? "" : "; open transactions: " + holders));
       }
     }
   }
@@ -430,7 +438,7 @@ void table_ddl::run_ddl(connection& conn, const std::string& sql, const target_t
 table_shape table_ddl::change_table(connection& conn, const target_table& t,
                                     const std::vector<table_plan*>& group, table_shape shape,
                                     bool& changed, const waiting_fn& waiting) {
-  const steady::time_point deadline = steady::now() + _options.ddl_lock_timeout;
+  const steady::time_point deadline = steady::now() + _options.ddl_wait_limit;
   // MySQL's DDL has no IF NOT EXISTS for columns and indexes: a writer that got there first
   // makes it fail with "already there"; the shape is read again and the rest done.
   for (int attempt = 0;; ++attempt) {
@@ -519,7 +527,7 @@ std::vector<ddl_outcome> table_ddl::prepare(connection& conn, std::vector<table_
         _shapes[t] = std::move(fresh[i]);
         continue;
       }
-      if (!guard) guard.emplace(conn, _options.ddl_statement_timeout);
+      if (!guard) guard.emplace(conn, _options.ddl_statement_timeout, _options.ddl_lock_timeout);
       ddl_outcome& out = outcomes[t];
       try {
         _shapes[t] = change_table(conn, t, by_target[t], std::move(fresh[i]), out.changed, waiting);

@@ -47,8 +47,9 @@ struct ddl_outcome {
 //   for each table needing DDL:
 //     CREATE DATABASE / CREATE TABLE / ADD COLUMN / ADD UNIQUE INDEX … IF NOT EXISTS
 //       (idempotent: another lane or instance doing the same at once is harmless), each
-//       statement under lock_wait_timeout = 1 s: on 1205 waiting(why) is called and the
-//       statement tried again, until apply_options::ddl_lock_timeout passes (0: forever);
+//       statement under lock_wait_timeout = ddl_lock_timeout (a slice, whole seconds): on
+//       1205 waiting(why) is called and the statement tried again, until
+//       apply_options::ddl_wait_limit passes (0: forever; waiting() may throw to give up);
 //     re-read the shape (what the server really made);
 //     on failure: that table alone is refused — its items become ddl_failed dead letters and
 //       it is tried again next batch (begin_batch()); the others go on.

@@ -1,0 +1,310 @@
+#include "sinks/mariadb/batch_applier.h"
+
+#include <set>
+#include <stdexcept>
+
+#include "sinks/mariadb/plan/mdb_rules.h"
+#include "sinks/mariadb/session/mdb_error_policy.h"
+#include "sinks/mariadb/session/mdb_transaction.h"
+#include "sinks/mariadb/state/dead_letter_store.h"
+#include "sinks/plan/change_dead_letter.h"
+
+namespace sluice::mdb {
+namespace {
+
+// Thrown by the DDL's wait when the apply's keep-going test says stop.
+struct batch_abandoned {};
+
+std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+void check_progress(const std::vector<partition_progress>& progress) {
+  std::set<std::pair<std::string, int32_t>> seen;
+  for (const partition_progress& p : progress) {
+    if (!seen.emplace(p.topic, p.partition.value()).second) {
+      throw std::invalid_argument("partition " + p.topic + "[" +
+                                  std::to_string(p.partition.value()) +
+                                  "] appears twice in one batch's progress");
+    }
+  }
+}
+
+}  // namespace
+
+batch_applier::batch_applier(mdb_session& session, apply_options options)
+    : _session(session),
+      _options(std::move(options)),
+      _planner(_options, mariadb_target_rules(_options.state_schema)),
+      _ddl(_options),  // ddl_wait_limit 0: a metadata lock is waited out, DEGRADED meanwhile
+      _writer(_options, _session.schema().table("tombstones")),
+      _locks(_session.schema(), _options.max_key_locks ? _options.max_key_locks : 4096),
+      _offsets(_session.schema(), _options.connector),
+      _progress(_session.schema(), _options.connector),
+      _dead_letters(_session.schema(), _options.connector),
+      _catalog(_session.schema(), _options.connector),
+      _routes(_session.schema(), _options.connector) {
+  if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
+  // A new connection has no temporary stage tables.
+  _session.on_drop([this] { _writer.session_lost(); });
+}
+
+batch_applier::~batch_applier() {
+  _session.on_drop({});
+}
+
+apply_result batch_applier::apply(const merged_batch& batch,
+                                  const std::vector<dead_letter>& dead_letters,
+                                  const std::vector<partition_progress>& progress,
+                                  const batch_metadata& metadata, const keep_going& go) {
+  check_progress(progress);
+  if (!metadata.pieces.empty()) {
+    // Stops the connector without moving past the chunks: nothing is lost.
+    throw std::runtime_error(
+        "chunked records (Aurora DSQL) are not applied to MariaDB yet: the batch holds " +
+        std::to_string(metadata.pieces.size()) + " pieces");
+  }
+  _ddl.begin_batch();
+  std::vector<dead_letter> found;
+  std::vector<table_plan> plans = _planner.plan(batch, found);
+  const size_t planned_rejects = found.size();
+  std::vector<std::vector<uint8_t>> planned(plans.size());
+  std::vector<bool> planned_truncate(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    planned[i] = plans[i].rejected;
+    planned_truncate[i] = plans[i].truncate;
+  }
+  struct current_go {
+    keep_going& slot;
+    ~current_go() { slot = {}; }
+  } restore{_go};
+  _go = go;
+
+  apply_result out;
+  bool isolate = false;
+  int attempts = 0;
+  std::optional<commit_outcome> in_doubt;
+  std::exception_ptr refused;
+  std::string abandoned = "abandoned before its transaction ran";
+  using after_failure = mdb_session::after_failure;
+
+  const auto attempt = [&](connection& conn) -> std::optional<apply_result> {
+    if (in_doubt) {
+      const commit_outcome outcome = *in_doubt;
+      in_doubt.reset();
+      if (outcome == commit_outcome::committed) return out;
+      if (outcome == commit_outcome::stale) {
+        out.outcome = apply_outcome::stale;
+        return out;
+      }
+      out.why.clear();
+    }
+    apply_stats& stats = out.stats;
+    stats = apply_stats{};
+    stats.attempts = ++attempts;
+    found.resize(planned_rejects);
+    for (size_t i = 0; i < plans.size(); ++i) {
+      plans[i].rejected = planned[i];
+      plans[i].truncate = planned_truncate[i];
+    }
+    try {
+      check_routes(conn, plans, found);
+      _ddl.prepare(conn, plans, found, [&](const std::string& why) {
+        if (go && !go()) throw batch_abandoned();
+        _session.stalled_by({target_error_action::retry, "HY000", why});
+      });
+      _session.end_stall();
+      switch (run_batch(conn, plans, dead_letters, found, progress, metadata, isolate, stats,
+                        out.why)) {
+        case attempt_end::committed:
+          out.outcome = apply_outcome::committed;
+          return out;
+        case attempt_end::stale:
+          out.outcome = apply_outcome::stale;
+          return out;
+        case attempt_end::abandoned:
+          out.outcome = apply_outcome::abandoned;
+          out.why = "abandoned inside its transaction (rolled back)";
+          return out;
+      }
+    } catch (const schema_error&) {
+      refused = std::current_exception();
+      return out;
+    } catch (const batch_abandoned&) {
+      _session.end_stall();
+      out.outcome = apply_outcome::abandoned;
+      out.why = "abandoned while its DDL waited for a metadata lock";
+      return out;
+    }
+    return std::nullopt;
+  };
+
+  const auto on_failure = [&](const target_error_class& error) {
+    abandoned = "abandoned while retrying: " + error.message;
+    switch (error.action) {
+      case target_error_action::reject:
+        if (isolate) return after_failure::rethrow;
+        isolate = true;
+        return after_failure::again;
+      case target_error_action::in_doubt:
+        abandoned = "commit outcome unknown: " + error.message;
+        in_doubt = _session.run_while(go, [&](connection& conn) {
+          if (progress.empty()) return commit_outcome::not_committed;
+          return resolve_commit(progress, _offsets.read(conn, progress));
+        });
+        if (in_doubt && *in_doubt == commit_outcome::stale) {
+          out.why = "commit outcome unknown and the offsets moved on: " + error.message;
+        }
+        return after_failure::again;
+      case target_error_action::fatal:
+        _ddl.forget();
+        return after_failure::policy;
+      default:
+        return after_failure::policy;
+    }
+  };
+
+  std::optional<apply_result> result = _session.run_attempts(go, attempt, on_failure);
+  if (refused) std::rethrow_exception(refused);
+  if (!result) {
+    out.outcome = apply_outcome::abandoned;
+    out.why = std::move(abandoned);
+    return out;
+  }
+  return *result;
+}
+
+batch_applier::attempt_end batch_applier::run_batch(
+    connection& conn, std::vector<table_plan>& plans, const std::vector<dead_letter>& given,
+    std::vector<dead_letter>& found, const std::vector<partition_progress>& progress,
+    const batch_metadata& metadata, bool isolate, apply_stats& stats, std::string& why) {
+  _locks.clear();
+  for (const table_plan& p : plans) {
+    _locks.add_table(p.target, p.truncate && _options.truncate_enabled);
+    if (p.keyless) continue;
+    for (size_t i = 0; i < p.item_count(); ++i) {
+      if (!p.rejected[i]) _locks.add_key(p.target, p.row(i).key.canonical);
+    }
+  }
+  _locks.prepare(conn);  // the table_locks rows, autocommitted, before the transaction
+  transaction tx(conn);
+  _locks.acquire(conn);
+  _ddl.refresh(conn, plans);
+
+  const std::vector<std::string> stale = _offsets.advance(conn, progress);
+  if (!stale.empty()) {
+    std::string which;
+    for (const std::string& s : stale)
+      which += (which.empty() ? "" : ", ") + s;
+    why = "offsets compare-and-set failed for " + which +
+          ": another owner holds the partition or the offset moved";
+    return attempt_end::stale;
+  }
+
+  struct counters {
+    size_t written, deleted, stale, missing;
+  };
+  const auto snapshot = [&stats] {
+    return counters{stats.upserted + stats.appended, stats.deleted, stats.stale, stats.missing};
+  };
+  for (table_plan& p : plans) {
+    const counters before = snapshot();
+    const table_shape& shape = _ddl.shape(p.target);
+    _writer.truncate(conn, p, shape, stats);
+    if (isolate) {
+      write_isolated(conn, p, 0, p.item_count(), found, stats);
+    } else {
+      _writer.write(conn, p, shape, 0, p.item_count(), stats);
+    }
+    const counters after = snapshot();
+    table_apply_stats t;
+    t.table = p.rows ? p.rows->table : nullptr;
+    t.target = label(p.target);
+    t.written = after.written - before.written;
+    t.deleted = after.deleted - before.deleted;
+    t.stale = after.stale - before.stale;
+    t.missing = after.missing - before.missing;
+    for (uint8_t r : p.rejected)
+      t.rejected += r ? 1 : 0;
+    stats.tables.push_back(t);
+  }
+  _progress.record(conn, plans, {});
+  _catalog.write(conn, metadata.catalog);
+  _catalog.record(conn, metadata.ddl);
+
+  std::vector<const dead_letter*> letters;
+  letters.reserve(given.size() + found.size());
+  for (const dead_letter& d : given)
+    letters.push_back(&d);
+  for (const dead_letter& d : found)
+    letters.push_back(&d);
+  stats.dead_lettered = _dead_letters.write(conn, letters);
+  // `dead-letters replay`: the replayed letters leave with the batch that applied them; one
+  // that failed again is among the letters just written, under a new id.
+  if (_replayed && !_replayed->empty())
+    dead_letter_store(_session.schema(), _options.connector).remove(conn, *_replayed);
+  stats.rejected = found.size();
+  for (const auto& [target, error] : _ddl.failures())
+    stats.ddl_failures.push_back({label(target), error});
+  if (_dead_letter_sink && letters.size() > given.size()) {
+    _dead_letter_sink(std::vector<const dead_letter*>(
+        letters.begin() + static_cast<std::ptrdiff_t>(given.size()), letters.end()));
+  }
+  if (_go && !_go()) return attempt_end::abandoned;
+  tx.commit();  // a connection lost meanwhile: commit_in_doubt, resolved by apply()
+  return attempt_end::committed;
+}
+
+void batch_applier::write_isolated(connection& conn, table_plan& plan, size_t begin, size_t end,
+                                   std::vector<dead_letter>& found, apply_stats& stats) {
+  size_t live = 0;
+  size_t last = begin;
+  for (size_t i = begin; i < end; ++i) {
+    if (!plan.rejected[i]) {
+      ++live;
+      last = i;
+    }
+  }
+  if (live == 0) return;
+  std::string reason;
+  conn.exec("SAVEPOINT sluice_isolate");
+  try {
+    apply_stats part;
+    _writer.write(conn, plan, _ddl.shape(plan.target), begin, end, part);
+    conn.exec("RELEASE SAVEPOINT sluice_isolate");
+    stats += part;
+    return;
+  } catch (const std::exception& e) {
+    const target_error_class c = classify_mdb_error(e);
+    if (c.action != target_error_action::reject) throw;
+    reason = c.message;
+  }
+  conn.exec("ROLLBACK TO SAVEPOINT sluice_isolate");
+  conn.exec("RELEASE SAVEPOINT sluice_isolate");
+  if (live == 1) {
+    plan.rejected[last] = 1;
+    const std::string why = label(plan.target) + ": " + reason;
+    found.push_back(plan.keyless
+                        ? keyless_dead_letter(*plan.rows, plan.keyless_change(last), why,
+                                              dead_letter_kind::rejected, &plan.target)
+                        : merged_row_dead_letter(*plan.rows, plan.row(last), why,
+                                                 dead_letter_kind::rejected, &plan.target));
+    return;
+  }
+  const size_t mid = begin + (end - begin) / 2;
+  write_isolated(conn, plan, begin, mid, found, stats);
+  write_isolated(conn, plan, mid, end, found, stats);
+}
+
+void batch_applier::check_routes(connection& conn, std::vector<table_plan>& plans,
+                                 std::vector<dead_letter>& rejects) {
+  if (_routes.needs_claims(plans)) {
+    transaction tx(conn);
+    auto owners = _routes.claim(conn, plans);
+    tx.commit();
+    _routes.learn(std::move(owners));
+  }
+  _routes.enforce(plans, rejects);
+}
+
+}  // namespace sluice::mdb
