@@ -18,7 +18,7 @@ RUN apt-get update \
       librdkafka-dev libpqxx-dev libpq-dev libsimdjson-dev libyaml-cpp-dev doctest-dev \
       prometheus-cpp-dev libcivetweb-dev libjemalloc-dev libhowardhinnant-date-dev libavro-dev libcli11-dev \
       zlib1g-dev libsnappy-dev libre2-dev \
-      libcurl4-openssl-dev libmariadb-dev kcat curl \
+      libcurl4-openssl-dev libmariadb-dev libssl-dev kcat curl \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

@@ -18,6 +18,8 @@ packages=(
   prometheus-cpp-dev libcivetweb-dev libjemalloc-dev
   # the MariaDB target (sinks/mariadb/): MariaDB Connector/C
   libmariadb-dev
+  # SHA-256 of cut dead letters (sinks/plan/digest.cc): OpenSSL's libcrypto
+  libssl-dev
   # the Schema Registry client (connector/registry/registry_http.cc)
   libcurl4-openssl-dev
   # Datastream Avro object containers (schemas/avro/) and their deflate and snappy codecs

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <thread>
 
-#include "core/model/sha256.h"
+#include "sinks/plan/digest.h"
 
 namespace sluice::mdb {
 namespace {

@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "core/model/sha256.h"
+#include "sinks/plan/digest.h"
 #include "sinks/plan/json_text.h"
 
 namespace sluice::mdb {

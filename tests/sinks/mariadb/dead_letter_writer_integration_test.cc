@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/model/sha256.h"
+#include "sinks/plan/digest.h"
 #include "tests/sinks/mariadb/state_test_db.h"
 
 namespace sluice {

@@ -2,12 +2,12 @@
 
 #include <string>
 
-#include "core/model/sha256.h"
+#include "sinks/plan/digest.h"
 
 namespace sluice {
 namespace {
 
-TEST_CASE("sha256 gives the FIPS 180-4 digests, across one and two padding blocks") {
+TEST_CASE("sha256_hex gives the FIPS 180-4 digests, across one and two padding blocks") {
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
