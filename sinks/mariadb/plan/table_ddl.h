@@ -64,6 +64,8 @@ class table_ddl {
   using waiting_fn = std::function<void(const std::string& why)>;
 
   explicit table_ddl(const apply_options& options, sql_dialect dialect = {});
+  // The server's dialect, once a connection told it (mdb_session's open hook).
+  void set_dialect(sql_dialect dialect) { _dialect = dialect; }
 
   // Makes every plan's target able to take its items; one outcome per target looked at.
   // Items of a table whose DDL failed are rejected as ddl_failed (under ddl.failure:

@@ -61,6 +61,8 @@ class table_writer {
 
   // The connection was lost: a new session has no temporary tables.
   void session_lost() { _stager.session_lost(); }
+  // The server's dialect, once a connection told it (mdb_session's open hook).
+  void set_dialect(sql_dialect dialect) { _ctx.dialect = dialect; }
 
  private:
   void write_deletes(connection& conn, const table_plan& plan, const table_shape& shape,
