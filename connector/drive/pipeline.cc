@@ -40,8 +40,8 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
       _chunk_probe(metrics),
       _tombstone_probe(metrics),
       _failed_tables(metrics),
-      _postgres_probe(metrics),
-      _health(_state, _postgres_probe, _apply_probe) {
+      _target_probe(metrics),
+      _health(_state, _target_probe, _apply_probe) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }

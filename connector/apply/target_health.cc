@@ -1,17 +1,17 @@
-#include "connector/apply/postgres_health.h"
+#include "connector/apply/target_health.h"
 
 #include "connector/base/log.h"
 
 namespace sluice {
 
-postgres_health::postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors)
+target_health::target_health(state_holder& state, target_probe& probe, apply_probe& errors)
     : _state(state), _probe(probe), _errors(errors) {}
 
-void postgres_health::error(const target_error_class& error) {
+void target_health::error(const target_error_class& error) {
   _errors.postgres_error(error.sqlstate);
 }
 
-void postgres_health::unreachable(const std::string& role, const target_error_class& why) {
+void target_health::unreachable(const std::string& role, const target_error_class& why) {
   std::lock_guard lock(_mutex);
   const bool first = _down.empty();
   _down[role] = why.message;
@@ -25,17 +25,17 @@ void postgres_health::unreachable(const std::string& role, const target_error_cl
                  << "): DEGRADED, waiting it out with the partitions paused");
 }
 
-void postgres_health::reachable(const std::string& role) {
+void target_health::reachable(const std::string& role) {
   std::lock_guard lock(_mutex);
   forget(role, "PostgreSQL reachable again");
 }
 
-void postgres_health::withdrawn(const std::string& role) {
+void target_health::withdrawn(const std::string& role) {
   std::lock_guard lock(_mutex);
   forget(role, "no session waits for PostgreSQL any more");
 }
 
-void postgres_health::forget(const std::string& role, const char* what) {
+void target_health::forget(const std::string& role, const char* what) {
   if (_down.erase(role) == 0 || !_down.empty()) return;
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - _since).count();
@@ -44,12 +44,12 @@ void postgres_health::forget(const std::string& role, const char* what) {
   SLUICE_LOG(info, "postgres", what << " after " << static_cast<int64_t>(seconds) << " s");
 }
 
-void postgres_health::reconnected(const std::string& role) {
+void target_health::reconnected(const std::string& role) {
   _probe.reconnected();
   SLUICE_LOG(debug, "postgres", role << ": connected again");
 }
 
-void postgres_health::stalled(const std::string& role, const target_error_class& why) {
+void target_health::stalled(const std::string& role, const target_error_class& why) {
   std::lock_guard lock(_mutex);
   const std::string text = why.sqlstate.empty() ? why.message : why.sqlstate + " " + why.message;
   auto [it, first] = _stalled.try_emplace(role, text);
@@ -63,14 +63,14 @@ void postgres_health::stalled(const std::string& role, const target_error_class&
   publish_stalls();
 }
 
-void postgres_health::stall_ended(const std::string& role) {
+void target_health::stall_ended(const std::string& role) {
   std::lock_guard lock(_mutex);
   if (_stalled.erase(role) == 0) return;
   SLUICE_LOG(info, "postgres", role << ": the stalled statement went through");
   publish_stalls();
 }
 
-void postgres_health::publish_stalls() {
+void target_health::publish_stalls() {
   std::string why;
   for (const auto& [role, text] : _stalled)
     why += (why.empty() ? "" : "; ") + role + ": " + text;
@@ -79,12 +79,12 @@ void postgres_health::publish_stalls() {
       why.empty() ? "" : "PostgreSQL statements retried past errors.retry.max (" + why + ")");
 }
 
-bool postgres_health::stalled() const {
+bool target_health::stalled() const {
   std::lock_guard lock(_mutex);
   return !_stalled.empty();
 }
 
-bool postgres_health::down() const {
+bool target_health::down() const {
   std::lock_guard lock(_mutex);
   return !_down.empty();
 }

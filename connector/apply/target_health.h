@@ -7,7 +7,7 @@
 
 #include "connector/base/connector_state.h"
 #include "connector/metrics/apply_probe.h"
-#include "connector/metrics/postgres_probe.h"
+#include "connector/metrics/target_probe.h"
 #include "sinks/session_observer.h"
 
 namespace sluice {
@@ -25,9 +25,9 @@ namespace sluice {
 //
 // Lifecycle: built before the sessions it observes, destroyed after them. Threading: every
 // method is called from the sessions' threads, concurrently: one mutex.
-class postgres_health : public session_observer {
+class target_health : public session_observer {
  public:
-  postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors);
+  target_health(state_holder& state, target_probe& probe, apply_probe& errors);
 
   void error(const target_error_class& error) override;
   void unreachable(const std::string& role, const target_error_class& why) override;
@@ -44,7 +44,7 @@ class postgres_health : public session_observer {
 
  private:
   state_holder& _state;
-  postgres_probe& _probe;
+  target_probe& _probe;
   apply_probe& _errors;
   mutable std::mutex _mutex;
   std::map<std::string, std::string> _down;  // role → why

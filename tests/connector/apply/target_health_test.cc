@@ -1,4 +1,4 @@
-#include "connector/apply/postgres_health.h"
+#include "connector/apply/target_health.h"
 
 #include <doctest/doctest.h>
 
@@ -19,9 +19,9 @@ struct health_fixture {
   metrics_registry registry;
   state_probe states{registry};
   state_holder state{[this](connector_state s) { states.set(s); }};
-  postgres_probe probe{registry};
+  target_probe probe{registry};
   apply_probe errors{registry};
-  postgres_health health{state, probe, errors};
+  target_health health{state, probe, errors};
   target_error_class lost{target_error_action::reconnect, "", "server closed the connection"};
 };
 

@@ -1,4 +1,4 @@
-#include "connector/metrics/postgres_probe.h"
+#include "connector/metrics/target_probe.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -7,14 +7,14 @@
 
 namespace sluice {
 
-postgres_probe::postgres_probe(metrics_registry& registry)
+target_probe::target_probe(metrics_registry& registry)
     : _up(registry.postgres_up()), _reconnects(registry.postgres_reconnects()) {}
 
-void postgres_probe::up(bool reachable) {
+void target_probe::up(bool reachable) {
   _up.Set(reachable ? 1 : 0);
 }
 
-void postgres_probe::reconnected() {
+void target_probe::reconnected() {
   _reconnects.Increment();
 }
 

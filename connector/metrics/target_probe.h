@@ -10,11 +10,11 @@ namespace sluice {
 class metrics_registry;
 
 // sluice_postgres_up and sluice_postgres_reconnects_total. Stage: apply (the sessions' health,
-// through apply/postgres_health.h). Lifecycle: after the registry, destroyed before it.
+// through apply/target_health.h). Lifecycle: after the registry, destroyed before it.
 // Threading: any thread (the series are atomic).
-class postgres_probe {
+class target_probe {
  public:
-  explicit postgres_probe(metrics_registry& registry);
+  explicit target_probe(metrics_registry& registry);
 
   void up(bool reachable);
   void reconnected();
