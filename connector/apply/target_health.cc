@@ -8,7 +8,7 @@ target_health::target_health(state_holder& state, target_probe& probe, apply_pro
     : _state(state), _probe(probe), _errors(errors) {}
 
 void target_health::error(const target_error_class& error) {
-  _errors.postgres_error(error.sqlstate);
+  _errors.target_error(error);
 }
 
 void target_health::unreachable(const std::string& role, const target_error_class& why) {
