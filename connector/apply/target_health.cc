@@ -1,11 +1,18 @@
 #include "connector/apply/target_health.h"
 
 #include "connector/base/log.h"
+#include "connector/base/target_names.h"
 
 namespace sluice {
 
-target_health::target_health(state_holder& state, target_probe& probe, apply_probe& errors)
-    : _state(state), _probe(probe), _errors(errors) {}
+target_health::target_health(state_holder& state, target_probe& probe, apply_probe& errors,
+                             target_kind target)
+    : _state(state),
+      _probe(probe),
+      _errors(errors),
+      _id(target_id(target)),
+      _statements(_id + " statements"),
+      _name(target_display_name(target)) {}
 
 void target_health::error(const target_error_class& error) {
   _errors.target_error(error);
@@ -18,45 +25,45 @@ void target_health::unreachable(const std::string& role, const target_error_clas
   if (!first) return;
   _since = std::chrono::steady_clock::now();
   _probe.up(false);
-  _state.degrade("postgres", "PostgreSQL unreachable (" + role + "): " + why.message);
-  SLUICE_LOG(warn, "postgres",
-             "PostgreSQL unreachable ("
-                 << role << ": " << why.message
-                 << "): DEGRADED, waiting it out with the partitions paused");
+  _state.degrade(_id, _name + " unreachable (" + role + "): " + why.message);
+  SLUICE_LOG(warn, _id,
+             _name << " unreachable (" << role << ": " << why.message
+                   << "): DEGRADED, waiting it out with the partitions paused");
 }
 
 void target_health::reachable(const std::string& role) {
   std::lock_guard lock(_mutex);
-  forget(role, "PostgreSQL reachable again");
+  forget(role, _name + " reachable again");
 }
 
 void target_health::withdrawn(const std::string& role) {
   std::lock_guard lock(_mutex);
-  forget(role, "no session waits for PostgreSQL any more");
+  forget(role, "no session waits for " + _name + " any more");
 }
 
-void target_health::forget(const std::string& role, const char* what) {
+void target_health::forget(const std::string& role, const std::string& what) {
   if (_down.erase(role) == 0 || !_down.empty()) return;
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - _since).count();
   _probe.up(true);
-  _state.degrade("postgres", "");
-  SLUICE_LOG(info, "postgres", what << " after " << static_cast<int64_t>(seconds) << " s");
+  _state.degrade(_id, "");
+  SLUICE_LOG(info, _id, what << " after " << static_cast<int64_t>(seconds) << " s");
 }
 
 void target_health::reconnected(const std::string& role) {
   _probe.reconnected();
-  SLUICE_LOG(debug, "postgres", role << ": connected again");
+  SLUICE_LOG(debug, _id, role << ": connected again");
 }
 
 void target_health::stalled(const std::string& role, const target_error_class& why) {
   std::lock_guard lock(_mutex);
-  const std::string text = why.sqlstate.empty() ? why.message : why.sqlstate + " " + why.message;
+  const std::string& code = why.code.empty() ? why.sqlstate : why.code;
+  const std::string text = code.empty() ? why.message : code + " " + why.message;
   auto [it, first] = _stalled.try_emplace(role, text);
   if (!first && it->second == text) return;
   it->second = text;
   if (first) {
-    SLUICE_LOG(warn, "postgres",
+    SLUICE_LOG(warn, _id,
                role << ": a transient error outlasted errors.retry.max (" << text
                     << "): DEGRADED, retrying at errors.retry.backoff.max's pace");
   }
@@ -66,7 +73,7 @@ void target_health::stalled(const std::string& role, const target_error_class& w
 void target_health::stall_ended(const std::string& role) {
   std::lock_guard lock(_mutex);
   if (_stalled.erase(role) == 0) return;
-  SLUICE_LOG(info, "postgres", role << ": the stalled statement went through");
+  SLUICE_LOG(info, _id, role << ": the stalled statement went through");
   publish_stalls();
 }
 
@@ -75,8 +82,8 @@ void target_health::publish_stalls() {
   for (const auto& [role, text] : _stalled)
     why += (why.empty() ? "" : "; ") + role + ": " + text;
   _state.degrade(
-      "postgres statements",
-      why.empty() ? "" : "PostgreSQL statements retried past errors.retry.max (" + why + ")");
+      _statements,
+      why.empty() ? "" : _name + " statements retried past errors.retry.max (" + why + ")");
 }
 
 bool target_health::stalled() const {

@@ -14,8 +14,4 @@ std::string_view target_display_name(target_kind kind) {
   return kind == target_kind::mariadb ? "MariaDB" : "PostgreSQL";
 }
 
-std::string_view state_schema_key(target_kind kind) {
-  return kind == target_kind::mariadb ? "mariadb.state.database" : "postgres.state.schema";
-}
-
 }  // namespace sluice

@@ -20,7 +20,5 @@ target_kind target_of(const config& cfg);
 std::string_view target_id(target_kind kind);
 // "PostgreSQL" | "MariaDB": in sentences ("MariaDB unreachable (lane-0): …").
 std::string_view target_display_name(target_kind kind);
-// The key that names sluice's state schema: "postgres.state.schema" | "mariadb.state.database".
-std::string_view state_schema_key(target_kind kind);
 
 }  // namespace sluice

@@ -22,14 +22,15 @@
 #include "connector/base/connector_state.h"
 #include "connector/base/lane_batch.h"
 #include "connector/base/partition_table.h"
+#include "connector/base/target_names.h"
 #include "connector/config/config.h"
 #include "connector/drive/takeover.h"
 #include "connector/http/status_source.h"
 #include "connector/metrics/apply_probe.h"
 #include "connector/metrics/chunk_probe.h"
 #include "connector/metrics/consumer_probe.h"
-#include "connector/metrics/target_probe.h"
 #include "connector/metrics/state_probe.h"
+#include "connector/metrics/target_probe.h"
 #include "connector/metrics/tombstone_probe.h"
 #include "connector/prepare/batch_preparer.h"
 #include "connector/prepare/target_key_lookup.h"
@@ -164,6 +165,9 @@ class pipeline : public assignment_listener, public status_source {
   // one; else kafka.auto.offset.reset.
   int64_t start_offset(const topic_partition& tp, std::optional<kafka_offset> stored) const;
 
+  // "PostgreSQL" or "MariaDB", for the log lines (base/target_names.h).
+  std::string_view target_name() const { return target_display_name(target_of(_config)); }
+
   const config& _config;
   state_probe _state_probe;
   state_holder _state;                  // publishes to _state_probe
@@ -176,7 +180,7 @@ class pipeline : public assignment_listener, public status_source {
   tombstone_probe _tombstone_probe;
   failed_tables _failed_tables;
   target_probe _target_probe;
-  target_health _health;                // observes every session below: built before them
+  target_health _health;                  // observes every session below: built before them
   std::unique_ptr<sink::target> _target;  // where rows go (sinks/target.h): every session below
   table_catalog _catalog;
   partition_table _partitions;
