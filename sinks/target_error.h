@@ -24,6 +24,8 @@ struct target_error_class {
   target_error_action action = target_error_action::fatal;
   std::string sqlstate;  // the SQL standard's five-character code; empty when the error had none
   std::string message;   // the error text, first line, without the server's "ERROR:" prefix
+  std::string code{};    // the target's own code where it is not the SQLSTATE (MariaDB's error
+                         // number, "1213"); empty: the SQLSTATE is the code (PostgreSQL)
 };
 
 }  // namespace sluice

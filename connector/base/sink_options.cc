@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "connector/base/target_names.h"
 #include "connector/config/transform_types.h"
 #include "core/catalog/table_router.h"
 #include "sinks/target_factory.h"
@@ -38,8 +39,7 @@ session_options make_session_options(const config& cfg) {
 }
 
 std::unique_ptr<sink::target> make_target(const config& cfg) {
-  return make_target(cfg.targets_mariadb() ? target_kind::mariadb : target_kind::postgres,
-                     make_session_options(cfg));
+  return make_target(target_of(cfg), make_session_options(cfg));
 }
 
 retry_policy make_retry_policy(const config& cfg) {

@@ -1,7 +1,9 @@
 #include "connector/check/target_check.h"
 
+#include <charconv>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "connector/base/sink_options.h"
 #include "connector/config/redact.h"
@@ -12,16 +14,44 @@ namespace {
 
 using status = check_report::status;
 
-// The target schemas the configuration names without a placeholder: the schema part of
-// table.name.format ("public" when it has none; on MariaDB, whose unqualified names land in
-// the DSN's database, the target maps "public" to it) and of each tables.<source>.target. A
-// schema part holding a placeholder depends on the messages: nullopt in `dynamic`.
+// The database of a mariadb:// (or mysql://) DSN: the URL's path, percent-decoded, as
+// sinks/mariadb reads it (the text after the first '/' past the scheme, before any '?').
+// Empty when the DSN names none. Kept here, a few lines, rather than reaching into the
+// target's folder (scripts/check-layout.sh).
+std::string dsn_database(std::string_view dsn) {
+  const size_t scheme = dsn.find("://");
+  if (scheme == std::string_view::npos) return {};
+  std::string_view rest = dsn.substr(scheme + 3);
+  rest = rest.substr(0, rest.find('?'));
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return {};
+  const std::string_view path = rest.substr(slash + 1);
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    unsigned v = 0;
+    if (path[i] == '%' && i + 2 < path.size() &&
+        std::from_chars(path.data() + i + 1, path.data() + i + 3, v, 16).ptr ==
+            path.data() + i + 3) {
+      out += static_cast<char>(v);
+      i += 2;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::set<std::string> static_target_schemas(const config& c, bool& dynamic) {
+  // An unqualified name lands in PostgreSQL's "public" schema, in the DSN's database on
+  // MariaDB (none named: nothing to look at, the target's own check says so).
+  const std::string unqualified = c.targets_mariadb() ? dsn_database(c.mariadb.dsn) : "public";
   std::set<std::string> out;
   const auto add = [&](const std::string& qualified) {
     const size_t dot = qualified.find('.');
     if (dot == std::string::npos) {
-      out.insert("public");
+      if (!unqualified.empty()) out.insert(unqualified);
       return;
     }
     const std::string schema = qualified.substr(0, dot);
@@ -36,6 +66,8 @@ std::set<std::string> static_target_schemas(const config& c, bool& dynamic) {
     if (!table.target.empty()) add(table.target);
   return out;
 }
+
+namespace {
 
 check_report::status shown(sink::check_status s) {
   switch (s) {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <chrono>
+#include <set>
+#include <string>
 
 #include "connector/check/check_report.h"
 #include "connector/config/config.h"
@@ -20,5 +22,12 @@ namespace sluice {
 //     a placeholder, CREATE with auto.create (USAGE without) and INSERT, UPDATE and DELETE on
 //     every table already there.
 void check_target(const config& c, check_report& report, std::chrono::milliseconds timeout);
+
+// The target schemas (MariaDB: databases) the configuration names without a placeholder,
+// which check_target looks at: the schema part of table.name.format and of each
+// tables.<source>.target, folded as identifier.case folds it. An unqualified name's schema is
+// "public" on PostgreSQL and the DSN's database on MariaDB (the path of its mariadb:// URL).
+// A schema part holding a placeholder depends on the messages: `dynamic` is set instead.
+std::set<std::string> static_target_schemas(const config& c, bool& dynamic);
 
 }  // namespace sluice

@@ -137,9 +137,9 @@ int run_command_line(int argc, char** argv) {
   to->require_option(1);
   offsets_reset->add_flag("--dry-run", offsets_opts.dry_run, "print the plan, change nothing");
   offsets_reset->footer(
-      "Refused while the connector's consumer group has live members. In one PostgreSQL "
-      "transaction the offsets move and the owner epochs are bumped (a zombie cannot write "
-      "after it); then the group's committed offsets in Kafka follow.\n\n" +
+      "Refused while the connector's consumer group has live members. In one transaction of "
+      "the target database the offsets move and the owner epochs are bumped (a zombie cannot "
+      "write after it); then the group's committed offsets in Kafka follow.\n\n" +
       exit_codes_for("offsets reset"));
   offsets_show->callback([&] {
     offsets_opts.action = offsets_options::action_kind::show;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "connector/base/sink_options.h"
+#include "connector/base/target_names.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
@@ -405,8 +406,8 @@ int dead_letters_command(const dead_letters_options& given) {
         return replay(*c, *session, *store, o);
     }
   } catch (const session_error& e) {
-    std::cerr << "sluice dead-letters: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
-              << "\n";
+    std::cerr << "sluice dead-letters: " << target_display_name(target_of(*c)) << ": "
+              << redact_secrets(redact(e.what()), c->secrets) << "\n";
     return 3;
   } catch (const std::exception& e) {
     std::cerr << "sluice dead-letters: " << redact_secrets(redact(e.what()), c->secrets) << "\n";

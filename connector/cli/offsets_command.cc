@@ -1,11 +1,11 @@
-// `sluice offsets show|reset -c FILE`: sluice's offsets (in PostgreSQL, the truth) beside the
+// `sluice offsets show|reset -c FILE`: sluice's offsets (in the target, the truth) beside the
 // Kafka group's copy, the watermarks and the lag; and moving them (issue 15, after Connect's
 // KIP-875 offsets API).
 //
 //   show:  per partition of the configured topics (and any sluice still has offsets for):
 //          sluice's next offset, the group's committed copy, low and high watermarks, lag,
 //          owner epoch; a table, or --json lines. Where Kafka does not answer (away, or a
-//          topic it does not list), what PostgreSQL holds is shown without it (exit 3 when away)
+//          topic it does not list), what the target holds is shown without it (exit 3 when away)
 //   reset: resolve the targets (--to-earliest / --to-latest: the watermarks; --to-offset N,
 //          clamped into them; --to-datetime T: the broker's offsets-for-times, the high
 //          watermark where no message is that late), print the plan; --dry-run stops there;
@@ -14,7 +14,7 @@
 //          group's copy to the same offsets (AlterConsumerGroupOffsets)
 //
 // Exit codes: 0 done; 1 refused (live members) or failed; 2 usage or configuration error;
-// 3 Kafka or PostgreSQL unreachable.
+// 3 Kafka or the target (PostgreSQL, MariaDB: named in the message) unreachable.
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "connector/base/sink_options.h"
+#include "connector/base/target_names.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
@@ -224,6 +225,7 @@ int offsets_command(const offsets_options& o) {
   // A person waits for this command: a short, bounded retry policy, never a hang.
   const auto target = make_target(*c);
   const auto session = target->open("offsets", retry_policy::bounded());
+  const std::string_view db = target_display_name(target_of(*c));  // "PostgreSQL", in messages
 
   std::vector<partition_row> rows;
   std::optional<group_admin::group_state> state;
@@ -233,7 +235,7 @@ int offsets_command(const offsets_options& o) {
     try {
       topics = chosen_topics(*c, *kafka, o.topics);
     } catch (const std::runtime_error& e) {
-      // Kafka away: `show` still shows what PostgreSQL holds; a reset needs Kafka.
+      // Kafka away: `show` still shows what the target holds; a reset needs Kafka.
       if (reset) throw;
       kafka_ok = false;
       topics = o.topics.empty() ? c->topics : o.topics;
@@ -243,7 +245,7 @@ int offsets_command(const offsets_options& o) {
         gather(*c, *kafka, *session, *topics, o.partitions, !reset && o.topics.empty(), kafka_ok);
     if (kafka_ok) state = kafka->describe_group(group);
   } catch (const session_error& e) {
-    std::cerr << "sluice offsets: PostgreSQL: " << shown(e.what()) << "\n";
+    std::cerr << "sluice offsets: " << db << ": " << shown(e.what()) << "\n";
     return 3;
   } catch (const std::exception& e) {
     std::cerr << "sluice offsets: Kafka: " << shown(e.what()) << "\n";
@@ -261,8 +263,8 @@ int offsets_command(const offsets_options& o) {
       print_table(rows, false);
     }
     if (!kafka_ok) {
-      std::cerr << "sluice offsets: Kafka did not answer: the offsets PostgreSQL holds are "
-                   "shown without the watermarks and the group's copy\n";
+      std::cerr << "sluice offsets: Kafka did not answer: the offsets " << db
+                << " holds are shown without the watermarks and the group's copy\n";
       return 3;
     }
     return 0;
@@ -327,21 +329,22 @@ int offsets_command(const offsets_options& o) {
   }
   try {
     const std::vector<stored_offset> moved = session->make_offset_admin(c->name)->reset(targets);
-    std::cout << "reset " << moved.size() << " partition(s) in PostgreSQL; owner epochs now";
+    std::cout << "reset " << moved.size() << " partition(s) in " << db << "; owner epochs now";
     for (const stored_offset& m : moved)
       std::cout << " " << m.topic << "[" << m.partition.value() << "]=" << m.epoch.value();
     std::cout << "\n";
   } catch (const std::exception& e) {
-    std::cerr << "sluice offsets reset: PostgreSQL: " << shown(e.what()) << " (nothing changed)\n";
+    std::cerr << "sluice offsets reset: " << db << ": " << shown(e.what())
+              << " (nothing changed)\n";
     return 3;
   }
   try {
     kafka->alter_committed(group, group_offsets);
     std::cout << "the group " << group << "'s committed offsets follow\n";
   } catch (const std::exception& e) {
-    // sluice resumes from PostgreSQL: the group's copy is for the tools that read it.
+    // sluice resumes from the target: the group's copy is for the tools that read it.
     std::cerr << "sluice offsets reset: the group's copy in Kafka was not updated ("
-              << shown(e.what()) << "); sluice resumes from PostgreSQL all the same, and "
+              << shown(e.what()) << "); sluice resumes from " << db << " all the same, and "
               << "overwrites the copy at its first commit\n";
   }
   return 0;

@@ -5,7 +5,7 @@
 // drives).
 //
 //   check the arguments, load the configuration, open the input     (2 when any fails)
-//   reach PostgreSQL and migrate the state schema                    (1 when it fails)
+//   reach the target and migrate the state schema                    (1 when it fails)
 //   for each message the file source reads: replayer.add(message); redraw the progress bar
 //     (stderr, terminals only)
 //     stop early on errors.tolerance: none (the bad line), SIGINT/SIGTERM, a database error
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "connector/base/sink_options.h"
+#include "connector/base/target_names.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/cli/progress_bar.h"
@@ -172,12 +173,12 @@ int replay_command(const replay_options& command) {
     session->connect();  // connects, migrates the state schema
   } catch (const session_error& e) {
     // Not reached within the bounded retries: a service unreachable, as for every command.
-    std::cerr << "sluice replay: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
-              << "\n";
+    std::cerr << "sluice replay: " << target_display_name(target_of(*c)) << ": "
+              << redact_secrets(redact(e.what()), c->secrets) << "\n";
     return 3;
   } catch (const std::exception& e) {
-    std::cerr << "sluice replay: PostgreSQL: " << redact_secrets(redact(e.what()), c->secrets)
-              << "\n";
+    std::cerr << "sluice replay: " << target_display_name(target_of(*c)) << ": "
+              << redact_secrets(redact(e.what()), c->secrets) << "\n";
     return 1;
   }
   install_replay_signal_handlers();

@@ -1,8 +1,9 @@
-// `sluice status -c FILE`: per partition, the next offset committed in PostgreSQL (the truth
-// for sluice), the owner epoch, the high watermark in Kafka and the lag between them; per
-// target table, the source timestamp of the newest applied change and when a batch last
-// wrote it. `--json`: the same as one JSON object. Exit 3 when PostgreSQL or Kafka does not
-// answer (the rows PostgreSQL holds are printed all the same when only Kafka is away).
+// `sluice status -c FILE`: per partition, the next offset committed in the target (PostgreSQL
+// or MariaDB: the truth for sluice), the owner epoch, the high watermark in Kafka and the lag
+// between them; per target table, the source timestamp of the newest applied change and when
+// a batch last wrote it. `--json`: the same as one JSON object. Exit 3 when the target or
+// Kafka does not answer (the rows the target holds are printed all the same when only Kafka
+// is away); the message names the target ("sluice status: MariaDB unreachable: …").
 
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "connector/base/sink_options.h"
+#include "connector/base/target_names.h"
 #include "connector/cli/cli_options.h"
 #include "connector/cli/commands.h"
 #include "connector/config/redact.h"
@@ -119,8 +121,8 @@ int status_command(const status_options& options) {
     offsets = reader->read_offsets();
     tables = reader->read_table_progress();
   } catch (const std::exception& e) {
-    std::cerr << "sluice status: PostgreSQL unreachable: "
-              << redact_secrets(redact(e.what()), c->secrets) << "\n";
+    std::cerr << "sluice status: " << target_display_name(target_of(*c))
+              << " unreachable: " << redact_secrets(redact(e.what()), c->secrets) << "\n";
     return 3;
   }
   std::optional<group_admin> kafka;

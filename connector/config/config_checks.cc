@@ -190,6 +190,16 @@ std::string check_identifier(std::string_view, std::string_view value) {
   return "";
 }
 
+std::string check_mariadb_identifier(std::string_view, std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  const auto code_points = std::count_if(value.begin(), value.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a continuation byte
+  });
+  if (code_points > 64) return "is longer than MariaDB's 64-character identifier limit";
+  if (value.find('\0') != std::string_view::npos) return "contains a NUL byte";
+  return "";
+}
+
 std::string check_routing_format(std::string_view, std::string_view value) {
   if (value.empty()) return "must not be empty (the default is ${schema}.${table})";
   return "";

@@ -25,6 +25,8 @@ std::string check_optional_topic_name(std::string_view entry, std::string_view v
 std::string check_topic_regex(std::string_view entry, std::string_view value);
 std::string check_table_pattern(std::string_view entry, std::string_view value);
 std::string check_identifier(std::string_view entry, std::string_view value);
+// MariaDB's: at most 64 characters (UTF-8 code points), no NUL.
+std::string check_mariadb_identifier(std::string_view entry, std::string_view value);
 std::string check_routing_format(std::string_view entry, std::string_view value);
 std::string check_json_pointer(std::string_view entry, std::string_view value);
 // What the decoders read as a zone (classify_zone_text, core/model/zone_text.h): UTC, Z,

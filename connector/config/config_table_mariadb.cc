@@ -31,7 +31,7 @@ const config_key keys[] = {
   {.name = "mariadb.state.database", .default_value = "sluice",
    .description = "Database of sluice's own tables (MariaDB's schemas are databases; "
                   "postgres.state.schema's sibling); never a routing target.",
-   .check = check_identifier,
+   .check = check_mariadb_identifier,
    .binding = field<&config::mariadb, &mariadb_config::state_database>()},
   {.name = "mariadb.retry.timeout", .type = value_type::duration, .default_value = "0s",
    .min = 0, .max = 365 * day,

@@ -8,6 +8,7 @@
 
 #include "connector/base/log.h"
 #include "connector/base/sink_options.h"
+#include "connector/base/target_names.h"
 #include "connector/config/redact.h"
 #include "connector/control/connect_config.h"
 #include "connector/control/member_agent.h"
@@ -122,7 +123,7 @@ void supervisor::start_incarnation(config c) {
   auto inc = std::make_unique<incarnation>();
   inc->cfg = std::make_shared<const config>(std::move(c));
   inc->connect_config = connect_config(*inc->cfg);
-  inc->metrics = std::make_unique<metrics_registry>();
+  inc->metrics = std::make_unique<metrics_registry>(target_of(*inc->cfg));
   inc->probe = std::make_unique<control_probe>(*inc->metrics);
   inc->target = make_target(*inc->cfg);
   member_agent::callbacks cb;

@@ -40,8 +40,8 @@ pipeline::pipeline(const config& cfg, metrics_registry& metrics)
       _chunk_probe(metrics),
       _tombstone_probe(metrics),
       _failed_tables(metrics),
-      _postgres_probe(metrics),
-      _health(_state, _postgres_probe, _apply_probe) {
+      _target_probe(metrics),
+      _health(_state, _target_probe, _apply_probe, target_of(cfg)) {
   for (const auto& [source, table] : cfg.tables) {
     if (!table.primary_key_fields.empty()) _catalog.configure_key(source, table.primary_key_fields);
   }
@@ -194,10 +194,10 @@ void pipeline::abandon_in_flight() {
   if (_state.get() != connector_state::failed) _resync_requested = true;
   SLUICE_LOG(warn, "pipeline",
              "nothing in flight can commit now ("
-                 << (degraded()                                ? "PostgreSQL unreachable"
-                     : _state.get() == connector_state::failed ? "the connector failed"
-                                                               : "a statement stalled, or the "
-                                                                 "dead-letter topic unwritable")
+                 << (degraded() ? std::string(target_name()) + " unreachable"
+                     : _state.get() == connector_state::failed
+                         ? "the connector failed"
+                         : "a statement stalled, or the dead-letter topic unwritable")
                  << "): the batches in flight are abandoned, to be consumed again");
 }
 
@@ -395,7 +395,7 @@ int pipeline::run(const std::atomic<bool>& stop_requested) {
   try {
     if (!start(stop_requested)) {
       set_state(connector_state::stopped);
-      SLUICE_LOG(info, "pipeline", "stopped before PostgreSQL answered");
+      SLUICE_LOG(info, "pipeline", "stopped before " << target_name() << " answered");
       return 0;
     }
   } catch (const std::exception& e) {

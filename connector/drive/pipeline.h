@@ -16,20 +16,21 @@
 #include "connector/apply/dead_letter_producer.h"
 #include "connector/apply/failed_tables.h"
 #include "connector/apply/owner_worker.h"
-#include "connector/apply/postgres_health.h"
+#include "connector/apply/target_health.h"
 #include "connector/apply/tombstone_janitor.h"
 #include "connector/base/bounded_queue.h"
 #include "connector/base/connector_state.h"
 #include "connector/base/lane_batch.h"
 #include "connector/base/partition_table.h"
+#include "connector/base/target_names.h"
 #include "connector/config/config.h"
 #include "connector/drive/takeover.h"
 #include "connector/http/status_source.h"
 #include "connector/metrics/apply_probe.h"
 #include "connector/metrics/chunk_probe.h"
 #include "connector/metrics/consumer_probe.h"
-#include "connector/metrics/postgres_probe.h"
 #include "connector/metrics/state_probe.h"
+#include "connector/metrics/target_probe.h"
 #include "connector/metrics/tombstone_probe.h"
 #include "connector/prepare/batch_preparer.h"
 #include "connector/prepare/target_key_lookup.h"
@@ -69,7 +70,7 @@ namespace sluice {
 // (k_owner_wait); when PostgreSQL does not answer in that time (an outage), it goes on polling
 // — the member stays in its group — with those partitions assigned but paused, and their
 // messages dropped, until the answer comes: then it seeks them to the stored offset and
-// resumes them. While PostgreSQL is unreachable the connector is DEGRADED (postgres_health.h):
+// resumes them. While PostgreSQL is unreachable the connector is DEGRADED (target_health.h):
 // lanes wait the outage out, backpressure pauses the partitions, and work that cannot finish
 // (a revocation, a pause, a drain meanwhile) is abandoned, to be consumed again.
 //
@@ -164,6 +165,9 @@ class pipeline : public assignment_listener, public status_source {
   // one; else kafka.auto.offset.reset.
   int64_t start_offset(const topic_partition& tp, std::optional<kafka_offset> stored) const;
 
+  // "PostgreSQL" or "MariaDB", for the log lines (base/target_names.h).
+  std::string_view target_name() const { return target_display_name(target_of(_config)); }
+
   const config& _config;
   state_probe _state_probe;
   state_holder _state;                  // publishes to _state_probe
@@ -175,8 +179,8 @@ class pipeline : public assignment_listener, public status_source {
   chunk_probe _chunk_probe;
   tombstone_probe _tombstone_probe;
   failed_tables _failed_tables;
-  postgres_probe _postgres_probe;
-  postgres_health _health;                // observes every session below: built before them
+  target_probe _target_probe;
+  target_health _health;                  // observes every session below: built before them
   std::unique_ptr<sink::target> _target;  // where rows go (sinks/target.h): every session below
   table_catalog _catalog;
   partition_table _partitions;

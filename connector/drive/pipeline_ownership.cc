@@ -131,8 +131,8 @@ std::vector<int64_t> pipeline::on_assigned(const std::vector<topic_partition>& p
   }
   if (!held.empty()) {
     SLUICE_LOG(warn, "pipeline",
-               held.size() << " partition(s) assigned before PostgreSQL answered their claim: "
-                              "held paused until it does");
+               held.size() << " partition(s) assigned before " << target_name()
+                           << " answered their claim: held paused until it does");
   }
   if (_paused) _consumer->pause(parts);  // PAUSED: new partitions wait for the resume too
   if (!_held_back.empty()) {
@@ -207,7 +207,7 @@ void pipeline::resync() {
   _resync_ticket = ticket;
   _resync_paused = owned;
   if (!owned.empty()) _consumer->pause({owned.begin(), owned.end()});
-  SLUICE_LOG(warn, "pipeline", "resync waits for PostgreSQL: partitions paused");
+  SLUICE_LOG(warn, "pipeline", "resync waits for " << target_name() << ": partitions paused");
 }
 
 void pipeline::finish_resync(const std::vector<stored_offset>& offsets,

@@ -7,6 +7,7 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 
+#include "connector/base/target_names.h"
 #include "connector/metrics/metrics_registry.h"
 
 namespace sluice {
@@ -45,15 +46,29 @@ void apply_probe::batch(uint64_t rows, double seconds) {
   _batch_seconds.Observe(seconds);
 }
 
-void apply_probe::postgres_error(std::string_view sqlstate) {
-  if (sqlstate.empty()) sqlstate = "unknown";
+void apply_probe::target_error(const target_error_class& error) {
+  std::string_view code = error.code.empty() ? error.sqlstate : error.code;
+  if (code.empty()) code = "unknown";
   std::lock_guard lock(_mutex);
-  auto it = _errors.find(sqlstate);
-  if (it == _errors.end()) {
-    const std::string code(sqlstate);
-    it = _errors.emplace(code, &_registry.postgres_errors().Add({{"sqlstate", code}})).first;
+  auto key = std::make_pair(std::string(code), error.action);
+  auto it = _target_errors.find(key);
+  if (it == _target_errors.end()) {
+    prometheus::Counter* c =
+        &_registry.target_errors().Add({{"target", std::string(target_id(_registry.target()))},
+                                        {"code", key.first},
+                                        {"action", to_string(error.action)}});
+    it = _target_errors.emplace(std::move(key), c).first;
   }
   it->second->Increment();
+
+  prometheus::Family<prometheus::Counter>* postgres = _registry.postgres_errors();
+  if (postgres == nullptr) return;
+  // sluice_postgres_errors_total as it always was: by SQLSTATE alone.
+  const std::string sqlstate = error.sqlstate.empty() ? "unknown" : error.sqlstate;
+  auto p = _postgres_errors.find(sqlstate);
+  if (p == _postgres_errors.end())
+    p = _postgres_errors.emplace(sqlstate, &postgres->Add({{"sqlstate", sqlstate}})).first;
+  p->second->Increment();
 }
 
 void apply_probe::end_to_end(double seconds) {

@@ -7,7 +7,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "sinks/target_error.h"
 
 namespace prometheus {
 class Counter;
@@ -23,6 +26,7 @@ class metrics_registry;
 //   sluice_changes_total{table,outcome}  applied | deleted | stale | missing (insert.mode
 //   update: changes of rows the table does not hold, not made)
 //   sluice_batch_rows, sluice_batch_apply_seconds (one observation per transaction)
+//   sluice_target_errors_total{target,code,action}, and on PostgreSQL
 //   sluice_postgres_errors_total{sqlstate}
 //   sluice_end_to_end_latency_seconds (one observation per message: Kafka timestamp → commit)
 //   sluice_replication_lag_seconds{table} (now − source timestamp of the newest applied
@@ -41,8 +45,10 @@ class apply_probe {
   void stale(std::string_view table, uint64_t n);
   void missing(std::string_view table, uint64_t n);
   void batch(uint64_t rows, double seconds);
-  // An empty SQLSTATE (the error carried none, e.g. a broken connection) counts as "unknown".
-  void postgres_error(std::string_view sqlstate);
+  // One error of the target, whatever became of it. Its code is error.code, else its SQLSTATE;
+  // an error without either (e.g. a broken connection) counts as "unknown". On PostgreSQL it
+  // is counted in sluice_postgres_errors_total{sqlstate} as well.
+  void target_error(const target_error_class& error);
   void end_to_end(double seconds);
   // One observation per message of a committed batch: now − its Kafka timestamp (messages
   // without a timestamp, 0, are skipped). Counted into buckets here, then added in one step.
@@ -67,7 +73,8 @@ class apply_probe {
   std::vector<double> _bucket_increments;  // scratch for end_to_end(span), under _mutex
   std::mutex _mutex;  // guards the two caches (metric values are atomic themselves)
   std::map<std::string, series, std::less<>> _tables;
-  std::map<std::string, prometheus::Counter*, std::less<>> _errors;  // by SQLSTATE
+  std::map<std::string, prometheus::Counter*, std::less<>> _postgres_errors;  // by SQLSTATE
+  std::map<std::pair<std::string, target_error_action>, prometheus::Counter*> _target_errors;
 };
 
 }  // namespace sluice

@@ -6,6 +6,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "connector/base/target_names.h"
 #include "connector/metrics/state_probe.h"
 
 namespace sluice {
@@ -17,7 +18,7 @@ const prometheus::Histogram::BucketBoundaries k_latency_buckets = {
 // Keys written per batch; batch.size defaults to 10000.
 const prometheus::Histogram::BucketBoundaries k_rows_buckets = {
     1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000};
-// One PostgreSQL transaction, retries included.
+// One target transaction, retries included.
 const prometheus::Histogram::BucketBoundaries k_apply_buckets = {
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
@@ -27,11 +28,15 @@ const std::vector<double>& metrics_registry::end_to_end_buckets() {
   return k_latency_buckets;
 }
 
-metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Registry>()) {
+metrics_registry::metrics_registry(target_kind target)
+    : _target(target), _registry(std::make_unique<prometheus::Registry>()) {
   prometheus::Registry& r = *_registry;
+  const bool postgres = target == target_kind::postgres;
+  const std::string display(target_display_name(target));
+  const prometheus::Labels this_target = {{"target", std::string(target_id(target))}};
   _consumer_lag = &prometheus::BuildGauge()
                        .Name("sluice_consumer_lag_messages")
-                       .Help("High watermark minus the next offset committed in PostgreSQL.")
+                       .Help("High watermark minus the next offset committed in " + display + ".")
                        .Register(r);
   _replication_lag =
       &prometheus::BuildGauge()
@@ -42,7 +47,7 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
            .Register(r);
   _end_to_end_latency = &prometheus::BuildHistogram()
                              .Name("sluice_end_to_end_latency_seconds")
-                             .Help("Kafka message timestamp to PostgreSQL commit.")
+                             .Help("Kafka message timestamp to " + display + " commit.")
                              .Register(r)
                              .Add({}, k_latency_buckets);
   _messages = &prometheus::BuildCounter()
@@ -64,10 +69,19 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                               .Help("Duration of one batch transaction, retries included.")
                               .Register(r)
                               .Add({}, k_apply_buckets);
-  _postgres_errors = &prometheus::BuildCounter()
-                          .Name("sluice_postgres_errors_total")
-                          .Help("PostgreSQL errors by SQLSTATE.")
-                          .Register(r);
+  _target_errors = &prometheus::BuildCounter()
+                        .Name("sluice_target_errors_total")
+                        .Help(
+                            "Errors of the target database by code (the SQLSTATE, or MariaDB's "
+                            "error number) and what sluice did about them "
+                            "(retry, reconnect, in_doubt, reject, refused, fatal).")
+                        .Register(r);
+  if (postgres) {
+    _postgres_errors = &prometheus::BuildCounter()
+                            .Name("sluice_postgres_errors_total")
+                            .Help("PostgreSQL errors by SQLSTATE.")
+                            .Register(r);
+  }
   _ddl_failures = &prometheus::BuildCounter()
                        .Name("sluice_ddl_failures_total")
                        .Help(
@@ -80,19 +94,34 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
                                "1 while this target table's DDL fails (until rows are "
                                "written to it again).")
                            .Register(r);
-  _postgres_up = &prometheus::BuildGauge()
-                      .Name("sluice_postgres_up")
-                      .Help(
-                          "1 while PostgreSQL answers sluice's sessions, 0 while one of them "
-                          "waits out an outage.")
-                      .Register(r)
-                      .Add({});
-  _postgres_up->Set(1);
-  _postgres_reconnects = &prometheus::BuildCounter()
-                              .Name("sluice_postgres_reconnects_total")
-                              .Help("PostgreSQL connections opened again after one was lost.")
-                              .Register(r)
-                              .Add({});
+  _target_up = &prometheus::BuildGauge()
+                    .Name("sluice_target_up")
+                    .Help(
+                        "1 while the target database answers sluice's sessions, 0 while one of "
+                        "them waits out an outage.")
+                    .Register(r)
+                    .Add(this_target);
+  _target_up->Set(1);
+  _target_reconnects = &prometheus::BuildCounter()
+                            .Name("sluice_target_reconnects_total")
+                            .Help("Target database connections opened again after one was lost.")
+                            .Register(r)
+                            .Add(this_target);
+  if (postgres) {
+    _postgres_up = &prometheus::BuildGauge()
+                        .Name("sluice_postgres_up")
+                        .Help(
+                            "1 while PostgreSQL answers sluice's sessions, 0 while one of them "
+                            "waits out an outage.")
+                        .Register(r)
+                        .Add({});
+    _postgres_up->Set(1);
+    _postgres_reconnects = &prometheus::BuildCounter()
+                                .Name("sluice_postgres_reconnects_total")
+                                .Help("PostgreSQL connections opened again after one was lost.")
+                                .Register(r)
+                                .Add({});
+  }
   _rebalances = &prometheus::BuildCounter()
                      .Name("sluice_rebalances_total")
                      .Help("Consumer group rebalances (assignments and revocations).")
@@ -126,9 +155,10 @@ metrics_registry::metrics_registry() : _registry(std::make_unique<prometheus::Re
   _degraded = &prometheus::BuildGauge()
                    .Name("sluice_degraded")
                    .Help(
-                       "1 while this dependency holds the connector DEGRADED (postgres, "
-                       "postgres statements, kafka, dead-letter queue, offsets, schema "
-                       "registry), 0 once it no longer does.")
+                       "1 while this dependency holds the connector DEGRADED (the target, "
+                       "postgres or mariadb, and its statements, \"postgres statements\"; "
+                       "kafka, dead-letter queue, offsets, schema registry), 0 once it no "
+                       "longer does.")
                    .Register(r);
   _members = &prometheus::BuildGauge()
                   .Name("sluice_members")

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "sinks/target_factory.h"
+
 // prometheus-cpp stays out of the pipeline's includes: only connector/metrics/*.cc sees it.
 namespace prometheus {
 class Registry;
@@ -28,11 +30,18 @@ namespace sluice {
 //                                                              deleted | csn_conflict
 //   sluice_batch_rows                                 histogram
 //   sluice_batch_apply_seconds                        histogram
-//   sluice_postgres_errors_total{sqlstate}            counter
+//   sluice_target_errors_total{target,code,action}    counter  code: the SQLSTATE (PostgreSQL),
+//                                                              the error number (MariaDB);
+//                                                              action: retry | reconnect |
+//                                                              in_doubt | reject | refused |
+//                                                              fatal
+//   sluice_postgres_errors_total{sqlstate}            counter  PostgreSQL only
 //   sluice_ddl_failures_total{table}                  counter  batches whose DDL failed there
 //   sluice_table_ddl_failed{table}                    gauge    1 while its DDL fails
-//   sluice_postgres_up                                gauge    0 while PostgreSQL is unreachable
-//   sluice_postgres_reconnects_total                  counter
+//   sluice_target_up{target}                          gauge    0 while the target is unreachable
+//   sluice_target_reconnects_total{target}            counter
+//   sluice_postgres_up                                gauge    PostgreSQL only: sluice_target_up
+//   sluice_postgres_reconnects_total                  counter  PostgreSQL only
 //   sluice_rebalances_total                           counter
 //   sluice_fenced_partitions                          gauge    assigned here, owned by
 //                                                              another epoch
@@ -44,8 +53,12 @@ namespace sluice {
 //   sluice_member_heartbeat_age_seconds{worker_id}    gauge    per known member
 //   sluice_target_state{state}                        gauge    RUNNING | PAUSED | STOPPED
 //
+// target is "postgres" or "mariadb" (base/target_names.h). The sluice_postgres_* series are
+// the first target's, kept as they were for the dashboards and alerts written against them:
+// registered only when the target is PostgreSQL (a MariaDB connector has only sluice_target_*).
+//
 // Families are created here, filled through the probes (consumer_probe, decode_probe,
-// merge_probe, apply_probe, state_probe, chunk_probe, postgres_probe: STYLE.md #10) and read by
+// merge_probe, apply_probe, state_probe, chunk_probe, target_probe: STYLE.md #10) and read by
 // serialize() for GET /metrics. The accessors below are for those probes only: labelled
 // metrics as families (a probe adds and caches its children), unlabelled ones as their
 // single series (created here, so they are scraped from the start, as is sluice_state with
@@ -56,7 +69,8 @@ namespace sluice {
 // method is thread-safe (prometheus-cpp guards its families; metric values are atomic).
 class metrics_registry {
  public:
-  metrics_registry();
+  // The series of the target the connector writes to (PostgreSQL unless told).
+  explicit metrics_registry(target_kind target = target_kind::postgres);
   ~metrics_registry();
   metrics_registry(const metrics_registry&) = delete;
   metrics_registry& operator=(const metrics_registry&) = delete;
@@ -68,6 +82,8 @@ class metrics_registry {
   // count a batch of observations into buckets themselves use them).
   static const std::vector<double>& end_to_end_buckets();
 
+  target_kind target() const { return _target; }
+
   prometheus::Family<prometheus::Gauge>& consumer_lag() { return *_consumer_lag; }
   prometheus::Family<prometheus::Gauge>& replication_lag() { return *_replication_lag; }
   prometheus::Histogram& end_to_end_latency() { return *_end_to_end_latency; }
@@ -75,11 +91,16 @@ class metrics_registry {
   prometheus::Family<prometheus::Counter>& changes() { return *_changes; }
   prometheus::Histogram& batch_rows() { return *_batch_rows; }
   prometheus::Histogram& batch_apply_seconds() { return *_batch_apply_seconds; }
-  prometheus::Family<prometheus::Counter>& postgres_errors() { return *_postgres_errors; }
+  prometheus::Family<prometheus::Counter>& target_errors() { return *_target_errors; }
+  // nullptr unless the target is PostgreSQL.
+  prometheus::Family<prometheus::Counter>* postgres_errors() { return _postgres_errors; }
   prometheus::Family<prometheus::Counter>& ddl_failures() { return *_ddl_failures; }
   prometheus::Family<prometheus::Gauge>& table_ddl_failed() { return *_table_ddl_failed; }
-  prometheus::Gauge& postgres_up() { return *_postgres_up; }
-  prometheus::Counter& postgres_reconnects() { return *_postgres_reconnects; }
+  prometheus::Gauge& target_up() { return *_target_up; }
+  prometheus::Counter& target_reconnects() { return *_target_reconnects; }
+  // nullptr unless the target is PostgreSQL.
+  prometheus::Gauge* postgres_up() { return _postgres_up; }
+  prometheus::Counter* postgres_reconnects() { return _postgres_reconnects; }
   prometheus::Counter& rebalances() { return *_rebalances; }
   prometheus::Gauge& fenced_partitions() { return *_fenced_partitions; }
   prometheus::Gauge& pending_chunks() { return *_pending_chunks; }
@@ -91,6 +112,7 @@ class metrics_registry {
   prometheus::Family<prometheus::Gauge>& target_state() { return *_target_state; }
 
  private:
+  target_kind _target;
   // The registry owns the families and series below (they point into it).
   std::unique_ptr<prometheus::Registry> _registry;
   prometheus::Family<prometheus::Gauge>* _consumer_lag;
@@ -100,11 +122,14 @@ class metrics_registry {
   prometheus::Family<prometheus::Counter>* _changes;
   prometheus::Histogram* _batch_rows;
   prometheus::Histogram* _batch_apply_seconds;
-  prometheus::Family<prometheus::Counter>* _postgres_errors;
+  prometheus::Family<prometheus::Counter>* _target_errors;
+  prometheus::Family<prometheus::Counter>* _postgres_errors = nullptr;
   prometheus::Family<prometheus::Counter>* _ddl_failures;
   prometheus::Family<prometheus::Gauge>* _table_ddl_failed;
-  prometheus::Gauge* _postgres_up;
-  prometheus::Counter* _postgres_reconnects;
+  prometheus::Gauge* _target_up;
+  prometheus::Counter* _target_reconnects;
+  prometheus::Gauge* _postgres_up = nullptr;
+  prometheus::Counter* _postgres_reconnects = nullptr;
   prometheus::Counter* _rebalances;
   prometheus::Gauge* _fenced_partitions;
   prometheus::Gauge* _pending_chunks;

@@ -46,7 +46,8 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   auto records = datastream_rows(table, 1, 50);
   // A value the database refuses (w is typed uuid; sluice checks no uuid text itself, unlike
   // an integer's range): isolated, dead-lettered, and counted in
-  // sluice_postgres_errors_total{sqlstate="22P02"}.
+  // sluice_postgres_errors_total{sqlstate="22P02"} and in its neutral sibling,
+  // sluice_target_errors_total{action="reject",code="22P02",target="postgres"}.
   datastream_event bad;
   bad.table = table;
   bad.lsn = 1000;
@@ -80,7 +81,9 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
        {"sluice_consumer_lag_messages", "sluice_replication_lag_seconds",
         "sluice_end_to_end_latency_seconds", "sluice_messages_total", "sluice_changes_total",
         "sluice_batch_rows", "sluice_batch_apply_seconds", "sluice_postgres_errors_total",
-        "sluice_rebalances_total", "sluice_pending_chunks", "sluice_state"}) {
+        "sluice_rebalances_total", "sluice_pending_chunks", "sluice_state",
+        "sluice_target_errors_total", "sluice_target_up", "sluice_target_reconnects_total",
+        "sluice_postgres_up", "sluice_postgres_reconnects_total"}) {
     CHECK_MESSAGE(metrics.find(std::string("# TYPE ") + family + " ") != std::string::npos,
                   std::string(family) << "\n"
                                       << metrics);
@@ -88,6 +91,11 @@ TEST_CASE("a live sluice exports every contracted series, and lag goes to 0 when
   CHECK(metric_sample(metrics,
                       "sluice_messages_total{outcome=\"decoded\",topic=\"" + topic + "\"}") == 56);
   CHECK(metric_sample(metrics, "sluice_postgres_errors_total{sqlstate=\"22P02\"}") >= 1);
+  CHECK(metric_sample(metrics,
+                      "sluice_target_errors_total{action=\"reject\",code=\"22P02\","
+                      "target=\"postgres\"}") >= 1);
+  CHECK(metric_sample(metrics, "sluice_target_up{target=\"postgres\"}") == 1);
+  CHECK(metric_sample(metrics, "sluice_postgres_up") == 1);
   CHECK(metric_sample(metrics, "sluice_changes_total{outcome=\"applied\",table=\"public." + table +
                                    "\"}") == 50);
   CHECK(metric_sample(metrics, "sluice_changes_total{outcome=\"applied\",table=\"public." + other +

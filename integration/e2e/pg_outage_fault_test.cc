@@ -373,6 +373,8 @@ TEST_CASE(
     const outage_record during = observe_degraded(m, 45s, outage.since() + 90s);
     CHECK_MESSAGE(during.clean(), during.text() << "\n" << m.process->log());
     CHECK(m.http.metric("sluice_postgres_up") == 0);
+    CHECK(m.http.metric("sluice_target_up{target=\"postgres\"}") == 0);
+    CHECK(m.http.metric("sluice_degraded{dependency=\"postgres\"}") == 1);
     CHECK(m.http.metric("sluice_state{state=\"DEGRADED\"}") == 1);
     outage.resume();
     MESSAGE("PostgreSQL was down " << outage.seconds() << " s");
@@ -383,7 +385,10 @@ TEST_CASE(
   CHECK(m.process->running());
   CHECK(m.process->pid() == pid);
   CHECK(m.http.metric("sluice_postgres_up") == 1);
+  CHECK(m.http.metric("sluice_target_up{target=\"postgres\"}") == 1);
   CHECK_MESSAGE(m.http.metric("sluice_postgres_reconnects_total") > 0, m.http.get("/metrics").body);
+  CHECK(m.http.metric("sluice_target_reconnects_total{target=\"postgres\"}") ==
+        m.http.metric("sluice_postgres_reconnects_total"));
   const std::string log = m.process->log();
   CHECK_MESSAGE(occurrences(log, "MAXPOLL") == 0, log);
   // One member that kept its group membership: no partition was ever released.

@@ -151,3 +151,17 @@ TEST_CASE("the reference documents the mariadb keys and the one-target rule") {
   CHECK(contains(doc, "`mariadb.state.database`"));
   CHECK(contains(doc, "Exactly one of postgres.dsn and mariadb.dsn"));
 }
+
+TEST_CASE("mariadb.state.database is held to MariaDB's 64-character limit, not PostgreSQL's") {
+  const std::string name64(64, 'd');
+  const load_result ok =
+      load(head + "mariadb.dsn: \"" + mariadb_dsn + "\"\nmariadb.state.database: " + name64 + "\n");
+  REQUIRE_MESSAGE(ok.ok(), ok.error_text());
+  CHECK(ok->mariadb.state_database == name64);
+
+  const load_result long_one = load(head + "mariadb.dsn: \"" + mariadb_dsn +
+                                    "\"\nmariadb.state.database: " + name64 + "d\n");
+  REQUIRE_FALSE(long_one.ok());
+  CHECK(contains(long_one.error_text(), "MariaDB's 64-character identifier limit"));
+  CHECK_FALSE(contains(long_one.error_text(), "PostgreSQL"));
+}

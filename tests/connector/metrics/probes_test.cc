@@ -11,6 +11,9 @@
 #include "connector/metrics/merge_probe.h"
 #include "connector/metrics/metrics_registry.h"
 #include "connector/metrics/state_probe.h"
+#include "connector/metrics/target_probe.h"
+#include "sinks/target_error.h"
+#include "sinks/target_factory.h"
 
 using sluice::apply_probe;
 using sluice::chunk_probe;
@@ -21,6 +24,10 @@ using sluice::merge_probe;
 using sluice::metrics_registry;
 using sluice::partition_id;
 using sluice::state_probe;
+using sluice::target_error_action;
+using sluice::target_error_class;
+using sluice::target_kind;
+using sluice::target_probe;
 
 namespace {
 
@@ -31,6 +38,16 @@ bool has(const std::string& text, const std::string& line) {
 // A series line: name{labels} value, matched up to and including the value.
 bool has_sample(const std::string& text, const std::string& series, const std::string& value) {
   return has(text, "\n" + series + " " + value + "\n");
+}
+
+target_error_class failure(target_error_action action, std::string sqlstate,
+                           std::string code = "") {
+  target_error_class e;
+  e.action = action;
+  e.sqlstate = std::move(sqlstate);
+  e.message = "a failure";
+  e.code = std::move(code);
+  return e;
 }
 
 }  // namespace
@@ -54,7 +71,7 @@ TEST_CASE("every SPEC §6 family is exposed with its type and label names once p
   apply.deleted("root.sample", 2);
   apply.stale("root.sample", 1);
   apply.batch(6, 0.02);
-  apply.postgres_error("40001");
+  apply.target_error(failure(target_error_action::retry, "40001"));
   apply.end_to_end(0.3);
   apply.replication_lag("root.sample", 1.5);
   state.set(connector_state::running);
@@ -88,6 +105,9 @@ TEST_CASE("every SPEC §6 family is exposed with its type and label names once p
   CHECK(has_sample(m, "sluice_batch_apply_seconds_count", "1"));
   CHECK(has(m, "# TYPE sluice_postgres_errors_total counter\n"));
   CHECK(has_sample(m, "sluice_postgres_errors_total{sqlstate=\"40001\"}", "1"));
+  CHECK(has(m, "# TYPE sluice_target_errors_total counter\n"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"retry\",code=\"40001\",target=\"postgres\"}", "1"));
   CHECK(has(m, "# TYPE sluice_rebalances_total counter\n"));
   CHECK(has_sample(m, "sluice_rebalances_total", "1"));
   CHECK(has(m, "# TYPE sluice_pending_chunks gauge\n"));
@@ -127,18 +147,84 @@ TEST_CASE("probes of several lanes on one registry add to the same series") {
   apply_probe lane1(registry);
   lane0.applied("t", 2);
   lane1.applied("t", 3);
-  lane0.postgres_error("40P01");
-  lane1.postgres_error("40P01");
+  lane0.target_error(failure(target_error_action::retry, "40P01"));
+  lane1.target_error(failure(target_error_action::retry, "40P01"));
   const std::string m = registry.serialize();
   CHECK(has_sample(m, "sluice_changes_total{outcome=\"applied\",table=\"t\"}", "5"));
   CHECK(has_sample(m, "sluice_postgres_errors_total{sqlstate=\"40P01\"}", "2"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"retry\",code=\"40P01\",target=\"postgres\"}", "2"));
 }
 
 TEST_CASE("an error without SQLSTATE is counted as unknown") {
   metrics_registry registry;
-  apply_probe(registry).postgres_error("");
-  CHECK(
-      has_sample(registry.serialize(), "sluice_postgres_errors_total{sqlstate=\"unknown\"}", "1"));
+  apply_probe(registry).target_error(failure(target_error_action::reconnect, ""));
+  const std::string m = registry.serialize();
+  CHECK(has_sample(m, "sluice_postgres_errors_total{sqlstate=\"unknown\"}", "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"reconnect\",code=\"unknown\",target=\"postgres\"}",
+      "1"));
+}
+
+TEST_CASE("on PostgreSQL the target's series come under both their neutral and their first names") {
+  metrics_registry registry(target_kind::postgres);
+  apply_probe apply(registry);
+  target_probe target(registry);
+  std::string m = registry.serialize();
+  INFO(m);
+  CHECK(has_sample(m, "sluice_target_up{target=\"postgres\"}", "1"));
+  CHECK(has_sample(m, "sluice_postgres_up", "1"));
+  CHECK(has_sample(m, "sluice_target_reconnects_total{target=\"postgres\"}", "0"));
+  CHECK(has_sample(m, "sluice_postgres_reconnects_total", "0"));
+
+  target.up(false);
+  target.reconnected();
+  // One SQLSTATE, two verdicts: one series of the old family, two of the new one.
+  apply.target_error(failure(target_error_action::retry, "40001"));
+  apply.target_error(failure(target_error_action::in_doubt, "40001"));
+  apply.target_error(failure(target_error_action::reject, "22P02"));
+  m = registry.serialize();
+  CHECK(has_sample(m, "sluice_target_up{target=\"postgres\"}", "0"));
+  CHECK(has_sample(m, "sluice_postgres_up", "0"));
+  CHECK(has_sample(m, "sluice_target_reconnects_total{target=\"postgres\"}", "1"));
+  CHECK(has_sample(m, "sluice_postgres_reconnects_total", "1"));
+  CHECK(has_sample(m, "sluice_postgres_errors_total{sqlstate=\"40001\"}", "2"));
+  CHECK(has_sample(m, "sluice_postgres_errors_total{sqlstate=\"22P02\"}", "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"retry\",code=\"40001\",target=\"postgres\"}", "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"in_doubt\",code=\"40001\",target=\"postgres\"}",
+      "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"reject\",code=\"22P02\",target=\"postgres\"}", "1"));
+  CHECK(has(m, "Kafka message timestamp to PostgreSQL commit."));
+}
+
+TEST_CASE(
+    "on MariaDB only the neutral series exist, labelled mariadb and counted by error number") {
+  metrics_registry registry(target_kind::mariadb);
+  apply_probe apply(registry);
+  target_probe target(registry);
+  target.up(false);
+  target.reconnected();
+  // MariaDB's deadlock: error 1213, SQLSTATE 40001. The number is the code.
+  apply.target_error(failure(target_error_action::retry, "40001", "1213"));
+  apply.target_error(failure(target_error_action::reconnect, "", "2013"));
+  apply.target_error(failure(target_error_action::fatal, "", ""));
+  const std::string m = registry.serialize();
+  INFO(m);
+  CHECK(has_sample(m, "sluice_target_up{target=\"mariadb\"}", "0"));
+  CHECK(has_sample(m, "sluice_target_reconnects_total{target=\"mariadb\"}", "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"retry\",code=\"1213\",target=\"mariadb\"}", "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"reconnect\",code=\"2013\",target=\"mariadb\"}", "1"));
+  CHECK(has_sample(
+      m, "sluice_target_errors_total{action=\"fatal\",code=\"unknown\",target=\"mariadb\"}", "1"));
+  CHECK_FALSE(has(m, "sluice_postgres_"));
+  CHECK_FALSE(has(m, "target=\"postgres\""));
+  CHECK_FALSE(has(m, "PostgreSQL"));
+  CHECK(has(m, "Kafka message timestamp to MariaDB commit."));
 }
 
 TEST_CASE("a revoked partition's lag disappears and a negative lag shows as 0") {
@@ -183,7 +269,10 @@ TEST_CASE("the state gauge follows set(), by state or by name") {
   CHECK(has_sample(m, "sluice_state{state=\"PAUSED\"}", "1"));
   CHECK(has_sample(m, "sluice_state{state=\"FAILED\"}", "0"));
   CHECK_FALSE(state.set("SLEEPING"));
-  CHECK_FALSE(has(registry.serialize(), "} 1\n"));
+  m = registry.serialize();
+  for (const char* s :
+       {"STARTING", "RUNNING", "DEGRADED", "DRAINING", "PAUSED", "FAILED", "STOPPED"})
+    CHECK(has_sample(m, std::string("sluice_state{state=\"") + s + "\"}", "0"));
 }
 
 TEST_CASE("one probe shared by lane threads counts every call while being scraped") {

@@ -7,27 +7,34 @@
 
 #include "connector/base/connector_state.h"
 #include "connector/metrics/apply_probe.h"
-#include "connector/metrics/postgres_probe.h"
+#include "connector/metrics/target_probe.h"
 #include "sinks/session_observer.h"
+#include "sinks/target_factory.h"
 
 namespace sluice {
 
-// What the connector's PostgreSQL sessions (lanes, partition owner, janitor, key lookups)
-// say about the server, made one state (SPEC §5 DEGRADED):
+// What the connector's target sessions (lanes, partition owner, janitor, key lookups) say
+// about the server, made one state (SPEC §5 DEGRADED):
 //
-//   a session loses PostgreSQL    → DEGRADED (while RUNNING), sluice_postgres_up 0, one log line
-//   every such session is back    → RUNNING,  sluice_postgres_up 1, one log line with the
+//   a session loses the target    → DEGRADED (while RUNNING), sluice_target_up 0, one log line
+//   every such session is back    → RUNNING,  sluice_target_up 1, one log line with the
 //                                   outage's length
-//   a session's statement stalls  → DEGRADED ("postgres statements": the role and the error,
+//   a session's statement stalls  → DEGRADED ("<target> statements": the role and the error,
 //     on a transient error past      a lock held elsewhere named by the DDL), one log line;
 //     errors.retry.max               RUNNING again once every stalled session got through
-//   reconnections, errors         → sluice_postgres_reconnects_total, sluice_postgres_errors_total
+//   reconnections, errors         → sluice_target_reconnects_total, sluice_target_errors_total
+//                                   (and the sluice_postgres_* series on PostgreSQL)
+//
+// The target is named as base/target_names.h names it: the dependencies are "postgres" and
+// "postgres statements" (or "mariadb", "mariadb statements"), the reasons and log lines say
+// "PostgreSQL unreachable (lane-0): …" (or "MariaDB …"), the log component is the id.
 //
 // Lifecycle: built before the sessions it observes, destroyed after them. Threading: every
 // method is called from the sessions' threads, concurrently: one mutex.
-class postgres_health : public session_observer {
+class target_health : public session_observer {
  public:
-  postgres_health(state_holder& state, postgres_probe& probe, apply_probe& errors);
+  target_health(state_holder& state, target_probe& probe, apply_probe& errors,
+                target_kind target = target_kind::postgres);
 
   void error(const target_error_class& error) override;
   void unreachable(const std::string& role, const target_error_class& why) override;
@@ -44,8 +51,11 @@ class postgres_health : public session_observer {
 
  private:
   state_holder& _state;
-  postgres_probe& _probe;
+  target_probe& _probe;
   apply_probe& _errors;
+  const std::string _id;          // "postgres": the dependency, the log component
+  const std::string _statements;  // "postgres statements": the stalls' dependency
+  const std::string _name;        // "PostgreSQL": in sentences
   mutable std::mutex _mutex;
   std::map<std::string, std::string> _down;  // role → why
   std::chrono::steady_clock::time_point _since{};
@@ -53,7 +63,7 @@ class postgres_health : public session_observer {
 
   void publish_stalls();  // under _mutex
 
-  void forget(const std::string& role, const char* what);  // under _mutex
+  void forget(const std::string& role, const std::string& what);  // under _mutex
 };
 
 }  // namespace sluice
