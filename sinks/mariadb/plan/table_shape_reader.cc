@@ -37,6 +37,21 @@ std::string table_filter(const std::vector<target_table>& tables, const std::str
 
 }  // namespace
 
+namespace {
+
+// information_schema skips a table whose definition a concurrent DDL is changing, with only a
+// warning (1684): its columns or its primary key would read as missing, and a keyed batch
+// would be refused as "no primary key". Such a read is an error to retry, never a shape.
+void refuse_skipped_tables(connection& conn) {
+  for (const auto& row : conn.query("SHOW WARNINGS").rows) {
+    if (row.size() > 2 && row[1] == "1684") {
+      throw mdb_error(1684, "HY000", row[2].value_or("a table was skipped by concurrent DDL"));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<table_shape> read_table_shapes(connection& conn,
                                            const std::vector<target_table>& tables) {
   std::vector<table_shape> shapes(tables.size());
@@ -64,6 +79,7 @@ std::vector<table_shape> read_table_shapes(connection& conn,
       "AND b.table_type = 'BASE TABLE' WHERE " +
           filter + " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
       params);
+  refuse_skipped_tables(conn);
   for (const auto& row : columns.rows) {
     table_shape* shape = shape_of(row[0], row[1]);
     if (!shape) continue;
@@ -83,6 +99,7 @@ std::vector<table_shape> read_table_shapes(connection& conn,
       "FROM information_schema.statistics WHERE non_unique = 0 AND " +
           filter + " ORDER BY table_schema, table_name, index_name, seq_in_index",
       params);
+  refuse_skipped_tables(conn);
   // Per table, each unique index's columns (the rows come in index order).
   std::map<size_t, std::map<std::string, std::vector<std::string>>> unique;
   for (const auto& row : indexes.rows) {

@@ -86,14 +86,29 @@ connection::~connection() {
   if (_mysql != nullptr) mysql_close(_mysql);
 }
 
-void connection::fail() {
+// A call failed but Connector/C holds no error for it (seen after a server restart): what
+// state the link is in is unknown, so it is treated as lost — dropped and opened again, the
+// work retried — never as a final error with an empty message.
+[[noreturn]] void connection::fail_without_error(const char* call) {
+  _broken = true;
+  throw mdb_error(2013, "HY000",
+                  std::string("MariaDB client: ") + call +
+                      " failed without an error; the connection is dropped");
+}
+
+void connection::fail(const char* call) {
   const unsigned code = mysql_errno(_mysql);
+  if (code == 0) fail_without_error(call);
   if (connection_lost(code)) _broken = true;
   throw mdb_error(code, mysql_sqlstate(_mysql), mysql_error(_mysql));
 }
 
-void connection::fail(st_mysql_stmt* stmt) {
+void connection::fail(st_mysql_stmt* stmt, const char* call) {
   const unsigned code = mysql_stmt_errno(stmt);
+  if (code == 0) {
+    if (mysql_errno(_mysql) != 0) fail(call);
+    fail_without_error(call);
+  }
   mdb_error e(code, mysql_stmt_sqlstate(stmt), mysql_stmt_error(stmt));
   if (connection_lost(code)) _broken = true;
   throw e;
@@ -115,7 +130,7 @@ st_mysql_stmt* connection::prepared(std::string_view sql) {
     _statements.clear();
   }
   MYSQL_STMT* stmt = mysql_stmt_init(_mysql);
-  if (stmt == nullptr) fail();
+  if (stmt == nullptr) fail("mysql_stmt_init");
   if (mysql_stmt_prepare(stmt, sql.data(), sql.size()) != 0) {
     const unsigned code = mysql_stmt_errno(stmt);
     mdb_error e(code, mysql_stmt_sqlstate(stmt), mysql_stmt_error(stmt));
@@ -128,35 +143,35 @@ st_mysql_stmt* connection::prepared(std::string_view sql) {
 }
 
 uint64_t connection::exec(std::string_view sql) {
-  if (mysql_real_query(_mysql, sql.data(), sql.size()) != 0) fail();
+  if (mysql_real_query(_mysql, sql.data(), sql.size()) != 0) fail("mysql_real_query");
   uint64_t affected = 0;
   do {
     MYSQL_RES* res = mysql_store_result(_mysql);
     if (res != nullptr) {
       mysql_free_result(res);
     } else if (mysql_field_count(_mysql) != 0) {
-      fail();
+      fail("mysql_store_result");
     } else {
       affected += mysql_affected_rows(_mysql);
     }
   } while (mysql_next_result(_mysql) == 0);
-  if (mysql_errno(_mysql) != 0) fail();
+  if (mysql_errno(_mysql) != 0) fail("mysql_next_result");
   return affected;
 }
 
 result connection::query(std::string_view sql) {
-  if (mysql_real_query(_mysql, sql.data(), sql.size()) != 0) fail();
+  if (mysql_real_query(_mysql, sql.data(), sql.size()) != 0) fail("mysql_real_query");
   MYSQL_RES* res = mysql_store_result(_mysql);
   result out;
   if (res == nullptr) {
-    if (mysql_field_count(_mysql) != 0) fail();
+    if (mysql_field_count(_mysql) != 0) fail("mysql_store_result");
     return out;
   }
   const unsigned n = mysql_num_fields(res);
   MYSQL_FIELD* fields = mysql_fetch_fields(res);
   for (unsigned i = 0; i < n; ++i)
     out.columns.emplace_back(fields[i].name);
-  while (MYSQL_ROW row = mysql_fetch_row(res)) {
+  while (MYSQL_ROW row = mysql_fetch_row(res)) {  // stored: fetching cannot fail
     const unsigned long* lengths = mysql_fetch_lengths(res);
     auto& r = out.rows.emplace_back();
     r.reserve(n);
@@ -186,7 +201,7 @@ uint64_t connection::exec(std::string_view sql, std::span<const param> params) {
   if (mysql_stmt_bind_param(stmt, binds.data()) != 0 || mysql_stmt_execute(stmt) != 0) {
     std::string key(sql);
     try {
-      fail(stmt);
+      fail(stmt, "mysql_stmt_execute");
     } catch (...) {
       forget(key);
       throw;
@@ -207,18 +222,25 @@ result connection::query(std::string_view sql, std::span<const param> params) {
   const unsigned rows = 0;
   mysql_stmt_attr_set(stmt, STMT_ATTR_ARRAY_SIZE, &rows);
   const std::string key(sql);
-  auto failed = [&] {
+  auto failed = [&](const char* call) {
     try {
-      fail(stmt);
+      fail(stmt, call);
     } catch (...) {
       forget(key);
       throw;
     }
   };
-  if (mysql_stmt_bind_param(stmt, binds.data()) != 0 || mysql_stmt_execute(stmt) != 0) failed();
+  if (mysql_stmt_bind_param(stmt, binds.data()) != 0 || mysql_stmt_execute(stmt) != 0)
+    failed("mysql_stmt_execute");
   result out;
   MYSQL_RES* meta = mysql_stmt_result_metadata(stmt);
-  if (meta == nullptr) return out;
+  if (meta == nullptr) {
+    // No result set: a statement that returns none, or a failure (which must not read as
+    // "no rows").
+    if (mysql_stmt_errno(stmt) != 0 || mysql_errno(_mysql) != 0)
+      failed("mysql_stmt_result_metadata");
+    return out;
+  }
   const unsigned n = mysql_num_fields(meta);
   MYSQL_FIELD* fields = mysql_fetch_fields(meta);
   for (unsigned i = 0; i < n; ++i)
@@ -234,11 +256,11 @@ result connection::query(std::string_view sql, std::span<const param> params) {
     cols[i].is_null = &nulls[i];
     cols[i].error = &errors[i];
   }
-  if (mysql_stmt_bind_result(stmt, cols.data()) != 0) failed();
+  if (mysql_stmt_bind_result(stmt, cols.data()) != 0) failed("mysql_stmt_bind_result");
   for (;;) {
     const int rc = mysql_stmt_fetch(stmt);
     if (rc == MYSQL_NO_DATA) break;
-    if (rc == 1) failed();
+    if (rc == 1) failed("mysql_stmt_fetch");
     auto& r = out.rows.emplace_back();
     r.reserve(n);
     for (unsigned i = 0; i < n; ++i) {
@@ -255,7 +277,7 @@ result connection::query(std::string_view sql, std::span<const param> params) {
         one.buffer = value.data();
         one.buffer_length = value.size();
         one.length = &got;
-        if (mysql_stmt_fetch_column(stmt, &one, i, 0) != 0) failed();
+        if (mysql_stmt_fetch_column(stmt, &one, i, 0) != 0) failed("mysql_stmt_fetch_column");
       }
       r.emplace_back(std::move(value));
     }
@@ -292,7 +314,7 @@ uint64_t connection::exec_bulk(std::string_view sql, size_t width, std::span<con
   if (mysql_stmt_attr_set(stmt, STMT_ATTR_ARRAY_SIZE, &n) != 0 ||
       mysql_stmt_bind_param(stmt, binds.data()) != 0 || mysql_stmt_execute(stmt) != 0) {
     try {
-      fail(stmt);
+      fail(stmt, "mysql_stmt_execute (bulk)");
     } catch (...) {
       forget(key);
       throw;

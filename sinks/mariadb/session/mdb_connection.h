@@ -105,8 +105,10 @@ class connection {
 
  private:
   st_mysql_stmt* prepared(std::string_view sql);
-  [[noreturn]] void fail();
-  [[noreturn]] void fail(st_mysql_stmt* stmt);
+  // Throws the error the call left (`call` names it when Connector/C left none).
+  [[noreturn]] void fail(const char* call);
+  [[noreturn]] void fail(st_mysql_stmt* stmt, const char* call);
+  [[noreturn]] void fail_without_error(const char* call);
   void forget(std::string_view sql);
 
   st_mysql* _mysql = nullptr;

@@ -45,6 +45,7 @@ target_error_action classify_error_code(unsigned code) {
     case 1213:  // deadlock: the whole transaction was rolled back
     case 1205:  // lock wait timeout: the statement alone; the session rolls the rest back
     case 1969:  // max_statement_time exceeded
+    case 1684:  // information_schema skipped a table a concurrent DDL changes (shape reader)
     case 1021:  // disk full
     case 1114:  // table full
     case 1037:  // out of memory
@@ -76,10 +77,12 @@ target_error_class classify_mdb_error(const std::exception& e) {
   if (const auto* in_doubt = dynamic_cast<const commit_in_doubt*>(&e)) {
     out.action = target_error_action::in_doubt;
     out.sqlstate = in_doubt->sqlstate();
+    out.code = std::to_string(in_doubt->code());
     out.message = first_line(in_doubt->code(), in_doubt->what());
   } else if (const auto* m = dynamic_cast<const mdb_error*>(&e)) {
     out.action = classify_error_code(m->code());
     out.sqlstate = m->sqlstate();
+    out.code = std::to_string(m->code());  // sluice_target_errors_total{code}
     out.message = first_line(m->code(), m->what());
   } else if (dynamic_cast<const std::bad_alloc*>(&e)) {
     // sluice itself out of memory: waited out at the backoff's pace, DEGRADED meanwhile.

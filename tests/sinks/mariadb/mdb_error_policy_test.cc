@@ -14,7 +14,7 @@ using action = target_error_action;
 
 TEST_CASE("mariadb error policy: every number named by the policy gets its action") {
   const std::vector<std::pair<action, std::vector<unsigned>>> table = {
-      {action::retry, {1213, 1205, 1969, 1021, 1114, 1037, 1041}},
+      {action::retry, {1213, 1205, 1969, 1684, 1021, 1114, 1037, 1041}},
       {action::reconnect, {2006, 2013, 2055, 1927, 4031, 1053, 2002, 2003, 1040, 1290, 1836}},
       {action::refused, {1045, 1698, 1044, 1049, 1129, 1130, 2026}},
       {action::reject,
@@ -35,6 +35,7 @@ TEST_CASE("mariadb error policy: the exception's class, SQLSTATE and first line"
   CHECK(deadlock.action == action::retry);
   CHECK(deadlock.sqlstate == "40001");
   CHECK(deadlock.message == "1213: Deadlock found when trying to get lock");
+  CHECK(deadlock.code == "1213");
 
   // Lost during COMMIT: in doubt, not merely reconnect.
   const mdb::mdb_error lost(2013, "HY000", "Lost connection to server during query");
