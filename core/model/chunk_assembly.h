@@ -13,8 +13,8 @@
 namespace sluice {
 
 // Puts one chunked record's image back together (Aurora DSQL, SPEC §3): the pure part of a
-// chunk's completion, apart from PostgreSQL (sinks/postgres/state/chunk_store.cc reads the
-// pieces back and calls this), so that it is unit-tested and fuzzed on its own
+// chunk's completion, apart from the targets (each one's state/chunk_store.cc reads the pieces
+// back; sinks/plan/chunk_pieces.cc calls this), so that it is unit-tested and fuzzed on its own
 // (fuzz/targets/chunk_assembly_target.cc).
 //
 // `total_fragments` and `crc32c_text` are what the principal record says; `crc32c_text` is

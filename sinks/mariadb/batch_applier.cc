@@ -43,7 +43,9 @@ batch_applier::batch_applier(mdb_session& session, apply_options options)
       _progress(_session.schema(), _options.connector),
       _dead_letters(_session.schema(), _options.connector),
       _catalog(_session.schema(), _options.connector),
-      _routes(_session.schema(), _options.connector) {
+      _routes(_session.schema(), _options.connector),
+      _chunks(_session.schema(), _options.connector, _options.chunk_timeout,
+              _options.chunk_max_bytes) {
   if (_options.connector.empty()) throw std::invalid_argument("apply_options.connector is empty");
   // A new connection has no temporary stage tables.
   _session.on_drop([this] { _writer.session_lost(); });
@@ -58,12 +60,9 @@ apply_result batch_applier::apply(const merged_batch& batch,
                                   const std::vector<partition_progress>& progress,
                                   const batch_metadata& metadata, const keep_going& go) {
   check_progress(progress);
-  if (!metadata.pieces.empty()) {
-    // Stops the connector without moving past the chunks: nothing is lost.
-    throw std::runtime_error(
-        "chunked records (Aurora DSQL) are not applied to MariaDB yet: the batch holds " +
-        std::to_string(metadata.pieces.size()) + " pieces");
-  }
+  _stream_clock.observe(metadata.stream_time);
+  for (const chunk_piece& p : metadata.pieces)
+    _stream_clock.observe(p.origin.timestamp);
   _ddl.begin_batch();
   std::vector<dead_letter> found;
   std::vector<table_plan> plans = _planner.plan(batch, found);
@@ -83,6 +82,8 @@ apply_result batch_applier::apply(const merged_batch& batch,
   apply_result out;
   bool isolate = false;
   int attempts = 0;
+  int chunk_ddl_rounds = 0;
+  bool chunk_ddl = false;  // the last attempt completed chunks whose tables need DDL first
   std::optional<commit_outcome> in_doubt;
   std::exception_ptr refused;
   std::string abandoned = "abandoned before its transaction ran";
@@ -109,10 +110,15 @@ apply_result batch_applier::apply(const merged_batch& batch,
     }
     try {
       check_routes(conn, plans, found);
-      _ddl.prepare(conn, plans, found, [&](const std::string& why) {
+      const table_ddl::waiting_fn waiting = [&](const std::string& why) {
         if (go && !go()) throw batch_abandoned();
         _session.stalled_by({target_error_action::retry, "HY000", why});
-      });
+      };
+      _ddl.prepare(conn, plans, found, waiting);
+      if (chunk_ddl) {
+        prepare_chunk_tables(conn, waiting);
+        chunk_ddl = false;
+      }
       _session.end_stall();
       switch (run_batch(conn, plans, dead_letters, found, progress, metadata, isolate, stats,
                         out.why)) {
@@ -126,6 +132,16 @@ apply_result batch_applier::apply(const merged_batch& batch,
           out.outcome = apply_outcome::abandoned;
           out.why = "abandoned inside its transaction (rolled back)";
           return out;
+        case attempt_end::chunk_ddl_needed:
+          // A chunk completed in the batch transaction needs a table, columns, a route claim
+          // or a table_locks row, which must be made outside it (MariaDB commits DDL
+          // implicitly): rolled back, made by the next attempt, the batch run again.
+          if (++chunk_ddl_rounds > _session.policy().statement_attempts) {
+            throw std::runtime_error(
+                "completed chunked records keep needing new tables or columns");
+          }
+          chunk_ddl = true;
+          return std::nullopt;
       }
     } catch (const schema_error&) {
       refused = std::current_exception();
@@ -188,8 +204,21 @@ batch_applier::attempt_end batch_applier::run_batch(
   }
   _locks.prepare(conn);  // the table_locks rows, autocommitted, before the transaction
   transaction tx(conn);
+  // Chunked records first: their locks come before the table and key locks.
+  std::vector<dead_letter> chunk_letters;
+  std::vector<table_plan> completed;
+  if (!complete_chunks(conn, metadata, chunk_letters, stats, completed)) {
+    return attempt_end::chunk_ddl_needed;  // rolled back with tx
+  }
+  for (const table_plan& p : completed) {
+    _locks.add_table(p.target, false);
+    for (size_t i = 0; i < p.item_count(); ++i) {
+      if (!p.rejected[i] && !p.keyless) _locks.add_key(p.target, p.row(i).key.canonical);
+    }
+  }
   _locks.acquire(conn);
   _ddl.refresh(conn, plans);
+  _ddl.refresh(conn, completed);
 
   const std::vector<std::string> stale = _offsets.advance(conn, progress);
   if (!stale.empty()) {
@@ -228,7 +257,28 @@ batch_applier::attempt_end batch_applier::run_batch(
       t.rejected += r ? 1 : 0;
     stats.tables.push_back(t);
   }
-  _progress.record(conn, plans, {});
+  // The completed chunks' changes: a second merged batch, after the first (apply is
+  // order-insensitive by CSN, so it does not matter that they came in earlier batches).
+  for (table_plan& p : completed) {
+    const counters before = snapshot();
+    if (isolate) {
+      write_isolated(conn, p, 0, p.item_count(), found, stats);
+    } else {
+      _writer.write(conn, p, _ddl.shape(p.target), 0, p.item_count(), stats);
+    }
+    const counters after = snapshot();
+    table_apply_stats t;
+    t.table = p.rows ? p.rows->table : nullptr;
+    t.target = label(p.target);
+    t.written = after.written - before.written;
+    t.deleted = after.deleted - before.deleted;
+    t.stale = after.stale - before.stale;
+    t.missing = after.missing - before.missing;
+    for (uint8_t r : p.rejected)
+      t.rejected += r ? 1 : 0;
+    stats.tables.push_back(t);
+  }
+  _progress.record(conn, plans, completed);
   _catalog.write(conn, metadata.catalog);
   _catalog.record(conn, metadata.ddl);
 
@@ -237,6 +287,8 @@ batch_applier::attempt_end batch_applier::run_batch(
   for (const dead_letter& d : given)
     letters.push_back(&d);
   for (const dead_letter& d : found)
+    letters.push_back(&d);
+  for (const dead_letter& d : chunk_letters)
     letters.push_back(&d);
   stats.dead_lettered = _dead_letters.write(conn, letters);
   // `dead-letters replay`: the replayed letters leave with the batch that applied them; one
@@ -294,6 +346,47 @@ void batch_applier::write_isolated(connection& conn, table_plan& plan, size_t be
   const size_t mid = begin + (end - begin) / 2;
   write_isolated(conn, plan, begin, mid, found, stats);
   write_isolated(conn, plan, mid, end, found, stats);
+}
+
+bool batch_applier::complete_chunks(connection& conn, const batch_metadata& metadata,
+                                    std::vector<dead_letter>& letters, apply_stats& stats,
+                                    std::vector<table_plan>& plans) {
+  if (!_chunk_decoder && _options.chunk_decoders) {
+    _chunk_decoder = _options.chunk_decoders([this] { return !_go || _go(); });
+  }
+  chunk_outcome outcome =
+      _chunks.process(conn, metadata.pieces, _stream_clock.now(), _chunk_decoder.get());
+  stats.chunks_completed = outcome.completed;
+  stats.chunks_expired = outcome.expired;
+  if (outcome.pending) stats.pending_chunks = static_cast<int64_t>(*outcome.pending);
+  letters = std::move(outcome.dead_letters);
+  plans.clear();
+  if (outcome.changes.empty()) return true;
+  _completed = _chunk_merge.merge(std::move(outcome.changes));
+  for (table_rows& tr : _completed.tables)  // routed as the prepare stage routes the others
+    tr.topic = std::string(_chunk_decoder->routed_topic(tr.topic));
+  plans = _planner.plan(_completed, letters);
+  // New targets are claimed, tables made and table_locks rows inserted outside the
+  // transaction (apply()'s chunk_ddl round): here they would commit with the DDL or hold
+  // their rows until COMMIT.
+  if (_routes.needs_claims(plans) || !_ddl.ready(plans)) return false;
+  for (const table_plan& p : plans) {
+    if (!_locks.prepared(p.target)) return false;
+  }
+  _routes.enforce(plans, letters);
+  _ddl.prepare(conn, plans, letters);  // ready: no DDL, no round trip, the key check only
+  return true;
+}
+
+void batch_applier::prepare_chunk_tables(connection& conn, const table_ddl::waiting_fn& waiting) {
+  std::vector<dead_letter> ignored;  // found again by the next attempt
+  std::vector<table_plan> completed = _planner.plan(_completed, ignored);
+  check_routes(conn, completed, ignored);
+  _ddl.prepare(conn, completed, ignored, waiting);
+  _locks.clear();
+  for (const table_plan& p : completed)
+    _locks.add_table(p.target, false);
+  _locks.prepare(conn);  // run_batch() starts its set afresh
 }
 
 void batch_applier::check_routes(connection& conn, std::vector<table_plan>& plans,

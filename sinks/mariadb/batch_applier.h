@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/merge/merge_engine.h"
 #include "core/merge/merged_batch.h"
 #include "core/model/batch_records.h"
 #include "sinks/apply_options.h"
@@ -16,11 +17,13 @@
 #include "sinks/mariadb/session/key_locks.h"
 #include "sinks/mariadb/session/mdb_session.h"
 #include "sinks/mariadb/state/catalog_writer.h"
+#include "sinks/mariadb/state/chunk_store.h"
 #include "sinks/mariadb/state/dead_letter_writer.h"
 #include "sinks/mariadb/state/offset_store.h"
 #include "sinks/mariadb/state/route_registry.h"
 #include "sinks/mariadb/state/table_progress_store.h"
 #include "sinks/mariadb/write/table_writer.h"
+#include "sinks/plan/stream_clock.h"
 #include "sinks/plan/table_planner.h"
 
 namespace sluice::mdb {
@@ -34,6 +37,10 @@ namespace sluice::mdb {
 //   prepare   auto-create / auto-evolve, OUTSIDE the transaction (MariaDB commits DDL
 //             implicitly), table by table: a table whose DDL fails has its rows dead-lettered
 //   START TRANSACTION
+//     chunks  pieces of chunked records stored, completed ones reassembled and decoded into
+//             a second, small merged batch written after the first (state/chunk_store.h); a
+//             completed chunk whose tables need DDL (or a claim, or a table_locks row) rolls
+//             back, has it made outside the transaction, and runs the batch again
 //     lock    table_locks rows (share; exclusive to truncate), then lock_buckets rows of the
 //             keys, in order (session/key_locks.h: InnoDB row locks end with the transaction)
 //     CAS     offsets: moves only where (owner_epoch, next_offset) are the expected ones
@@ -65,7 +72,7 @@ class batch_applier final : public sink::batch_applier {
   void remove_replayed_letters(const std::vector<int64_t>* ids) override { _replayed = ids; }
 
  private:
-  enum class attempt_end : uint8_t { committed, stale, abandoned };
+  enum class attempt_end : uint8_t { committed, stale, chunk_ddl_needed, abandoned };
 
   attempt_end run_batch(connection& conn, std::vector<table_plan>& plans,
                         const std::vector<dead_letter>& given, std::vector<dead_letter>& found,
@@ -76,6 +83,13 @@ class batch_applier final : public sink::batch_applier {
                       std::vector<dead_letter>& found, apply_stats& stats);
   void check_routes(connection& conn, std::vector<table_plan>& plans,
                     std::vector<dead_letter>& rejects);
+  // The completed chunks' plans (inside the transaction); false when their tables need DDL,
+  // a route claim or a table_locks row first (prepare_chunk_tables(), outside it).
+  bool complete_chunks(connection& conn, const batch_metadata& metadata,
+                       std::vector<dead_letter>& letters, apply_stats& stats,
+                       std::vector<table_plan>& plans);
+  // What the last attempt's completed chunks need made outside the transaction.
+  void prepare_chunk_tables(connection& conn, const table_ddl::waiting_fn& waiting);
 
   mdb_session& _session;
   apply_options _options;
@@ -88,6 +102,11 @@ class batch_applier final : public sink::batch_applier {
   dead_letter_writer _dead_letters;
   catalog_writer _catalog;
   route_registry _routes;
+  chunk_store _chunks;
+  std::unique_ptr<chunk_decoder> _chunk_decoder;  // made on first use
+  merge_engine _chunk_merge;
+  merged_batch _completed;       // the last attempt's completed chunks (plans point into it)
+  stream_clock _stream_clock{};  // chunk.timeout's clock: Kafka time, capped near wall time
   dead_letter_sink _dead_letter_sink;
   const std::vector<int64_t>* _replayed = nullptr;  // dead-letters replay: deleted on commit
   keep_going _go;

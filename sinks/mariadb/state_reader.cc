@@ -1,6 +1,7 @@
 #include "sinks/mariadb/state_reader.h"
 
 #include "sinks/mariadb/state/catalog_writer.h"
+#include "sinks/mariadb/state/chunk_store.h"
 #include "sinks/mariadb/state/offset_store.h"
 #include "sinks/mariadb/state/table_progress_store.h"
 
@@ -22,15 +23,8 @@ std::vector<table_progress> state_reader::read_table_progress() {
 }
 
 std::optional<size_t> state_reader::pending_chunks(const keep_going& go) {
-  // Chunked records are not applied to MariaDB yet (batch_applier.h): none ever wait.
-  return _session.run_while(go, [&](connection& conn) {
-    return static_cast<size_t>(std::stoull(
-        conn.query("SELECT count(DISTINCT chunk_id) FROM " +
-                       _session.schema().table("pending_fragments") + " WHERE connector = ?",
-                   std::vector{param::text(_connector)})
-            .at(0, 0)
-            .value_or("0")));
-  });
+  const chunk_store chunks(_session.schema(), _connector, {});
+  return _session.run_while(go, [&](connection& conn) { return chunks.count_pending(conn); });
 }
 
 }  // namespace sluice::mdb

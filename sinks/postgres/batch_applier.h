@@ -15,6 +15,7 @@
 #include "sinks/apply_stats.h"
 #include "sinks/batch_applier.h"
 #include "sinks/batch_metadata.h"
+#include "sinks/plan/stream_clock.h"
 #include "sinks/plan/table_planner.h"
 #include "sinks/postgres/plan/table_ddl.h"
 #include "sinks/postgres/session/key_locks.h"
@@ -24,7 +25,6 @@
 #include "sinks/postgres/state/dead_letter_writer.h"
 #include "sinks/postgres/state/offset_store.h"
 #include "sinks/postgres/state/route_registry.h"
-#include "sinks/postgres/state/stream_clock.h"
 #include "sinks/postgres/state/table_progress_store.h"
 #include "sinks/postgres/write/table_writer.h"
 

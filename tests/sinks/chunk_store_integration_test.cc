@@ -16,8 +16,8 @@
 
 #include "core/model/crc32c.h"
 #include "schemas/dsql/dsql_decoder.h"
+#include "sinks/plan/stream_clock.h"
 #include "sinks/postgres/sql/advisory_lock_space.h"
-#include "sinks/postgres/state/stream_clock.h"
 #include "tests/schemas/dsql_records.h"
 #include "tests/sinks/pg_test_env.h"
 #include "tests/sinks/test_sink.h"

@@ -1,4 +1,4 @@
-#include "sinks/postgres/state/stream_clock.h"
+#include "sinks/plan/stream_clock.h"
 
 #include <doctest/doctest.h>
 

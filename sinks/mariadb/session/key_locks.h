@@ -58,6 +58,9 @@ class key_lock_set {
   // when a table's row is missing (prepare() was not called).
   void acquire(connection& conn);
 
+  // Whether a table's row is known to exist (prepare() made sure of it on this set).
+  bool prepared(const target_table& table) const { return _prepared.contains(table); }
+
   // After prepare(), acquire() or finish(): what is locked, in lock order.
   void finish();
   const std::vector<target_table>& tables() const { return _tables; }

@@ -1,11 +1,6 @@
 #include "sinks/postgres/state/chunk_pieces.h"
 
-#include <algorithm>
-#include <tuple>
-
 #include <pqxx/binarystring>
-
-#include "core/model/json_text.h"
 
 namespace sluice {
 
@@ -29,9 +24,7 @@ std::vector<stored_chunk_piece> read_stored_pieces(const pqxx::result& r) {
     if (!row[8].is_null()) s.piece.origin.timestamp = timestamp_ns{row[8].as<int64_t>() * 1000};
     out.push_back(std::move(s));
   }
-  std::sort(out.begin(), out.end(), [](const stored_chunk_piece& a, const stored_chunk_piece& b) {
-    return std::tie(a.piece.chunk_id, a.piece.index) < std::tie(b.piece.chunk_id, b.piece.index);
-  });
+  sort_stored_pieces(out);
   return out;
 }
 
@@ -43,25 +36,6 @@ void mark_chunks_completed(pqxx::transaction_base& tx, const std::string& table,
                      sql_time_from_us("$4") + ", " + sql_time_from_us("$4") +
                      " FROM unnest($2::text[]) AS id",
                  connector, std::move(ids), chunk_completed_marker, at.value() / 1000);
-}
-
-dead_letter chunk_piece_dead_letter(const chunk_piece& p, std::string reason) {
-  dead_letter d;
-  d.reason = std::move(reason);
-  d.kind = dead_letter_kind::chunk;
-  d.origin = p.origin;
-  if (p.is_principal()) {
-    d.value = p.payload;
-  } else {
-    // Only the data was kept: the fragment record is written again around it.
-    std::string v = "{\"type\":\"fragment\",\"chunk_id\":";
-    append_json_string(v, p.chunk_id);
-    v += ",\"index\":" + std::to_string(p.index) + ",\"data\":";
-    append_json_string(v, p.payload);
-    v += "}";
-    d.value = std::move(v);
-  }
-  return d;
 }
 
 }  // namespace sluice

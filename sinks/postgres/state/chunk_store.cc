@@ -1,55 +1,15 @@
 #include "sinks/postgres/state/chunk_store.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 #include <pqxx/result>
 
-#include "core/model/chunk_assembly.h"
 #include "core/model/crc32c.h"
 #include "sinks/postgres/sql/advisory_lock_space.h"
 #include "sinks/postgres/sql/pg_array.h"
 #include "sinks/postgres/state/chunk_pieces.h"
 
 namespace sluice {
-
-namespace {
-
-bool same_piece(const chunk_piece& a, const chunk_piece& b) {
-  // A redelivered principal may differ in processing time (its top-level ts_ns): what must
-  // not differ is the chunk it describes.
-  if (a.is_principal()) return a.total_fragments == b.total_fragments && a.crc32c == b.crc32c;
-  return a.payload == b.payload;
-}
-
-std::string piece_name(const chunk_piece& p) {
-  return p.is_principal() ? "principal record" : "fragment " + std::to_string(p.index);
-}
-
-// "fragments 1, 3-5 of 6" style list of what a chunk lacks.
-std::string missing_text(bool have_principal, int32_t total, const std::set<int32_t>& have) {
-  std::string out;
-  if (!have_principal) out = "the principal record (total unknown)";
-  if (total <= 0) {
-    if (!have.empty()) out += "; has fragment(s)";
-    for (int32_t i : have)
-      out += " " + std::to_string(i);
-    return out;
-  }
-  std::string list;
-  int32_t missing = 0;
-  for (int32_t i = 0; i < total; ++i) {
-    if (have.count(i)) continue;
-    ++missing;
-    if (missing <= 20) list += (list.empty() ? "" : ", ") + std::to_string(i);
-  }
-  if (missing > 20) list += ", …";
-  if (missing) out += "fragment(s) " + list + " of " + std::to_string(total);
-  return out;
-}
-
-}  // namespace
 
 chunk_store::chunk_store(const state_schema& schema, std::string connector,
                          std::chrono::milliseconds timeout, size_t max_bytes)
@@ -63,13 +23,10 @@ chunk_outcome chunk_store::process(pqxx::transaction_base& tx,
                                    chunk_decoder* decoder) {
   chunk_outcome out;
   if (pieces.empty() && !_maybe_pending) return out;
-  const std::vector<const chunk_piece*> unique = unique_pieces(pieces, out);
+  const std::vector<const chunk_piece*> unique = unique_chunk_pieces(pieces, out);
   store(tx, unique, out);
 
-  std::vector<std::string> batch_ids;
-  for (const chunk_piece* p : unique) {
-    if (batch_ids.empty() || batch_ids.back() != p->chunk_id) batch_ids.push_back(p->chunk_id);
-  }
+  const std::vector<std::string> batch_ids = chunk_ids_of(unique);
   const bool expiring = stream_time.value() > 0 && _timeout.count() > 0;
   const int64_t before_us =
       expiring ? stream_time.value() / 1000 - static_cast<int64_t>(_timeout.count()) * 1000 : 0;
@@ -103,31 +60,6 @@ size_t chunk_store::count_pending(pqxx::transaction_base& tx) const {
                         " WHERE connector = $1 AND piece <> $2",
                     _connector, chunk_completed_marker)[0]
       .as<size_t>();
-}
-
-std::vector<const chunk_piece*> chunk_store::unique_pieces(const std::vector<chunk_piece>& pieces,
-                                                           chunk_outcome& out) const {
-  std::vector<const chunk_piece*> sorted;
-  sorted.reserve(pieces.size());
-  for (const chunk_piece& p : pieces)
-    sorted.push_back(&p);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const chunk_piece* a, const chunk_piece* b) {
-    return std::tie(a->chunk_id, a->index) < std::tie(b->chunk_id, b->index);
-  });
-  std::vector<const chunk_piece*> unique;
-  for (const chunk_piece* p : sorted) {
-    if (!unique.empty() && unique.back()->chunk_id == p->chunk_id &&
-        unique.back()->index == p->index) {
-      if (!same_piece(*unique.back(), *p)) {
-        out.dead_letters.push_back(
-            chunk_piece_dead_letter(*p, "chunk " + p->chunk_id + ": " + piece_name(*p) +
-                                            " delivered again with different content"));
-      }
-      continue;  // an identical redelivery: nothing to do
-    }
-    unique.push_back(p);
-  }
-  return unique;
 }
 
 void chunk_store::store(pqxx::transaction_base& tx, const std::vector<const chunk_piece*>& pieces,
@@ -176,10 +108,7 @@ void chunk_store::store(pqxx::transaction_base& tx, const std::vector<const chun
           "(u.total, u.crc) ELSE p.payload IS DISTINCT FROM u.payload END ORDER BY u.i",
       _connector, id_array, index_array, total_array, crc_array, payload_array);
   for (const pqxx::row& row : differing) {
-    const chunk_piece& p = *pieces[row[0].as<size_t>() - 1];
-    out.dead_letters.push_back(chunk_piece_dead_letter(
-        p, "chunk " + p.chunk_id + ": " + piece_name(p) +
-               " delivered again with content different from the pending one"));
+    out.dead_letters.push_back(conflicting_piece_dead_letter(*pieces[row[0].as<size_t>() - 1]));
   }
 }
 
@@ -292,45 +221,7 @@ void chunk_store::complete(pqxx::transaction_base& tx, const std::vector<std::st
   if (!pieces.empty()) {
     mark_chunks_completed(tx, _table, _connector, done.take(), stream_time);
   }
-  for (size_t begin = 0; begin < pieces.size();) {
-    size_t end = begin;
-    while (end < pieces.size() && pieces[end].piece.chunk_id == pieces[begin].piece.chunk_id)
-      ++end;
-    ++out.completed;
-    const stored_chunk_piece& principal = pieces[begin];  // piece -1 sorts first
-    const std::string& id = principal.piece.chunk_id;
-    const auto give_up = [&](const std::string& why) {
-      for (size_t i = begin; i < end; ++i) {
-        out.dead_letters.push_back(
-            chunk_piece_dead_letter(pieces[i].piece, "chunk " + id + ": " + why));
-      }
-    };
-    std::vector<const chunk_piece*> fragments;
-    for (size_t i = begin + 1; i < end; ++i)
-      fragments.push_back(&pieces[i].piece);
-    const result<std::string> image =
-        assemble_chunk(principal.piece.total_fragments, principal.crc_text, fragments);
-    if (!image) {
-      give_up(image.err().message);
-    } else if (!decoder) {
-      give_up("reassembled, but no decoder for chunked records is configured");
-    } else {
-      raw_message msg;
-      msg.topic = principal.piece.origin.topic;
-      msg.partition = principal.piece.origin.partition;
-      msg.offset = principal.piece.origin.offset;
-      msg.timestamp = principal.piece.origin.timestamp;
-      msg.value = principal.piece.payload;
-      auto c = decoder->decode_chunked(msg, image.value());
-      if (c) {
-        out.changes.push_back(std::move(*c));
-      } else {
-        give_up("reassembled, but " + std::string(to_string(c.err().code)) + ": " +
-                c.err().message);
-      }
-    }
-    begin = end;
-  }
+  finish_chunks(pieces, decoder, out);
 }
 
 void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::string>& chunk_ids,
@@ -358,25 +249,7 @@ void chunk_store::expire(pqxx::transaction_base& tx, const std::vector<std::stri
   // Markers of completed chunks just go.
   std::erase_if(
       pieces, [](const stored_chunk_piece& s) { return s.piece.index == chunk_completed_marker; });
-  const auto timeout_text = std::to_string(_timeout.count() / 1000) + " s";
-  for (size_t begin = 0; begin < pieces.size();) {
-    size_t end = begin;
-    while (end < pieces.size() && pieces[end].piece.chunk_id == pieces[begin].piece.chunk_id)
-      ++end;
-    ++out.expired;
-    const bool have_principal = pieces[begin].piece.is_principal();
-    const int32_t total = have_principal ? pieces[begin].piece.total_fragments : 0;
-    std::set<int32_t> have;
-    for (size_t i = begin; i < end; ++i) {
-      if (!pieces[i].piece.is_principal()) have.insert(pieces[i].piece.index);
-    }
-    const std::string why = "chunk " + pieces[begin].piece.chunk_id +
-                            " expired incomplete after chunk.timeout (" + timeout_text +
-                            " of Kafka time): missing " + missing_text(have_principal, total, have);
-    for (size_t i = begin; i < end; ++i)
-      out.dead_letters.push_back(chunk_piece_dead_letter(pieces[i].piece, why));
-    begin = end;
-  }
+  expire_chunk_pieces(pieces, _timeout, out);
 }
 
 }  // namespace sluice

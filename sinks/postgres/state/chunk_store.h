@@ -10,20 +10,11 @@
 
 #include "core/model/batch_records.h"
 #include "core/model/chunk_piece.h"
+#include "sinks/plan/chunk_pieces.h"
 #include "sinks/postgres/session/state_schema.h"
 #include "sinks/postgres/state/oversized_chunks.h"
 
 namespace sluice {
-
-// What one batch's chunk work found: changes to write with the batch, dead letters, counts.
-struct chunk_outcome {
-  std::vector<change> changes;            // completed chunks, decoded
-  std::vector<dead_letter> dead_letters;  // conflicting redeliveries, bad CRC, undecodable, expired
-  size_t completed = 0;                   // chunks reassembled (decoded or dead-lettered)
-  size_t expired = 0;                     // chunks given up after chunk.timeout
-  size_t redelivered_late = 0;            // pieces of chunks completed before: dropped
-  std::optional<size_t> pending;          // chunks still pending, when it was looked at
-};
 
 // Reassembly of chunked records (Aurora DSQL, SPEC §3) in <state schema>.pending_fragments,
 // inside the batch transaction (SPEC §4), so that offsets move past pending pieces and a
@@ -70,8 +61,6 @@ class chunk_store {
   size_t count_pending(pqxx::transaction_base& tx) const;
 
  private:
-  std::vector<const chunk_piece*> unique_pieces(const std::vector<chunk_piece>& pieces,
-                                                chunk_outcome& out) const;
   void store(pqxx::transaction_base& tx, const std::vector<const chunk_piece*>& pieces,
              chunk_outcome& out) const;
   std::vector<std::string> expiry_candidates(pqxx::transaction_base& tx, int64_t before_us) const;

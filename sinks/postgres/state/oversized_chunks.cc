@@ -37,9 +37,7 @@ void oversized_chunks::refuse(pqxx::transaction_base& tx, const std::vector<size
           "kafka_offset, (extract(epoch FROM kafka_timestamp - 'epoch'::timestamptz) * "
           "1000000)::bigint",
       _connector, ids.take());
-  std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
-  std::erase_if(
-      pieces, [](const stored_chunk_piece& p) { return p.piece.index == chunk_completed_marker; });
+  const std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
   if (completed_at) {
     // Refused complete: a marker as for a chunk completed, so a redelivery is dropped.
     pg_array done;
@@ -47,27 +45,7 @@ void oversized_chunks::refuse(pqxx::transaction_base& tx, const std::vector<size
       done.add(id);
     mark_chunks_completed(tx, _table, _connector, done.take(), *completed_at);
   }
-  const std::string limit = std::to_string(_max_bytes);
-  for (const auto& [id, bytes] : big) {
-    const std::string why =
-        "chunk " + id + (completed_at ? "" : " expired incomplete after chunk.timeout and") +
-        ": its fragments hold " + std::to_string(bytes) + " bytes, more than chunk.max.bytes (" +
-        limit +
-        "): not reassembled, the fragments' data is not kept here (it is in Kafka at "
-        "their offsets)";
-    for (const stored_chunk_piece& s : pieces) {
-      if (s.piece.chunk_id != id) continue;
-      if (s.piece.is_principal()) {
-        dead_letters.push_back(chunk_piece_dead_letter(s.piece, why));
-      } else {
-        dead_letter d;
-        d.kind = dead_letter_kind::chunk;
-        d.reason = why + " (fragment " + std::to_string(s.piece.index) + ")";
-        d.origin = s.piece.origin;
-        dead_letters.push_back(std::move(d));
-      }
-    }
-  }
+  oversized_chunk_letters(big, pieces, completed_at.has_value(), _max_bytes, dead_letters);
 }
 
 }  // namespace sluice

@@ -10,6 +10,7 @@
 #include <pqxx/transaction_base>
 
 #include "core/model/batch_records.h"
+#include "sinks/plan/chunk_pieces.h"
 
 namespace sluice {
 
@@ -23,7 +24,7 @@ namespace sluice {
 // Lifecycle: one per chunk_store. Threading: its store's.
 class oversized_chunks {
  public:
-  using sized_chunk = std::pair<std::string, int64_t>;  // chunk id, its fragments' bytes
+  using sized_chunk = chunk_bytes;  // chunk id, its fragments' bytes
 
   oversized_chunks(std::string table, std::string connector, size_t max_bytes)
       : _table(std::move(table)), _connector(std::move(connector)), _max_bytes(max_bytes) {}

@@ -9,8 +9,8 @@
 
 namespace sluice {
 
-// chunk.timeout's clock (state/chunk_store.h): the newest Kafka timestamp seen, never moved
-// further than `max_lead` ahead of this machine's clock, and never back.
+// chunk.timeout's clock (each target's state/chunk_store.h): the newest Kafka timestamp seen, never
+// moved further than `max_lead` ahead of this machine's clock, and never back.
 //
 //   observe(t):  clock = max(clock, min(t, wall() + max_lead))
 //
