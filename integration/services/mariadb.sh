@@ -103,9 +103,12 @@ choose_base() {
   echo "$base"
 }
 
-# mdb_dirs BASE: sets DATA, SOCK_DIR, SOCK and MDBLOG.
+# mdb_dirs BASE: sets DATA, SOCK_DIR, SOCK, TMP_DIR and MDBLOG. TMP_DIR: the server's own
+# temporary directory — servers sharing /tmp (every run dir's, the benchmark's) were seen to
+# crash on each other's internal temporary tables (information_schema queries).
 mdb_dirs() {
   DATA="$1/mariadb"
+  TMP_DIR="$1/mariadb-tmp"
   SOCK_DIR="$1/mariadb-sock"
   SOCK="$SOCK_DIR/mariadb.sock"
   MDBLOG="$1/mariadb.log"
@@ -133,7 +136,7 @@ launch() {
   local port="$1"
   # shellcheck disable=SC2086  # the extra options are meant to be word-split
   setsid "$MARIADBD" --no-defaults --user="$MDB_USER" --datadir="$DATA" \
-    --socket="$SOCK" --pid-file="$DATA/mariadbd.pid" --log-error="$MDBLOG" \
+    --socket="$SOCK" --pid-file="$DATA/mariadbd.pid" --log-error="$MDBLOG" --tmpdir="$TMP_DIR" \
     --bind-address=127.0.0.1 --port="$port" --skip-name-resolve \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
     --default-time-zone=+00:00 --max-connections=200 \
@@ -187,11 +190,11 @@ start_once() {
   base="$(choose_base)"
   echo "$base" >"$BASE_FILE"
   mdb_dirs "$base"
-  rm -rf "$DATA" "$SOCK_DIR"
-  mkdir -p "$DATA" "$SOCK_DIR"
+  rm -rf "$DATA" "$SOCK_DIR" "$TMP_DIR"
+  mkdir -p "$DATA" "$SOCK_DIR" "$TMP_DIR"
   : >"$MDBLOG"
   if [[ $EUID -eq 0 ]]; then
-    chown "$MDB_USER:" "$DATA" "$SOCK_DIR" "$MDBLOG"
+    chown "$MDB_USER:" "$DATA" "$SOCK_DIR" "$TMP_DIR" "$MDBLOG"
   fi
   chmod 700 "$DATA"
 
@@ -249,7 +252,7 @@ cleanup_files() {
   if [[ -f "$BASE_FILE" ]]; then
     base="$(cat "$BASE_FILE")"
     mdb_dirs "$base"
-    rm -rf "$DATA" "$SOCK_DIR" "$base/mariadb-install-db.log"
+    rm -rf "$DATA" "$SOCK_DIR" "$TMP_DIR" "$base/mariadb-install-db.log"
     if [[ "$base" != "$RUN_DIR" ]]; then
       # Keep the server log next to the other run files for post-mortems.
       [[ -f "$MDBLOG" ]] && cp "$MDBLOG" "$RUN_DIR/mariadb.log"

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "sinks/mariadb/plan/mdb_rules.h"
+#include "sinks/mariadb/plan/value_fit.h"
 #include "sinks/mariadb/session/mdb_error_policy.h"
 #include "sinks/mariadb/session/mdb_transaction.h"
 #include "sinks/mariadb/state/dead_letter_store.h"
@@ -236,10 +237,13 @@ batch_applier::attempt_end batch_applier::run_batch(
   const auto snapshot = [&stats] {
     return counters{stats.upserted + stats.appended, stats.deleted, stats.stale, stats.missing};
   };
-  for (table_plan& p : plans) {
+  // One plan: values its columns cannot hold are dead letters first (MariaDB would round or
+  // trim some with only a note), then its truncate and its rows, counted per source table.
+  const auto write_plan = [&](table_plan& p, bool with_truncate) {
     const counters before = snapshot();
     const table_shape& shape = _ddl.shape(p.target);
-    _writer.truncate(conn, p, shape, stats);
+    reject_unfit_values(p, shape, found);
+    if (with_truncate) _writer.truncate(conn, p, shape, stats);
     if (isolate) {
       write_isolated(conn, p, 0, p.item_count(), found, stats);
     } else {
@@ -256,28 +260,13 @@ batch_applier::attempt_end batch_applier::run_batch(
     for (uint8_t r : p.rejected)
       t.rejected += r ? 1 : 0;
     stats.tables.push_back(t);
-  }
+  };
+  for (table_plan& p : plans)
+    write_plan(p, true);
   // The completed chunks' changes: a second merged batch, after the first (apply is
   // order-insensitive by CSN, so it does not matter that they came in earlier batches).
-  for (table_plan& p : completed) {
-    const counters before = snapshot();
-    if (isolate) {
-      write_isolated(conn, p, 0, p.item_count(), found, stats);
-    } else {
-      _writer.write(conn, p, _ddl.shape(p.target), 0, p.item_count(), stats);
-    }
-    const counters after = snapshot();
-    table_apply_stats t;
-    t.table = p.rows ? p.rows->table : nullptr;
-    t.target = label(p.target);
-    t.written = after.written - before.written;
-    t.deleted = after.deleted - before.deleted;
-    t.stale = after.stale - before.stale;
-    t.missing = after.missing - before.missing;
-    for (uint8_t r : p.rejected)
-      t.rejected += r ? 1 : 0;
-    stats.tables.push_back(t);
-  }
+  for (table_plan& p : completed)
+    write_plan(p, false);
   _progress.record(conn, plans, completed);
   _catalog.write(conn, metadata.catalog);
   _catalog.record(conn, metadata.ddl);

@@ -343,6 +343,17 @@ void table_ddl::refresh(connection& conn, const std::vector<table_plan>& plans) 
       targets.push_back(p.target);
     }
   }
+  if (targets.empty()) return;
+  // information_schema is neither transactional nor locked: read while another lane's ALTER
+  // runs, a table can come back without its key columns. Opening the tables first takes their
+  // shared metadata locks for the rest of the transaction: a running ALTER finishes first, a
+  // later one waits for our COMMIT, and the shapes read are the ones the writes meet.
+  std::string open = "SELECT 1 FROM ";
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (i > 0) open += " UNION ALL SELECT 1 FROM ";
+    open += quote_table(targets[i].schema, targets[i].name) + " WHERE 0";
+  }
+  conn.query(open);
   std::vector<table_shape> fresh = read_table_shapes(conn, targets);
   for (size_t i = 0; i < targets.size(); ++i)
     _shapes[targets[i]] = std::move(fresh[i]);
