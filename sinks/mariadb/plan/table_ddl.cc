@@ -348,12 +348,24 @@ void table_ddl::refresh(connection& conn, const std::vector<table_plan>& plans) 
   // runs, a table can come back without its key columns. Opening the tables first takes their
   // shared metadata locks for the rest of the transaction: a running ALTER finishes first, a
   // later one waits for our COMMIT, and the shapes read are the ones the writes meet.
+  // A table dropped since it was cached (1146) is opened by none: the read finds it gone.
   std::string open = "SELECT 1 FROM ";
   for (size_t i = 0; i < targets.size(); ++i) {
     if (i > 0) open += " UNION ALL SELECT 1 FROM ";
     open += quote_table(targets[i].schema, targets[i].name) + " WHERE 0";
   }
-  conn.query(open);
+  try {
+    conn.query(open);
+  } catch (const mdb_error& e) {
+    if (e.code() != 1146) throw;
+    for (const target_table& t : targets) {
+      try {
+        conn.query("SELECT 1 FROM " + quote_table(t.schema, t.name) + " WHERE 0");
+      } catch (const mdb_error& gone) {
+        if (gone.code() != 1146) throw;
+      }
+    }
+  }
   std::vector<table_shape> fresh = read_table_shapes(conn, targets);
   for (size_t i = 0; i < targets.size(); ++i)
     _shapes[targets[i]] = std::move(fresh[i]);
