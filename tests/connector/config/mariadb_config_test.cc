@@ -165,3 +165,24 @@ TEST_CASE("mariadb.state.database is held to MariaDB's 64-character limit, not P
   CHECK(contains(long_one.error_text(), "MariaDB's 64-character identifier limit"));
   CHECK_FALSE(contains(long_one.error_text(), "PostgreSQL"));
 }
+
+TEST_CASE("what MariaDB does not do yet is refused at load, naming the key") {
+  const std::string target = "mariadb:\n  dsn: " + mariadb_dsn + "\n";
+  const load_result update =
+      load(head + target + "insert.mode: update\nprimary.key.mode: record_key\n");
+  REQUIRE_FALSE(update.ok());
+  CHECK(update.errors().front().key == "insert.mode");
+  CHECK(contains(update.error_text(), "not supported on MariaDB"));
+  const load_result router = load(head + target +
+                                  "transforms: [shards]\ntransforms.shards.type: "
+                                  "io.debezium.transforms.ByLogicalTableRouter\n"
+                                  "transforms.shards.topic.regex: (.*)\n"
+                                  "transforms.shards.topic.replacement: all\n");
+  REQUIRE_FALSE(router.ok());
+  CHECK(contains(router.error_text(), "transforms.shards.type"));
+  CHECK(contains(router.error_text(), "not supported on MariaDB"));
+  // The same on PostgreSQL loads.
+  CHECK(load(head + "postgres.dsn: postgresql://h/db\ninsert.mode: update\nprimary.key.mode: "
+                    "record_key\n")
+            .ok());
+}
