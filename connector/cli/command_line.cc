@@ -26,7 +26,7 @@ CLI::Option* add_config(CLI::App& command, std::string& path) {
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
-  CLI::App app("sluice — replicate CDC streams from Kafka into PostgreSQL", "sluice");
+  CLI::App app("sluice — replicate CDC streams from Kafka into PostgreSQL or MariaDB", "sluice");
   app.set_version_flag(
       "-V,--version", [] { return version_text(); },
       "print sluice's version and commit, librdkafka's and libpq's, and exit");
