@@ -66,4 +66,29 @@ std::string mariadb_dead_letter_reasons(const std::string& topic) {
   return out;
 }
 
+std::map<std::string, std::string> mariadb_column_types(const std::string& database,
+                                                        const std::string& table) {
+  const std::string where =
+      " WHERE table_schema = '" + database + "' AND table_name = '" + table + "'";
+  std::map<std::string, std::string> json;  // MariaDB names a column's json check after it
+  for (const auto& r : mariadb_query("SELECT constraint_name, check_clause FROM "
+                                     "information_schema.check_constraints WHERE "
+                                     "constraint_schema = '" +
+                                     database + "' AND table_name = '" + table + "'"))
+    json[r.at(0).value_or("")] = r.at(1).value_or("");
+  std::map<std::string, std::string> out;
+  for (const auto& r : mariadb_query(
+           "SELECT column_name, column_type, collation_name FROM information_schema.columns" +
+           where + " AND column_name NOT LIKE '\\_sluice\\_%'")) {
+    const std::string column = r.at(0).value_or("");
+    const auto check = json.find(column);
+    if (check != json.end() && check->second == "json_valid(`" + column + "`)") {
+      out[column] = "json";
+    } else {
+      out[column] = r.at(1).value_or("") + (r.at(2) ? " COLLATE " + *r.at(2) : "");
+    }
+  }
+  return out;
+}
+
 }  // namespace sluice::testing

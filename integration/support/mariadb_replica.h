@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,5 +34,11 @@ bool mariadb_caught_up(const std::string& connector, int64_t total,
 // Rows in `sluice`.dead_letters for a topic, and their reasons one per line.
 int64_t mariadb_dead_letter_count(const std::string& topic);
 std::string mariadb_dead_letter_reasons(const std::string& topic);
+
+// The columns of database.table, sluice's own (_sluice_*) aside: column → its COLUMN_TYPE in
+// information_schema.columns, "json" for MariaDB's json (a longtext with a json_valid check),
+// and " COLLATE <collation>" after a text type ("varchar(20) COLLATE utf8mb4_bin").
+std::map<std::string, std::string> mariadb_column_types(const std::string& database,
+                                                        const std::string& table);
 
 }  // namespace sluice::testing
