@@ -494,4 +494,431 @@ TEST_CASE(
              "' AND source_table = 'ORDERS'") == R"(["ORDER_ID"])");
 }
 
+// --- Debezium JSON (schemas enabled) ---
+
+namespace {
+
+// The row's Connect schema: code (the key, a string), amount Decimal(10,2), day Date, at
+// ZonedTimestamp, meta Json, n int32.
+constexpr const char* dbz_row_fields =
+    R"([{"type":"string","optional":false,"field":"code"},)"
+    R"({"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal",)"
+    R"("version":1,"parameters":{"scale":"2","connect.decimal.precision":"10"},"field":"amount"},)"
+    R"({"type":"int32","optional":true,"name":"io.debezium.time.Date","version":1,"field":"day"},)"
+    R"({"type":"string","optional":true,"name":"io.debezium.time.ZonedTimestamp","version":1,)"
+    R"("field":"at"},)"
+    R"({"type":"string","optional":true,"name":"io.debezium.data.Json","version":1,)"
+    R"("field":"meta"},)"
+    R"({"type":"int32","optional":true,"field":"n"}])";
+
+std::string dbz_envelope_schema(const std::string& table) {
+  const std::string row = R"({"type":"struct","fields":)" + std::string(dbz_row_fields) +
+                          R"(,"optional":true,"name":"pg.public.)" + table + R"(.Value","field":)";
+  return R"({"type":"struct","fields":[)" + row + R"("before"},)" + row + R"("after"},)" +
+         R"({"type":"struct","fields":[{"type":"string","optional":false,"field":"version"},)"
+         R"({"type":"string","optional":false,"field":"connector"},)"
+         R"({"type":"string","optional":false,"field":"name"},)"
+         R"({"type":"int64","optional":false,"field":"ts_ms"},)"
+         R"({"type":"string","optional":true,"field":"snapshot"},)"
+         R"({"type":"string","optional":false,"field":"db"},)"
+         R"({"type":"string","optional":true,"field":"sequence"},)"
+         R"({"type":"string","optional":false,"field":"schema"},)"
+         R"({"type":"string","optional":false,"field":"table"},)"
+         R"({"type":"int64","optional":true,"field":"txId"},)"
+         R"({"type":"int64","optional":true,"field":"lsn"},)"
+         R"({"type":"int64","optional":true,"field":"xmin"}],"optional":false,)"
+         R"("name":"io.debezium.connector.postgresql.Source","field":"source"},)"
+         R"({"type":"string","optional":false,"field":"op"},)"
+         R"({"type":"int64","optional":true,"field":"ts_ms"}],"optional":false,"name":"pg.public.)" +
+         table + R"(.Envelope"})";
+}
+
+// A row image: amount as Connect's Decimal (base64 of the unscaled value's bytes).
+std::string dbz_row(const std::string& code, int64_t cents, int32_t day, const std::string& at,
+                    const std::string& meta, int n) {
+  std::string quoted_meta;
+  append_json_string(quoted_meta, meta);
+  return R"({"code":")" + code + R"(","amount":")" + encode_base64(decimal_bytes(cents)) +
+         R"(","day":)" + std::to_string(day) + R"(,"at":")" + at + R"(","meta":)" + quoted_meta +
+         R"(,"n":)" + std::to_string(n) + "}";
+}
+
+kafka_record dbz_json(const std::string& table, const std::string& code, const std::string& op,
+                      const std::string& before, const std::string& after, int64_t lsn) {
+  const std::string key = R"({"schema":{"type":"struct","fields":[{"type":"string",)"
+                          R"("optional":false,"field":"code"}],"optional":false,)"
+                          R"("name":"pg.public.)" +
+                          table + R"(.Key"},"payload":{"code":")" + code + R"("}})";
+  const std::string l = std::to_string(lsn);
+  const std::string value =
+      R"({"schema":)" + dbz_envelope_schema(table) + R"(,"payload":{"before":)" + before +
+      R"(,"after":)" + after +
+      R"(,"source":{"version":"2.5.0.Final","connector":"postgresql","name":"pg",)"
+      R"("ts_ms":1705318200123,"snapshot":"false","db":"shop","sequence":"[\")" +
+      l + R"(\",\")" + l + R"(\"]","schema":"public","table":")" + table +
+      R"(","txId":555,"lsn":)" + l + R"(,"xmin":null},"op":")" + op +
+      R"(","ts_ms":1705318200456}})";
+  return {key, value, 0};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "mariadb e2e: Debezium JSON with schemas gives typed columns; keys differing only in case "
+    "stay apart; a key change and a delete hold against late updates") {
+  const std::string topic = unique_name("mdb_dbz");
+  const std::string table = unique_name("dbz_codes");
+  const std::string connector = unique_name("mdb_dbz");
+  create_topic(topic, 1);
+
+  const std::string at = "2026-07-13T06:01:01.5+02:00";  // 04:01:01.5 UTC
+  constexpr int32_t day = 20'647;                        // 2026-07-13
+  const auto c = [&](const std::string& code, int64_t cents, int n, int64_t lsn) {
+    return dbz_json(table, code, "c", "null", dbz_row(code, cents, day, at, R"({"n":1})", n), lsn);
+  };
+  const auto u = [&](const std::string& code, int64_t cents, int n, int64_t lsn) {
+    return dbz_json(table, code, "u", "null", dbz_row(code, cents, day, at, R"({"n":2})", n), lsn);
+  };
+  const auto d = [&](const std::string& code, int64_t lsn) {
+    return dbz_json(table, code, "d", dbz_row(code, 0, day, at, "{}", 0), "null", lsn);
+  };
+  const std::vector<kafka_record> history = {
+      // Three keys a collation with PAD SPACE or _ci would merge.
+      c("a", 100, 1, 100),
+      c("A", 200, 2, 101),
+      c("a ", 300, 3, 102),
+      u("a", 150, 11, 200),  // only 'a' changes
+      // Key change 'b' -> 'c' (Debezium: a delete of the old key, a create of the new one),
+      // then a late update of 'b' older than the change.
+      c("b", 400, 4, 110),
+      d("b", 300),
+      c("c", 401, 5, 300),
+      u("b", 402, 6, 250),
+      // A delete, then a late update older than it.
+      c("x", 500, 7, 120),
+      d("x", 400),
+      u("x", 501, 8, 350),
+      {std::string(R"({"code":"x"})"), std::nullopt, 0},  // the tombstone after a delete
+  };
+  const std::vector<kafka_record> records = twice_reordered(history);
+  produce(topic, records);
+
+  sluice_process p(mariadb_config(connector, topic, "debezium", "", 3));
+  REQUIRE_MESSAGE(mariadb_caught_up(connector, static_cast<int64_t>(records.size())), p.log());
+  CHECK(p.stop() == 0);
+  INFO("sluice:\n" << p.log());
+  CHECK_MESSAGE(mariadb_dead_letter_count(topic) == 0, mariadb_dead_letter_reasons(topic));
+
+  auto types = mariadb_column_types("public", table);
+  CHECK(types.at("code").starts_with("varchar("));
+  CHECK(types.at("code").ends_with(" COLLATE utf8mb4_nopad_bin"));
+  types.erase("code");
+  CHECK(lines(types) == lines({{"amount", "decimal(10,2)"},
+                               {"day", "date"},
+                               {"at", "datetime(6)"},
+                               {"meta", "json"},
+                               {"n", "int(11)"}}));
+
+  // Binary comparison: 'a', 'A' and 'a ' are three rows (hex, for the trailing space).
+  const auto rows =
+      rows_of("SELECT hex(code), amount, day, at, JSON_VALUE(meta, '$.n'), n FROM `public`.`" +
+              table + "` ORDER BY code");
+  const auto row = [](const char* amount, const char* meta, const char* n) {
+    return std::vector<std::string>{amount, "2026-07-13", "2026-07-13 04:01:01.500000", meta, n};
+  };
+  CHECK(rows.size() == 4);
+  CHECK(rows.at("61") == row("1.50", "2", "11"));   // 'a', updated
+  CHECK(rows.at("41") == row("2.00", "1", "2"));    // 'A'
+  CHECK(rows.at("6120") == row("3.00", "1", "3"));  // 'a '
+  CHECK(rows.at("63") == row("4.01", "1", "5"));    // 'c', the new key of 'b'
+  CHECK_FALSE(rows.contains("62"));                 // 'b'
+  CHECK_FALSE(rows.contains("78"));                 // 'x'
+  CHECK(cell("SELECT count(*) FROM sluice.tombstones WHERE target_schema = 'public' AND "
+             "target_table = '" +
+             table + "'") == "2");
+}
+
+// --- Debezium Avro through the Schema Registry ---
+
+namespace {
+
+// The Confluent wire format: magic byte 0, the schema id big-endian, the Avro binary body.
+std::string framed(int32_t id, const std::string& body) {
+  const auto u = static_cast<uint32_t>(id);
+  std::string out{'\0', static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                  static_cast<char>(u >> 8), static_cast<char>(u)};
+  return out + body;
+}
+
+// tests/fixtures/debezium_avro/avro.tsv: per message, base64 key <tab> base64 value (empty: a
+// tombstone); framed with the ids the registry gave.
+std::vector<kafka_record> debezium_avro_records(int32_t key_id, int32_t value_id) {
+  const auto unbase64 = [](const std::string& text) {
+    std::string out;
+    REQUIRE_MESSAGE(decode_base64(text, out), text);
+    return out;
+  };
+  std::vector<kafka_record> out;
+  for (const std::string& line : lines_of(read_fixture("debezium_avro/avro.tsv"))) {
+    const size_t tab = line.find('\t');
+    REQUIRE(tab != std::string::npos);
+    kafka_record r;
+    r.key = framed(key_id, unbase64(line.substr(0, tab)));
+    if (tab + 1 < line.size()) r.value = framed(value_id, unbase64(line.substr(tab + 1)));
+    r.partition = 0;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "mariadb e2e: Debezium Avro through a real registry, twice and reordered, gives the source's "
+    "types and rows") {
+  const std::string topic = unique_name("mdb_dbz_avro");
+  const std::string database = unique_name("mdb_dbz_avro");
+  const std::string connector = unique_name("mdb_dbz_avro");
+  create_topic(topic, 1);
+  const int32_t key_id =
+      register_schema(topic + "-key", read_fixture("debezium_avro/key.avsc")).value();
+  const int32_t value_id =
+      register_schema(topic + "-value", read_fixture("debezium_avro/value.avsc")).value();
+  // The fixture's history (README.md): r 1, 2, 3; c 4, 5; u 1, 3; d 2; u 4; d 5; c 5 again.
+  const std::vector<kafka_record> records =
+      twice_reordered(debezium_avro_records(key_id, value_id));
+  produce(topic, records);
+
+  sluice_process p(mariadb_config(connector, topic, "debezium",
+                                  "table.name.format: \"" + database +
+                                      ".${table}\"\nschema.registry.url: \"" + registry_url() +
+                                      "\"\n",
+                                  4));
+  REQUIRE_MESSAGE(mariadb_caught_up(connector, static_cast<int64_t>(records.size())), p.log());
+  CHECK(p.stop() == 0);
+  INFO("sluice:\n" << p.log());
+  CHECK_MESSAGE(mariadb_dead_letter_count(topic) == 0, mariadb_dead_letter_reasons(topic));
+
+  // Connect's types; int16 as smallint, VariableScaleDecimal unconstrained, MicroTimestamp
+  // and ZonedTimestamp as datetime(6), Uuid as MariaDB's uuid, arrays as json.
+  CHECK(lines(mariadb_column_types(database, "orders")) ==
+        lines({{"id", "bigint(20)"},
+               {"qty", "smallint(6)"},
+               {"customer_id", "int(11)"},
+               {"note", "longtext COLLATE utf8mb4_nopad_bin"},
+               {"amount", "decimal(12,2)"},
+               {"ratio", "decimal(65,30)"},
+               {"weight", "float"},
+               {"price", "double"},
+               {"paid", "tinyint(1)"},
+               {"payload", "longblob"},
+               {"order_date", "date"},
+               {"created_at", "datetime(6)"},
+               {"updated_at", "datetime(6)"},
+               {"pickup", "time(6)"},
+               {"attrs", "json"},
+               {"ref", "uuid"},
+               {"tags", "json"}}));
+
+  // Each row as the text of its non-NULL columns (as concat_ws would join them).
+  std::map<std::string, std::string> got;
+  for (const auto& r :
+       mariadb_query("SELECT id, qty, customer_id, note, amount, ratio, price, paid, hex(payload), "
+                     "order_date, created_at, updated_at, pickup, attrs, ref, tags FROM `" +
+                     database + "`.`orders` ORDER BY id")) {
+    std::string text;
+    for (size_t i = 1; i < r.size(); ++i)
+      if (r[i]) text += (text.empty() ? "" : " | ") + *r[i];
+    got[r[0].value_or("")] = text;
+  }
+  CHECK(
+      lines(got) ==
+      lines({{"1",
+              "4 | 1001 | first order, amended | 0.00 | 0.125000000000000000000000000000 | "
+              "19.99 | 1 | 00FF10 | 2026-01-15 | 2026-01-15 09:30:00.123456 | "
+              "2026-01-15 10:00:00.000001 | 13:45:30.123456 | {\"gift\": true, \"n\": 2} | "
+              "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+             {"3", "7 | mostly null | 7.70 | 2.25 | 2026-02-01 00:00:00.000000 | []"},
+             {"4",
+              "32767 | -2147483648 | fourth, updated | -0.01 | -0.000000000325 | 1 | 0001-01-01 | "
+              "2262-04-11 23:47:16.854775 | 2024-07-01 10:00:00.000000 | 23:59:59.999999 | "
+              "{\"k\": \"v\", \"nested\": {\"a\": [1, 2.5, null]}} | "
+              "ffffffff-ffff-ffff-ffff-ffffffffffff | [\"\xC3\xBC\",null,\"\"]"},
+             {"5",
+              "0 | 0 | back again | 5.05 | 0.000000000000000000000000000000 | 0 | 1970-01-01 | "
+              "1970-01-01 00:00:00.000000 | [\"x\"]"}}));
+  // Deletes of 2 and 5 left tombstones (5's, older than its return, stays until it expires).
+  const auto tombstones = mariadb_query(
+      "SELECT group_concat(key_json ORDER BY key_json) FROM sluice.tombstones WHERE "
+      "target_schema = '" +
+      database + "' AND target_table = 'orders'");
+  CHECK(tombstones.at(0).at(0).value_or("") == R"({"id":2},{"id":5})");
+  // The schemas fetched are kept in the target's state database.
+  CHECK(cell("SELECT count(*) FROM sluice.registry_schemas WHERE id IN (" + std::to_string(key_id) +
+             ", " + std::to_string(value_id) + ")") == "2");
+}
+
+// --- Aurora DSQL ---
+
+namespace {
+
+kafka_record dsql(const std::string& table, const std::string& op, const std::string& before,
+                  const std::string& after, int64_t ts_ns, int partition) {
+  // The top-level ts_ns (processing time) runs against source.ts_ns and must not decide.
+  return {std::nullopt,
+          R"({"type":"full","op":")" + op + R"(","before":)" + before + R"(,"after":)" + after +
+              R"(,"source":{"version":"1.0","ts_ms":1,"ts_ns":)" + std::to_string(ts_ns) +
+              R"(,"txId":"t)" + std::to_string(ts_ns) + R"(","schema":"public","table":")" + table +
+              R"(","db":"postgres","cluster":"c1"},"ts_ms":1,"ts_ns":)" +
+              std::to_string(9'000'000'000 - ts_ns) + "}",
+          partition};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "mariadb e2e: DSQL records on random partitions, twice, end in source.ts_ns order, keyed "
+    "and typed by the target table") {
+  const std::string topic = unique_name("mdb_dsql");
+  const std::string table = unique_name("dsql_accounts");
+  const std::string connector = unique_name("mdb_dsql");
+  const std::string t = "`public`.`" + table + "`";
+  create_topic(topic, 3);
+  // DSQL names no key and carries no types: the table the user made gives both. Its key is a
+  // binary NO PAD text column (sluice refuses a PAD SPACE one such as utf8mb4_bin's), so 'x'
+  // and 'X' are two tenants.
+  mariadb_query("CREATE DATABASE IF NOT EXISTS `public`");
+  mariadb_query("CREATE TABLE " + t +
+                " (tenant varchar(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, id bigint, "
+                "v varchar(40) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, amount decimal(10,2), "
+                "at datetime(6), PRIMARY KEY (tenant, id))");
+
+  const auto row = [](const char* tenant, int id, const char* v) {
+    return R"({"tenant":")" + std::string(tenant) + R"(","id":)" + std::to_string(id) +
+           R"(,"v":")" + v + R"(","amount":12.5,"at":"2026-07-13T04:01:01.5Z"})";
+  };
+  const auto key = [](const char* tenant, int id) {
+    return R"({"id":)" + std::to_string(id) + R"(,"tenant":")" + tenant + R"("})";
+  };
+  int next = 0;  // random partitions: dealt round
+  const std::vector<kafka_record> history = {
+      // x/1: updates (some as `c`) newest first.
+      dsql(table, "u", "null", row("x", 1, "third"), 400, next++ % 3),
+      dsql(table, "c", "null", row("x", 1, "second"), 250, next++ % 3),
+      dsql(table, "c", "null", row("x", 1, "first"), 100, next++ % 3),
+      // X/1: another key, though a _ci collation would call it the same.
+      dsql(table, "c", "null", row("X", 1, "upper"), 200, next++ % 3),
+      // y/1: deleted, then a late update older than the delete.
+      dsql(table, "c", "null", row("y", 1, "first"), 150, next++ % 3),
+      dsql(table, "d", key("y", 1), "null", 500, next++ % 3),
+      dsql(table, "u", "null", row("y", 1, "late"), 300, next++ % 3),
+  };
+  const std::vector<kafka_record> records = twice_reordered(history);
+  produce(topic, records);
+
+  sluice_process p(mariadb_config(connector, topic, "dsql", "apply.lanes: 2\n", 3));
+  REQUIRE_MESSAGE(mariadb_caught_up(connector, static_cast<int64_t>(records.size())), p.log());
+  CHECK(p.stop() == 0);
+  INFO("sluice:\n" << p.log());
+  CHECK_MESSAGE(mariadb_dead_letter_count(topic) == 0, mariadb_dead_letter_reasons(topic));
+
+  const auto rows =
+      rows_of("SELECT concat(tenant, '/', id), v, amount, at FROM " + t + " ORDER BY 1");
+  CHECK(rows.size() == 2);
+  CHECK(rows.at("x/1") == std::vector<std::string>{"third", "12.50", "2026-07-13 04:01:01.500000"});
+  CHECK(rows.at("X/1") == std::vector<std::string>{"upper", "12.50", "2026-07-13 04:01:01.500000"});
+  CHECK_FALSE(rows.contains("y/1"));
+  // The user's types were kept: sluice only added its own columns.
+  CHECK(lines(mariadb_column_types("public", table)) ==
+        lines({{"tenant", "varchar(8) COLLATE utf8mb4_nopad_bin"},
+               {"id", "bigint(20)"},
+               {"v", "varchar(40) COLLATE utf8mb4_bin"},
+               {"amount", "decimal(10,2)"},
+               {"at", "datetime(6)"}}));
+  CHECK(cell("SELECT count(*) FROM sluice.tombstones WHERE target_schema = 'public' AND "
+             "target_table = '" +
+             table + "'") == "1");
+}
+
+namespace {
+
+// A row image of some size, with values that must survive byte for byte.
+std::string big_image(int id, size_t filler) {
+  std::string text;
+  for (size_t i = 0; text.size() < filler; ++i)
+    text += "line " + std::to_string(i * 7919 % 1000) + " \\u00e9\\n ";
+  return R"({"id": )" + std::to_string(id) + R"(, "note": "image )" + std::to_string(id) +
+         R"(", "text": ")" + text + R"(", "big": 12345678901234567890.125, "flag": true})";
+}
+
+}  // namespace
+
+// TODO(issue 31): enable once sinks/mariadb applies chunked records (batch_applier.cc still
+// throws "chunked records (Aurora DSQL) are not applied to MariaDB yet"; the chunk store is
+// being ported to sinks/mariadb/state). Until then this scenario cannot pass and is skipped.
+TEST_CASE(
+    "mariadb e2e: DSQL chunks spread over partitions and lanes, twice, reassemble into rows; a "
+    "bad checksum is a dead letter" *
+    doctest::skip()) {
+  const std::string topic = unique_name("mdb_dsql_chunks");
+  const std::string table = unique_name("chunked_rows");
+  const std::string connector = unique_name("mdb_dsql_chunks");
+  constexpr int partitions = 4;
+  create_topic(topic, partitions);
+
+  // Two chunked rows, fragments first and dealt round the partitions (so that each chunk has
+  // pieces on both lanes), a full record, and a chunk whose checksum is wrong.
+  std::map<int, std::string> images;
+  std::vector<kafka_record> history;
+  int next = 0;
+  for (int id = 1; id <= 2; ++id) {
+    images[id] = big_image(id, 30'000 * static_cast<size_t>(id));
+    const auto c = dsql_chunk("chunk-" + topic + "-" + std::to_string(id), images[id], 3,
+                              std::to_string(1000 + id), "c", table);
+    for (auto it = c.fragments.rbegin(); it != c.fragments.rend(); ++it)
+      history.push_back({std::nullopt, *it, next++ % partitions});
+    history.push_back({std::nullopt, c.principal, next++ % partitions});
+  }
+  history.push_back(dsql(table, "c", "null", R"({"id":9,"note":"whole"})", 1009, next++ % 3));
+  const std::string bad_image = big_image(4, 1000);
+  const auto parts = split_text(bad_image, 2);
+  const std::string bad_id = "chunk-" + topic + "-bad";
+  history.push_back({std::nullopt, dsql_fragment(bad_id, 0, parts[0]), 0});
+  history.push_back({std::nullopt, dsql_fragment(bad_id, 1, parts[1]), 1});
+  history.push_back(
+      {std::nullopt, dsql_principal(bad_id, 2, crc32c(bad_image) + 1, "1004", "c", table), 2});
+  const std::vector<kafka_record> records = twice_reordered(history);
+  produce(topic, records);
+
+  sluice_process p(mariadb_config(
+      connector, topic, "dsql",
+      "apply.lanes: 2\ntables:\n  \"public." + table + "\":\n    primary.key.fields: [id]\n", 3));
+  REQUIRE_MESSAGE(mariadb_caught_up(connector, static_cast<int64_t>(records.size())), p.log());
+  CHECK(p.stop() == 0);
+  INFO("sluice:\n" << p.log());
+
+  // Each row is its image, compared column by column with the image's own text.
+  for (int id : {1, 2}) {
+    CAPTURE(id);
+    std::string image;
+    const auto rows = mariadb_query(
+        "SELECT r.note = JSON_VALUE(i.j, '$.note'), r.text = JSON_VALUE(i.j, '$.text'), r.big, "
+        "r.flag FROM `public`.`" +
+        table + "` r, (SELECT '" + images[id] + "' AS j) i WHERE r.id = " + std::to_string(id));
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0][0].value_or("") == "1");
+    CHECK(rows[0][1].value_or("") == "1");
+    CHECK(rows[0][2].value_or("") == "12345678901234567890.125000000000000000000000000000");
+    CHECK(rows[0][3].value_or("") == "1");
+  }
+  CHECK(cell("SELECT count(*) FROM `public`.`" + table + "`") == "3");  // 1, 2 and 9
+  CHECK(cell("SELECT count(*) FROM `public`.`" + table + "` WHERE id = 4") == "0");
+  // The bad chunk (each delivery at most once), and nothing left waiting.
+  const std::string reasons = mariadb_dead_letter_reasons(topic);
+  CHECK_MESSAGE(mariadb_dead_letter_count(topic) >= 1, reasons);
+  CHECK(reasons.find("crc32c") != std::string::npos);
+  CHECK(cell("SELECT count(*) FROM sluice.pending_fragments WHERE connector = '" + connector +
+             "'") == "0");
+}
+
 }  // namespace sluice::testing
