@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "sinks/mariadb/sql/meta_columns.h"
 
@@ -65,16 +67,32 @@ std::vector<table_shape> read_table_shapes(connection& conn,
     return it == index.end() ? nullptr : &shapes[it->second];
   };
 
-  // The filter first: it fills params, which the query then binds.
+  // MariaDB's json is a longtext with a column check json_valid(`name`) named after it. The
+  // checks are read apart, not as an EXISTS per column: that subquery materializes
+  // information_schema.check_constraints once per row, and MariaDB 10.11.19 died there
+  // (signal 11 in ha_maria::drop_table, under Item_exists_subselect → get_all_tables →
+  // create_tmp_table_for_schema → cleanup_on_failure) while a concurrent session ran DDL.
+  // Each filter first: it fills params, which the query then binds.
   std::vector<param> params;
-  std::string filter = table_filter(tables, "c.table_schema", "c.table_name", params);
+  std::string filter = table_filter(tables, "constraint_schema", "table_name", params);
+  const result checks = conn.query(
+      "SELECT constraint_schema, table_name, constraint_name, check_clause "
+      "FROM information_schema.check_constraints WHERE level = 'Column' AND " +
+          filter,
+      params);
+  refuse_skipped_tables(conn);
+  std::set<std::tuple<std::string, std::string, std::string>> json_checked;
+  for (const auto& row : checks.rows) {
+    const std::string column = row[2].value_or("");
+    if (row[3] == "json_valid(`" + column + "`)")
+      json_checked.emplace(row[0].value_or(""), row[1].value_or(""), column);
+  }
+
+  params.clear();
+  filter = table_filter(tables, "c.table_schema", "c.table_name", params);
   const result columns = conn.query(
       "SELECT c.table_schema, c.table_name, c.column_name, c.column_type, c.collation_name, "
-      "c.is_nullable, EXISTS (SELECT 1 FROM information_schema.check_constraints k "
-      "WHERE k.constraint_schema = c.table_schema AND k.table_name = c.table_name "
-      "AND k.level = 'Column' AND k.constraint_name = c.column_name "
-      "AND k.check_clause = concat('json_valid(`', c.column_name, '`)')) "
-      "FROM information_schema.columns c JOIN information_schema.tables b "
+      "c.is_nullable FROM information_schema.columns c JOIN information_schema.tables b "
       "ON b.table_schema = c.table_schema AND b.table_name = c.table_name "
       "AND b.table_type = 'BASE TABLE' WHERE " +
           filter + " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
@@ -86,7 +104,9 @@ std::vector<table_shape> read_table_shapes(connection& conn,
     shape->exists = true;
     column_def c;
     c.name = row[2].value_or("");
-    c.type = row[6] == "1" && row[3] == "longtext" ? "json" : row[3].value_or("");
+    const bool json = row[3] == "longtext" &&
+                      json_checked.contains({row[0].value_or(""), row[1].value_or(""), c.name});
+    c.type = json ? "json" : row[3].value_or("");
     c.collation = row[4].value_or("");
     c.nullable = row[5] == "YES";
     shape->columns.push_back(std::move(c));
