@@ -27,8 +27,9 @@ struct findings {
 };
 
 // What each kind of database needs.
-const std::vector<std::string> target_privileges = {"CREATE", "ALTER",  "INDEX", "SELECT",
-                                                    "INSERT", "UPDATE", "DELETE"};
+// CREATE TEMPORARY TABLES: each writer stages its rows in a session temporary table.
+const std::vector<std::string> target_privileges = {
+    "CREATE", "ALTER", "INDEX", "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE TEMPORARY TABLES"};
 const std::vector<std::string>& state_privileges = target_privileges;
 
 // The privileges the session holds on `database` (empty: globally), from information_schema.
@@ -169,13 +170,15 @@ void check_targets(connection& conn, privileges& rights, const sink::check_reque
     }
     const std::string lacking = missing(held, target_privileges);
     report.add("privileges", subject, lacking.empty() ? status::ok : status::fail,
-               lacking.empty() ? "CREATE, ALTER, INDEX, SELECT, INSERT, UPDATE, DELETE held"
+               lacking.empty() ? "CREATE, ALTER, INDEX, SELECT, INSERT, UPDATE, DELETE, CREATE "
+                                 "TEMPORARY TABLES held"
                                : "lacks " + lacking);
     if (collation->ends_with("_ci")) {
       report.add("collation", subject, status::warn,
                  "default collation " + *collation +
-                     " is case-insensitive: sluice's key columns use utf8mb4_nopad_bin anyway, "
-                     "but other text columns it creates compare 'a' and 'A' as equal");
+                     " is case-insensitive: the text columns sluice creates use "
+                     "utf8mb4_nopad_bin anyway, but an existing table whose key has a _ci "
+                     "collation is refused (keys 'a' and 'A' would be one row)");
     } else {
       report.add("collation", subject, status::ok, "default collation " + *collation);
     }
@@ -191,13 +194,10 @@ void check_targets(connection& conn, privileges& rights, const sink::check_reque
 }
 
 void check_limits(connection& conn, findings& report) {
-  const result r = conn.query("SELECT @@local_infile, @@max_allowed_packet");
-  const bool infile = r.at(0, 0).value_or("0") == "1";
-  report.add("server", "local_infile", infile ? status::ok : status::warn,
-             infile ? "ON"
-                    : "OFF: batches cannot be staged with LOAD DATA LOCAL (SET GLOBAL "
-                      "local_infile = ON)");
-  const uint64_t packet = std::stoull(r.at(0, 1).value_or("0"));
+  // local_infile is not looked at: rows are staged by array binding, never LOAD DATA (which
+  // turns bad values into warnings even in strict mode).
+  const result r = conn.query("SELECT @@max_allowed_packet");
+  const uint64_t packet = std::stoull(r.at(0, 0).value_or("0"));
   const std::string mib = std::to_string(packet / (1024 * 1024)) + " MiB";
   report.add("server", "max_allowed_packet", packet >= packet_floor ? status::ok : status::warn,
              packet >= packet_floor
