@@ -1,6 +1,6 @@
-// sluice end to end against the real broker and PostgreSQL on the same machine (SPEC §8
-// "Benchmarks": end to end vs a raw COPY of the same rows; p50/p99 latency at a fixed rate;
-// peak RSS). A program that prints figures, not a test.
+// sluice end to end against the real broker and PostgreSQL (or MariaDB) on the same machine (SPEC
+// §8 "Benchmarks": end to end vs a raw COPY of the same rows; p50/p99 latency at a fixed rate; peak
+// RSS). A program that prints figures, not a test.
 //
 //   integration/bench/run_e2e_bench.sh [options]        starts its own Kafka and PostgreSQL
 //   SLUICE_RUN_DIR=… SLUICE_BINARY=build/sluice build/integration/e2e_bench [options]
@@ -15,6 +15,12 @@
 // text format, one transaction per --batch-size rows) into a fresh table LIKE sluice's (same
 // columns, types and primary key), keys made unique (a primary key refuses a key's repeats);
 // PostgreSQL's CPU is read for both, so its cost per event is set against COPY's per row.
+//
+// --target mariadb (run_e2e_bench.sh --target mariadb starts MariaDB instead of PostgreSQL):
+// sluice writes to the run dir's MariaDB (mariadb.dsn), the offsets are read from its
+// `sluice`.offsets, the server's CPU is mariadbd's (mariadb.pid), and the reference is a raw
+// LOAD DATA LOCAL INFILE of the same rows (e2e_mariadb.h), one statement per --batch-size rows.
+// --inserts-only (Datastream formats): every event inserts a new key.
 //
 // Phase 2, latency. A second sluice instance on a second topic; a producer paced in 10 ms
 // ticks writes --rate INSERTs/s of new keys for --seconds, each carrying its produce wall-clock
@@ -47,6 +53,7 @@
 
 #include <pqxx/pqxx>
 
+#include "integration/bench/e2e_mariadb.h"
 #include "integration/bench/e2e_workloads.h"
 #include "integration/support/process_stats.h"
 #include "integration/support/services.h"
@@ -72,6 +79,8 @@ struct options {
   int seconds = 20;
   uint64_t seed = 42;
   bool keep = false;               // keep the bench tables
+  bool mariadb = false;            // --target mariadb
+  bool inserts_only = false;       // --inserts-only
   std::vector<std::string> kafka;  // --kafka name=value: librdkafka properties for sluice
   std::vector<std::string> set;    // --set name=value: top-level config settings for sluice
 };
@@ -84,10 +93,20 @@ options parse(int argc, char** argv) {
       o.keep = true;
       continue;
     }
+    if (flag == "--inserts-only") {
+      o.inserts_only = true;
+      continue;
+    }
     if (i + 1 >= argc) throw std::runtime_error("missing value after " + flag);
     const char* v = argv[++i];
     if (flag == "--format") {
       o.format = v;
+    } else if (flag == "--target") {
+      const std::string t = v;
+      if (t != "postgres" && t != "mariadb") {
+        throw std::runtime_error("--target is postgres or mariadb, not " + t);
+      }
+      o.mariadb = t == "mariadb";
     } else if (flag == "--kafka" || flag == "--set") {
       const std::string kv = v;
       const size_t eq = kv.find('=');
@@ -111,11 +130,12 @@ options parse(int argc, char** argv) {
       throw std::runtime_error("unknown option " + flag +
                                " (--format F --kafka name=value --set name=value --events N "
                                "--batch-size N --lanes N --partitions N --rate N --seconds N "
-                               "--seed N --keep; --events 0 or --rate 0 skips a phase)");
+                               "--seed N --keep --target postgres|mariadb --inserts-only; "
+                               "--events 0 or --rate 0 skips a phase)");
     }
   }
   if (o.partitions == 0) o.partitions = o.format.starts_with("debezium") ? 4 : 6;
-  make_workload(o.format, "t", 0, 0, false);  // refuses an unknown --format now
+  make_workload(o.format, "t", 0, 0, false, o.inserts_only);  // refuses an unknown --format now
   if (o.batch_size < 1 || o.lanes < 1 || o.partitions < 1) {
     throw std::runtime_error("--batch-size, --lanes and --partitions must be at least 1");
   }
@@ -227,7 +247,9 @@ std::string bench_config(const std::string& connector, const std::string& topic,
   std::string extra = "apply.lanes: " + std::to_string(o.lanes) + "\n";
   for (const std::string& line : o.set)
     extra += line + "\n";
-  std::string y = basic_config(connector, topic, format, extra, o.batch_size);
+  const std::string target = o.mariadb ? mariadb_bench::config_section()
+                                       : "postgres:\n  dsn: \"" + postgres_dsn() + "\"\n";
+  std::string y = config_for_target(target, connector, topic, format, extra, o.batch_size);
   for (const std::string& line : o.kafka)
     y.insert(y.find("kafka:\n") + 7, "  " + line + "\n");
   const std::string off = "  listen: \"\"";
@@ -241,15 +263,21 @@ std::string bench_config(const std::string& connector, const std::string& topic,
 // PostgreSQL
 // ---------------------------------------------------------------------------------------------
 
-// Polls sum(sluice.offsets.next_offset) on one connection (0 until sluice created the table).
+// Polls sum(sluice.offsets.next_offset) on one connection (0 until sluice created the table):
+// PostgreSQL's, or MariaDB's with --target mariadb.
 class offset_watch {
  public:
-  explicit offset_watch(std::string connector)
-      : _conn(postgres_dsn()), _connector(std::move(connector)) {}
+  offset_watch(std::string connector, const options& o)
+      : _conn(o.mariadb ? std::optional<pqxx::connection>()
+                        : std::optional<pqxx::connection>(std::in_place, postgres_dsn())),
+        _connector(std::move(connector)) {
+    if (o.mariadb) _mdb = std::make_unique<mariadb_bench>();
+  }
 
   int64_t committed() {
+    if (_mdb) return _mdb->committed(_connector);
     try {
-      pqxx::nontransaction tx(_conn);
+      pqxx::nontransaction tx(*_conn);
       auto r =
           tx.exec("SELECT coalesce(sum(next_offset), 0) FROM sluice.offsets WHERE connector = " +
                   tx.quote(_connector));
@@ -295,7 +323,8 @@ class offset_watch {
   }
 
  private:
-  pqxx::connection _conn;
+  std::optional<pqxx::connection> _conn;
+  std::unique_ptr<mariadb_bench> _mdb;
   std::string _connector;
 };
 
@@ -372,11 +401,12 @@ struct throughput_result {
   double first_commit = 0;                     // sluice spawn -> first commit
   int64_t first_commit_messages = 0;           // committed by then
   double cpu_seconds = 0;                      // sluice utime + stime
-  double kafka_cpu = -1, postgres_cpu = -1;    // the same window
+  double kafka_cpu = -1, postgres_cpu = -1;    // the same window (MariaDB's with --target)
   double machine_busy = 0, machine_total = 0;  // every core, the same window
   double others_cpu = 0;  // machine_busy − sluice, Kafka, PostgreSQL and this program
   double copy_machine_busy = 0, copy_machine_total = 0;
-  double copy_postgres_cpu = -1;  // PostgreSQL during the COPY
+  double copy_postgres_cpu = -1;  // PostgreSQL during the COPY (MariaDB during LOAD DATA)
+  uint64_t copy_warnings = 0;     // LOAD DATA's warnings (values the server changed)
   double peak_rss_mb = 0;
   double applied = 0, deleted = 0, stale = 0, collapsed = 0;
   double batches = 0, batch_apply_seconds = 0;
@@ -385,6 +415,60 @@ struct throughput_result {
   double copy_seconds = 0;
   int exit_code = -1;
 };
+
+// The target's server CPU seconds: PostgreSQL's tree, or mariadbd.
+double server_cpu(const service_cpu& s, const options& o) {
+  return o.mariadb ? s.mariadb : s.postgres;
+}
+
+// The same row images as the throughput phase's, into a fresh table like sluice's: COPY on
+// PostgreSQL, LOAD DATA LOCAL INFILE on MariaDB. Fills the copy_* figures.
+void run_reference(const options& o, const std::string& table, const bench_workload& w,
+                   const std::vector<std::string>& copy_batches, throughput_result& res) {
+  std::fprintf(stderr, "%s reference: %zu rows...\n", o.mariadb ? "LOAD DATA" : "COPY",
+               res.copy_rows);
+  std::optional<raw_copy> copier;
+  std::unique_ptr<mariadb_bench> loader;
+  std::vector<std::string> load_batches;
+  const std::string ref =
+      o.mariadb ? mariadb_bench::table(table + "_load") : quoted_table(table + "_copy");
+  if (o.mariadb) {
+    loader = std::make_unique<mariadb_bench>();
+    loader->exec("CREATE TABLE " + ref + " LIKE " + mariadb_bench::table(table));
+    load_batches = loader->convert(table, w.copy_columns(), copy_batches);
+  } else {
+    copier.emplace();
+    copier->exec("CREATE TABLE " + ref + " (LIKE " + quoted_table(table) + " INCLUDING ALL)");
+  }
+  const machine_cpu copy_before = machine_cpu::now();
+  const service_cpu copy_services_before = service_cpu::now();
+  const auto t1 = clock_type::now();
+  if (o.mariadb) {
+    for (const std::string& lines : load_batches)
+      loader->load(ref, w.copy_columns(), lines);
+  } else {
+    for (const std::string& lines : copy_batches)
+      copier->copy(ref, w.copy_columns(), lines);
+  }
+  res.copy_seconds = since(t1);
+  const machine_cpu copy_after = machine_cpu::now();
+  if (server_cpu(copy_services_before, o) >= 0) {
+    res.copy_postgres_cpu = server_cpu(service_cpu::now(), o) - server_cpu(copy_services_before, o);
+  }
+  res.copy_machine_busy = copy_after.busy - copy_before.busy;
+  res.copy_machine_total = copy_after.total - copy_before.total;
+  if (o.mariadb) {
+    res.copy_warnings = loader->warnings();
+    const int64_t loaded = loader->count(ref);
+    if (loaded != static_cast<int64_t>(res.copy_rows)) {
+      throw std::runtime_error("LOAD DATA loaded " + std::to_string(loaded) + " of " +
+                               std::to_string(res.copy_rows) + " rows");
+    }
+    if (!o.keep) loader->exec("DROP TABLE " + ref);
+  } else if (!o.keep) {
+    copier->exec("DROP TABLE " + ref);
+  }
+}
 
 throughput_result run_throughput(const options& o, const std::string& table) {
   throughput_result res;
@@ -396,7 +480,8 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   // Pre-load; the COPY reference's lines are built on the way (untimed by the COPY clock).
   std::fprintf(stderr, "producing %zu %s events to %s...\n", o.events, o.format.c_str(),
                topic.c_str());
-  const std::unique_ptr<bench_workload> w = make_workload(o.format, table, o.events, o.seed, false);
+  const std::unique_ptr<bench_workload> w =
+      make_workload(o.format, table, o.events, o.seed, false, o.inserts_only);
   res.describe = w->describe();
   res.hot_keys = w->hot_keys();
   std::vector<std::string> copy_batches(1);
@@ -435,7 +520,7 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   std::fprintf(stderr, "running sluice (batch.size %d, apply.lanes %d)...\n", o.batch_size,
                o.lanes);
   const uint16_t port = free_port();
-  offset_watch watch(connector);
+  offset_watch watch(connector, o);
   const service_cpu services_before = service_cpu::now();
   const machine_cpu machine_before = machine_cpu::now();
   const double self_before = process_cpu_seconds(::getpid());
@@ -450,8 +535,8 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   const service_cpu services_after = service_cpu::now();
   const machine_cpu machine_after = machine_cpu::now();
   if (services_before.kafka >= 0) res.kafka_cpu = services_after.kafka - services_before.kafka;
-  if (services_before.postgres >= 0) {
-    res.postgres_cpu = services_after.postgres - services_before.postgres;
+  if (server_cpu(services_before, o) >= 0) {
+    res.postgres_cpu = server_cpu(services_after, o) - server_cpu(services_before, o);
   }
   res.machine_busy = machine_after.busy - machine_before.busy;
   res.machine_total = machine_after.total - machine_before.total;
@@ -466,26 +551,10 @@ throughput_result run_throughput(const options& o, const std::string& table) {
   res.batches = metric(m, "sluice_batch_apply_seconds_count");
   res.batch_apply_seconds = metric(m, "sluice_batch_apply_seconds_sum");
   res.exit_code = p.stop(120);
-  res.final_rows = std::stoll(query("SELECT count(*) FROM " + quoted_table(table))[0][0].value());
-
-  // The reference: the same row images, COPYed into a fresh table like sluice's.
-  std::fprintf(stderr, "COPY reference: %zu rows...\n", res.copy_rows);
-  const std::string ref = quoted_table(table + "_copy");
-  raw_copy copier;
-  copier.exec("CREATE TABLE " + ref + " (LIKE " + quoted_table(table) + " INCLUDING ALL)");
-  const machine_cpu copy_before = machine_cpu::now();
-  const service_cpu copy_services_before = service_cpu::now();
-  const auto t1 = clock_type::now();
-  for (const std::string& lines : copy_batches)
-    copier.copy(ref, w->copy_columns(), lines);
-  res.copy_seconds = since(t1);
-  const machine_cpu copy_after = machine_cpu::now();
-  if (copy_services_before.postgres >= 0) {
-    res.copy_postgres_cpu = service_cpu::now().postgres - copy_services_before.postgres;
-  }
-  res.copy_machine_busy = copy_after.busy - copy_before.busy;
-  res.copy_machine_total = copy_after.total - copy_before.total;
-  if (!o.keep) copier.exec("DROP TABLE " + ref);
+  res.final_rows =
+      o.mariadb ? mariadb_bench().count(mariadb_bench::table(table))
+                : std::stoll(query("SELECT count(*) FROM " + quoted_table(table))[0][0].value());
+  run_reference(o, table, *w, copy_batches, res);
   return res;
 }
 
@@ -519,10 +588,11 @@ latency_result run_latency(const options& o, const std::string& table) {
   const std::string connector = unique_name("bench_latency");
   create_topic(topic, o.partitions);
   const uint16_t port = free_port();
-  offset_watch watch(connector);
+  offset_watch watch(connector, o);
   std::fprintf(stderr, "latency: sluice on %s, %d events/s for %d s...\n", topic.c_str(), o.rate,
                o.seconds);
-  const std::unique_ptr<bench_workload> w = make_workload(o.format, table, 0, o.seed + 7, true);
+  const std::unique_ptr<bench_workload> w =
+      make_workload(o.format, table, 0, o.seed + 7, true, o.inserts_only);
   sluice_process p(bench_config(connector, topic, o, w->sluice_format(), port), "bench_latency");
   bench_producer producer(1);
   auto send = [&](int64_t id) { producer.send(topic, w->stamped_insert(id, wall_clock_us())); };
@@ -562,6 +632,25 @@ latency_result run_latency(const options& o, const std::string& table) {
   res.machine_busy =
       (machine_after.busy - machine_before.busy) / (machine_after.total - machine_before.total);
   p.stop(120);
+  if (o.mariadb) {
+    // MariaDB records no commit time: to _sluice_updated_at (UTC_TIMESTAMP(6) in the upsert).
+    std::vector<double> l = mariadb_bench().numbers(
+        "SELECT (UNIX_TIMESTAMP(_sluice_updated_at) * 1000000 - produced_us) / 1000.0 FROM " +
+        mariadb_bench::table(table) + " WHERE id > 0");
+    if (l.empty()) throw std::runtime_error("latency: no rows measured");
+    std::sort(l.begin(), l.end());
+    auto percentile = [&](double q) {  // percentile_cont's linear interpolation
+      const double at = q * static_cast<double>(l.size() - 1);
+      const auto lo = static_cast<size_t>(at);
+      const double hi = l[std::min(lo + 1, l.size() - 1)];
+      return l[lo] + (at - static_cast<double>(lo)) * (hi - l[lo]);
+    };
+    res.p50_ms = percentile(0.5);
+    res.p99_ms = percentile(0.99);
+    res.max_ms = l.back();
+    res.measured = static_cast<int64_t>(l.size());
+    return res;
+  }
 
   // To the commit when the server records commit timestamps (run_e2e_bench.sh turns
   // track_commit_timestamp on): each row's inserting transaction, xmin, says when it committed.
@@ -603,10 +692,13 @@ std::string figure(double v, const char* format = "%.0f") {
 
 void report(const options& o, const throughput_result* t, const latency_result* l,
             const std::string& command) {
+  // The target's and its reference's names (PostgreSQL's output is unchanged by --target).
+  const char* db = o.mariadb ? "MariaDB" : "PostgreSQL";
+  const char* ref = o.mariadb ? "LOAD DATA" : "COPY";
   std::printf(
-      "\ne2e_bench: Kafka -> sluice run -> PostgreSQL on one machine (%u cores), "
+      "\ne2e_bench: Kafka -> sluice run -> %s on one machine (%u cores), "
       "batch.size %d, apply.lanes %d, %d partitions\n",
-      std::thread::hardware_concurrency(), o.batch_size, o.lanes, o.partitions);
+      db, std::thread::hardware_concurrency(), o.batch_size, o.lanes, o.partitions);
   const double m = t ? static_cast<double>(t->events) / 1e6 : 0;
   double events_s = 0, copy_s = 0;
   if (t) {
@@ -638,8 +730,8 @@ void report(const options& o, const throughput_result* t, const latency_result* 
                     (t->seconds - t->first_commit));
     std::printf(
         "  rows written/s                     %10.0f   (%.0f upserts + %.0f deletes "
-        "reached PostgreSQL; %.0f collapsed in merge, %.0f stale)\n",
-        written / t->seconds, t->applied, t->deleted, t->collapsed, t->stale);
+        "reached %s; %.0f collapsed in merge, %.0f stale)\n",
+        written / t->seconds, t->applied, t->deleted, db, t->collapsed, t->stale);
     std::printf("  final rows                         %10lld   (expected %zu)\n",
                 static_cast<long long>(t->final_rows), t->live_keys);
     std::printf(
@@ -647,29 +739,33 @@ void report(const options& o, const throughput_result* t, const latency_result* 
         "summed over lanes)\n",
         t->batches, t->batches > 0 ? t->batch_apply_seconds / t->batches : 0,
         t->batch_apply_seconds);
-    std::printf("  COPY reference rows/s              %10.0f   (%zu row images, %.1f s)\n", copy_s,
-                t->copy_rows, t->copy_seconds);
-    std::printf("  ratio sluice events/s / COPY rows/s %9.2f\n", events_s / copy_s);
-    std::printf("  CPU s per 1M events: sluice %s, Kafka broker %s, PostgreSQL %s (same window)\n",
+    const std::string ref_rows = std::string(ref) + " reference rows/s";
+    std::printf("  %-35s%10.0f   (%zu row images, %.1f s", ref_rows.c_str(), copy_s, t->copy_rows,
+                t->copy_seconds);
+    if (o.mariadb)
+      std::printf("; %llu warnings", static_cast<unsigned long long>(t->copy_warnings));
+    std::printf(")\n");
+    const std::string ratio = std::string("ratio sluice events/s / ") + ref + " rows/s";
+    std::printf("  %-36s%9.2f\n", ratio.c_str(), events_s / copy_s);
+    std::printf("  CPU s per 1M events: sluice %s, Kafka broker %s, %s %s (same window)\n",
                 figure(t->cpu_seconds / m, "%.1f").c_str(),
-                figure(t->kafka_cpu < 0 ? -1 : t->kafka_cpu / m, "%.1f").c_str(),
+                figure(t->kafka_cpu < 0 ? -1 : t->kafka_cpu / m, "%.1f").c_str(), db,
                 figure(t->postgres_cpu < 0 ? -1 : t->postgres_cpu / m, "%.1f").c_str());
     if (t->postgres_cpu >= 0 && t->copy_postgres_cpu > 0) {
       const double copy_per_m = t->copy_postgres_cpu / (static_cast<double>(t->copy_rows) / 1e6);
-      std::printf(
-          "  PostgreSQL CPU s per 1M: sluice %.1f per event, COPY %.1f per row; ratio %.2f\n",
-          t->postgres_cpu / m, copy_per_m, t->postgres_cpu / m / copy_per_m);
+      std::printf("  %s CPU s per 1M: sluice %.1f per event, %s %.1f per row; ratio %.2f\n", db,
+                  t->postgres_cpu / m, ref, copy_per_m, t->postgres_cpu / m / copy_per_m);
     }
     std::printf("  sluice peak RSS (VmHWM)            %10.0f MB   (exit code %d)\n", t->peak_rss_mb,
                 t->exit_code);
     // The machine is shared: what else ran shows how far the figures are from an idle box.
     std::printf(
-        "  machine while sluice ran: %.0f%% busy; sluice %.1f, Kafka %s, PostgreSQL %s, other "
+        "  machine while sluice ran: %.0f%% busy; sluice %.1f, Kafka %s, %s %s, other "
         "processes %.1f CPU s\n",
         100 * t->machine_busy / t->machine_total, t->cpu_seconds,
-        figure(t->kafka_cpu, "%.1f").c_str(), figure(t->postgres_cpu, "%.1f").c_str(),
+        figure(t->kafka_cpu, "%.1f").c_str(), db, figure(t->postgres_cpu, "%.1f").c_str(),
         std::max(0.0, t->others_cpu));
-    std::printf("  machine while COPY ran: %.0f%% busy\n",
+    std::printf("  machine while %s ran: %.0f%% busy\n", ref,
                 100 * t->copy_machine_busy / t->copy_machine_total);
   }
   if (l) {
@@ -685,7 +781,12 @@ void report(const options& o, const throughput_result* t, const latency_result* 
         "  sluice CPU at the rate             %10.0f%% of one core (peak RSS %.0f MB; machine "
         "%.0f%% busy)\n",
         100 * l->cpu_seconds / l->window_seconds, l->peak_rss_mb, 100 * l->machine_busy);
-    if (l->to_commit) {
+    if (o.mariadb) {
+      std::printf(
+          "  latency = _sluice_updated_at - produce wall-clock time; _sluice_updated_at is "
+          "UTC_TIMESTAMP(6) in\n  the batch's upsert, before its commit (MariaDB records no "
+          "commit time; batch.max.ms 200).\n");
+    } else if (l->to_commit) {
       std::printf(
           "  latency = commit time of the row's transaction (pg_xact_commit_timestamp) - produce\n"
           "  wall-clock time (batch.max.ms 200).\n");
@@ -697,7 +798,8 @@ void report(const options& o, const throughput_result* t, const latency_result* 
     }
   }
   std::printf("\n%9s %8s %9s %9s %11s %6s %10s %8s %7s %7s %7s\n", "events", "seconds", "events/s",
-              "rows/s", "COPY rows/s", "ratio", "CPU s/1M", "RSS MB", "p50 ms", "p99 ms", "max ms");
+              "rows/s", o.mariadb ? "LOAD rows/s" : "COPY rows/s", "ratio", "CPU s/1M", "RSS MB",
+              "p50 ms", "p99 ms", "max ms");
   std::printf("%9s %8s %9s %9s %11s %6s %10s %8s %7s %7s %7s\n",
               t ? std::to_string(t->events).c_str() : "-",
               t ? figure(t->seconds, "%.1f").c_str() : "-", t ? figure(events_s).c_str() : "-",
@@ -718,7 +820,10 @@ int run(int argc, char** argv) {
   if (o.events > 0) t = run_throughput(o, table);
   if (o.rate > 0 && o.seconds > 0) l = run_latency(o, latency_table);
   report(o, t ? &*t : nullptr, l ? &*l : nullptr, command_line(argc, argv));
-  if (!o.keep) {
+  if (!o.keep && o.mariadb) {
+    mariadb_bench().exec("DROP TABLE IF EXISTS " + mariadb_bench::table(table) + ", " +
+                         mariadb_bench::table(latency_table));
+  } else if (!o.keep) {
     execute("DROP TABLE IF EXISTS " + quoted_table(table) + ", " + quoted_table(latency_table));
   }
   return 0;

@@ -286,16 +286,18 @@ class datastream_avro_event {
 
 class datastream_workload final : public bench_workload {
  public:
-  datastream_workload(std::string table, size_t events, uint64_t seed, bool stamped, bool avro)
-      : _table(std::move(table)), _rng(seed), _rows(seed + 1) {
-    _hot = std::max<size_t>(1, events * 6 / 1000);  // 1% of the ~60% of events that insert
+  datastream_workload(std::string table, size_t events, uint64_t seed, bool stamped, bool avro,
+                      bool inserts_only)
+      : _table(std::move(table)), _rng(seed), _rows(seed + 1), _inserts_only(inserts_only) {
+    // 1% of the ~60% of events that insert; none when every event inserts a new key.
+    _hot = inserts_only ? 0 : std::max<size_t>(1, events * 6 / 1000);
     if (avro) _avro.emplace(_table, stamped);
   }
 
   const char* sluice_format() const override { return "datastream"; }
   std::string describe() const override {
     return std::string("Datastream ") + (_avro ? "Avro" : "JSON") +
-           " events (PostgreSQL source, 10 columns)";
+           " events (PostgreSQL source, 10 columns" + (_inserts_only ? ", inserts only)" : ")");
   }
   const std::vector<std::string>& copy_columns() const override { return copy_columns_of_rows; }
   size_t live_keys() const override { return _hot + _live.size(); }
@@ -322,7 +324,10 @@ class datastream_workload final : public bench_workload {
   uint64_t next_lsn() { return 0x1'0000'0000ull + ++_count * 16; }
 
   std::pair<bench_op, int64_t> pick() {
-    if (_next_id <= static_cast<int64_t>(_hot)) return {bench_op::insert, _next_id++};
+    if (_inserts_only || _next_id <= static_cast<int64_t>(_hot)) {
+      if (_inserts_only) _live.push_back(_next_id);
+      return {bench_op::insert, _next_id++};
+    }
     const uint64_t dice = _rng() % 100;
     if (dice < 20) return {bench_op::update, 1 + static_cast<int64_t>(_rng() % _hot)};
     if (dice < 30 && !_live.empty()) {
@@ -353,6 +358,7 @@ class datastream_workload final : public bench_workload {
   std::mt19937_64 _rng;
   row_maker _rows;
   std::optional<datastream_avro_event> _avro;
+  bool _inserts_only = false;
   size_t _hot = 1;
   uint64_t _count = 0;
   int64_t _next_id = 1;
@@ -362,8 +368,9 @@ class datastream_workload final : public bench_workload {
 }  // namespace
 
 std::unique_ptr<bench_workload> make_datastream_workload(const std::string& table, size_t events,
-                                                         uint64_t seed, bool stamped, bool avro) {
-  return std::make_unique<datastream_workload>(table, events, seed, stamped, avro);
+                                                         uint64_t seed, bool stamped, bool avro,
+                                                         bool inserts_only) {
+  return std::make_unique<datastream_workload>(table, events, seed, stamped, avro, inserts_only);
 }
 
 }  // namespace sluice::testing

@@ -14,7 +14,8 @@ namespace sluice::testing {
 //   datastream            Datastream JSON events of the PostgreSQL-source flavour, 10 columns
 //                         (id + text, numeric, integer, boolean and timestamp-text columns):
 //                         60% inserts of new keys, 10% updates of other live keys, 20% updates
-//                         of a hot set (1% of the keys), 10% deletes of live keys.
+//                         of a hot set (1% of the keys), 10% deletes of live keys; with
+//                         inserts_only, every event an insert of a new key.
 //   datastream-avro       the same events as Datastream's Avro: one object container a message
 //                         (integration/support/avro_container_writer, Avro C's bytes), decimals
 //                         as Avro decimals and timestamps as timestamp-micros, so typed columns.
@@ -60,17 +61,20 @@ class bench_workload {
   virtual bench_message stamped_insert(int64_t id, int64_t produced_us) = 0;
 };
 
-// Throws on an unknown format, naming the known ones. `table` is the source table's name (the
-// replica's), `events` the number the throughput phase will ask for (it sizes the hot set).
+// Throws on an unknown format, naming the known ones, and on inserts_only for a format without
+// it (the Debezium ones). `table` is the source table's name (the replica's), `events` the
+// number the throughput phase will ask for (it sizes the hot set).
 std::unique_ptr<bench_workload> make_workload(const std::string& format, const std::string& table,
-                                              size_t events, uint64_t seed, bool stamped);
+                                              size_t events, uint64_t seed, bool stamped,
+                                              bool inserts_only = false);
 
 // "datastream, datastream-avro, debezium, debezium-40, debezium-schemaless".
 std::string workload_formats();
 
 // The formats' own (e2e_datastream_workload.cc, e2e_debezium_workload.cc).
 std::unique_ptr<bench_workload> make_datastream_workload(const std::string& table, size_t events,
-                                                         uint64_t seed, bool stamped, bool avro);
+                                                         uint64_t seed, bool stamped, bool avro,
+                                                         bool inserts_only = false);
 std::unique_ptr<bench_workload> make_debezium_workload(const std::string& table, uint64_t seed,
                                                        bool stamped, size_t columns, bool schemas);
 

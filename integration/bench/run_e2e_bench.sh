@@ -2,12 +2,16 @@
 # Runs e2e_bench (sluice end to end, Kafka -> sluice -> PostgreSQL, against a raw COPY of the
 # same rows, then latency at a fixed rate) against a Kafka broker and a PostgreSQL of its own
 # (integration/services/{kafka,postgres}.sh with SLUICE_RUN_DIR=<build>/bench-e2e), and stops
-# both on exit. Arguments go to e2e_bench:
+# both on exit. With --target mariadb: a MariaDB of its own instead of PostgreSQL
+# (integration/services/mariadb.sh), sluice writing to it, and a raw LOAD DATA LOCAL INFILE of
+# the same rows as the reference. Arguments go to e2e_bench:
 #
-#   integration/bench/run_e2e_bench.sh [--format F] [--events N] [--batch-size N] [--lanes N]
+#   integration/bench/run_e2e_bench.sh [--target postgres|mariadb] [--format F] [--events N]
+#                                      [--inserts-only] [--batch-size N] [--lanes N]
 #                                      [--partitions N] [--rate N] [--seconds N] [--seed N]
 #                                      [--kafka name=value] [--set name=value] [--keep]
 #   F: datastream (default), datastream-avro, debezium, debezium-40, debezium-schemaless
+#   --inserts-only: every event inserts a new key (Datastream formats)
 #   --kafka / --set: added to sluice's config, for experiments (--kafka queued.max.messages.kbytes=16384,
 #   --set batch.max.bytes=16MiB)
 #
@@ -27,17 +31,26 @@ fi
 [[ -x "$BUILD_DIR/integration/e2e_bench" && -x "$SLUICE_BINARY" ]] \
   || { echo "run_e2e_bench.sh: build $BUILD_DIR/integration/e2e_bench and $SLUICE_BINARY first" >&2; exit 1; }
 
+# The database the run writes to: postgres (default) or mariadb (--target, also passed on).
+TARGET=postgres
+args=("$@")
+for ((i = 0; i < ${#args[@]}; ++i)); do
+  [[ "${args[i]}" == --target ]] && TARGET="${args[i + 1]:-}"
+done
+[[ "$TARGET" == postgres || "$TARGET" == mariadb ]] \
+  || { echo "run_e2e_bench.sh: --target is postgres or mariadb" >&2; exit 2; }
+
 # The services' own stop commands find them by the pids they wrote to the run dir.
 stop_services() {
   "$SLUICE_SERVICES_DIR/kafka.sh" stop || true
-  "$SLUICE_SERVICES_DIR/postgres.sh" stop || true
+  "$SLUICE_SERVICES_DIR/$TARGET.sh" stop || true
 }
 trap stop_services EXIT
 # Latency is measured to each row's commit: PostgreSQL records commit timestamps.
 export SLUICE_PG_EXTRA_CONF="${SLUICE_PG_EXTRA_CONF:+$SLUICE_PG_EXTRA_CONF
 }track_commit_timestamp = on"
 "$SLUICE_SERVICES_DIR/kafka.sh" start
-"$SLUICE_SERVICES_DIR/postgres.sh" start
+"$SLUICE_SERVICES_DIR/$TARGET.sh" start
 
 E2E_BENCH_COMMAND="integration/bench/run_e2e_bench.sh $*" \
   "$BUILD_DIR/integration/e2e_bench" "$@"

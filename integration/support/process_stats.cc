@@ -92,6 +92,7 @@ service_cpu service_cpu::now() {
   if (const pid_t p = service_pid("postgres.pid"); p > 0) {
     s.postgres = process_tree_cpu_seconds(p);
   }
+  if (const pid_t m = service_pid("mariadb.pid"); m > 0) s.mariadb = process_cpu_seconds(m);
   return s;
 }
 

@@ -30,6 +30,7 @@ struct machine_cpu {
 struct service_cpu {
   double kafka = -1;
   double postgres = -1;
+  double mariadb = -1;  // mariadbd: one process, its threads
 
   static service_cpu now();
 };

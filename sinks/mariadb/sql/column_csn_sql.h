@@ -23,7 +23,7 @@ namespace sluice::mdb {
 // incoming CSN is newer than the stored one, or equal with a value kept over the stored one
 // (sql::greater_value: a delete at that CSN cleared it, or another image of that CSN held less);
 // a new row's columns older than the key's tombstone are NULL. all_columns: every non-key data
-// column of the table. Parameters: target schema, target table.
+// column of the table. Parameters: target schema, target table, twice (sql::with_tombstone).
 //
 // Order of the assignments (left to right, each seeing the ones before): each data column
 // first, recording whether it was newer in a session variable (@sluice_n<i>) — computed once,

@@ -76,10 +76,23 @@ std::string key_hash(const std::string& key) {
 }
 
 std::string with_tombstone(const write_sql_context& ctx, const std::string& stage) {
-  return "(SELECT s.*, (SELECT MAX(tb.csn) FROM " + ctx.tombstones +
-         " tb WHERE tb.target_schema = ? AND tb.target_table = ? AND tb.key_hash IN (" +
-         key_hash("s._sluice_key") + ", " + key_hash("''") + ")) AS _sluice_tomb FROM " +
-         quote_identifier(stage) + " s) AS s";
+  // Two probes, each an equality on the whole primary key (target_schema, target_table,
+  // key_hash): `key_hash IN (<per row>, <constant>)` made MariaDB 10.11 read every tombstone of
+  // the table for each staged row (ref on the first two parts only), quadratic in the deletes.
+  // The target is bound in each probe: a one-row derived table holding it once fails on the
+  // second execution of the prepared statement (10.11: "Unknown column" in the merged
+  // subquery).
+  const auto probe = [&](const std::string& key) {
+    return "(SELECT MAX(tb.csn) FROM " + ctx.tombstones +
+           " tb WHERE tb.target_schema = ? AND tb.target_table = ? AND tb.key_hash = " +
+           key_hash(key) + ")";
+  };
+  // The newer of the two (NULL > x is not true: a missing key tombstone yields the table's).
+  return "(SELECT s.*, IF(s._sluice_tomb_table IS NULL OR s._sluice_tomb_key > "
+         "s._sluice_tomb_table, s._sluice_tomb_key, s._sluice_tomb_table) AS _sluice_tomb FROM "
+         "(SELECT s.*, " +
+         probe("s._sluice_key") + " AS _sluice_tomb_key, " + probe("''") +
+         " AS _sluice_tomb_table FROM " + quote_identifier(stage) + " s) AS s) AS s";
 }
 
 }  // namespace sluice::mdb::sql

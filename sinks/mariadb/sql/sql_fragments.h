@@ -33,9 +33,9 @@ std::string older_than(const std::string& csn, const std::string& incoming);
 // d.`k` = s.`_sluice_k0` AND …: the stage's key columns, typed as the table's (stage_def).
 std::string key_match(const std::vector<const column_def*>& key);
 // The stage joined with the newer of its key's tombstone and the table's (NULL: neither), as
-// _sluice_tomb: "(SELECT s.*, … AS _sluice_tomb FROM `stage` s) AS s". Two parameters: the
-// target schema and table. One primary-key probe per row; SHA2 over the canonical key, as
-// state_schema's tombstones store it.
+// _sluice_tomb: "(SELECT s.*, … AS _sluice_tomb FROM (… `stage` s) AS s) AS s". Four
+// parameters: the target schema and table, twice. Two primary-key probes per row (its key's, the
+// table's); SHA2 over the canonical key, as state_schema's tombstones store it.
 std::string with_tombstone(const write_sql_context& ctx, const std::string& stage);
 // The session variable every ON DUPLICATE KEY UPDATE below counts the rows it found in: the
 // server reports only the rows it inserted or changed (affected rows, mysql_info's Records and

@@ -81,7 +81,7 @@ std::string fill_stage_sql(const stage_def& stage);
 // the table's) tombstone is not written; an existing row is updated by a newer CSN, or at equal
 // CSN in the columns where the incoming value is kept over the stored one (sql::greater_value);
 // a soft-deleted row takes the whole image at equal CSN (an upsert beats a delete, SPEC §2).
-// Parameters: target schema, target table.
+// Parameters: target schema, target table, target schema, target table (sql::with_tombstone).
 std::string upsert_sql(const target_table& table, const stage_def& stage,
                        const std::vector<const column_def*>& key,
                        const std::vector<const column_def*>& columns, const write_sql_context& ctx);

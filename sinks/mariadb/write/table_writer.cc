@@ -46,6 +46,12 @@ std::vector<param> table_params(const table_plan& plan) {
   return {param::text(plan.target.schema), param::text(plan.target.name)};
 }
 
+// A statement reading sql::with_tombstone: the target twice, once per tombstone probe.
+std::vector<param> tombstone_probe_params(const table_plan& plan) {
+  return {param::text(plan.target.schema), param::text(plan.target.name),
+          param::text(plan.target.schema), param::text(plan.target.name)};
+}
+
 void unsupported(const table_plan& plan, const apply_options& options) {
   if (options.update_only)
     throw std::logic_error("insert.mode update is not supported on MariaDB yet");
@@ -304,7 +310,7 @@ void table_writer::write_upserts(connection& conn, const table_plan& plan, const
   const std::string sql = per_column ? upsert_versioned_sql(plan.target, stage, keys, cols,
                                                             data_columns(plan, shape), ctx)
                                      : upsert_sql(plan.target, stage, keys, cols, ctx);
-  const upsert_counts counts = run_counted(conn, sql, table_params(plan));
+  const upsert_counts counts = run_counted(conn, sql, tombstone_probe_params(plan));
   const size_t written = static_cast<size_t>(counts.inserted + counts.updated);
   stats.upserted += written;
   stats.stale += count - std::min(count, written);

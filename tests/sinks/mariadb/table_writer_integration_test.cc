@@ -373,7 +373,8 @@ TEST_CASE("mariadb writer: the CSN assigned first would let stale columns throug
   st.end_row();
   w.conn.exec("START TRANSACTION");
   st.fill(w.conn, stage);
-  w.conn.exec(sql, std::vector{mdb::param::text(w.db), mdb::param::text("t")});
+  w.conn.exec(sql, std::vector{mdb::param::text(w.db), mdb::param::text("t"),
+                               mdb::param::text(w.db), mdb::param::text("t")});
   // Reordered: the CSN rose, the value did not follow.
   CHECK(w.rows() == "a,old");
   CHECK(w.rows("id, hex(_sluice_csn)") == "a," + to_hex(seq));

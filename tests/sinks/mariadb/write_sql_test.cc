@@ -52,10 +52,14 @@ TEST_CASE("mariadb write sql: the upsert assigns the CSN last, after every guard
   const std::string sql = mdb::upsert_sql(f.table, f.stage, f.key, f.cols, f.ctx);
   CHECK(
       sql.rfind("INSERT INTO `shop`.`orders` (`id`, `v`, `b`, `_sluice_csn`) SELECT s._sluice_k0, "
-                "s._sluice_v0, s._sluice_v1, s._sluice_row_csn FROM (SELECT s.*, (SELECT "
-                "MAX(tb.csn) FROM `sluice`.`tombstones` tb WHERE tb.target_schema = ? AND "
-                "tb.target_table = ? AND tb.key_hash IN (UNHEX(SHA2(s._sluice_key, 256)), "
-                "UNHEX(SHA2('', 256)))) AS _sluice_tomb FROM `",
+                "s._sluice_v0, s._sluice_v1, s._sluice_row_csn FROM (SELECT s.*, "
+                "IF(s._sluice_tomb_table IS NULL OR s._sluice_tomb_key > s._sluice_tomb_table, "
+                "s._sluice_tomb_key, s._sluice_tomb_table) AS _sluice_tomb FROM (SELECT s.*, "
+                "(SELECT MAX(tb.csn) FROM `sluice`.`tombstones` tb WHERE tb.target_schema = ? AND "
+                "tb.target_table = ? AND tb.key_hash = UNHEX(SHA2(s._sluice_key, 256))) AS "
+                "_sluice_tomb_key, (SELECT MAX(tb.csn) FROM `sluice`.`tombstones` tb WHERE "
+                "tb.target_schema = ? AND tb.target_table = ? AND tb.key_hash = UNHEX(SHA2('', "
+                "256))) AS _sluice_tomb_table FROM `",
                 0) == 0);
   const std::string updates = odku(sql);
   CHECK(updates.rfind("`v` = IF((@sluice_found := COALESCE(@sluice_found, 0) + 1) IS NULL", 0) ==
