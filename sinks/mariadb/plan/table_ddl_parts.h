@@ -1,0 +1,59 @@
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/catalog/table_router.h"
+#include "core/model/column_type.h"
+#include "sinks/mariadb/sql/ddl_sql.h"
+#include "sinks/plan/table_plan.h"
+
+// Small pieces table_ddl.cc and table_ddl_columns.cc share (not a public API).
+namespace sluice::mdb::ddl_parts {
+
+inline std::string label(const target_table& t) {
+  return t.schema + "." + t.name;
+}
+
+inline bool is_integer(type_id id) {
+  return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
+}
+
+// As postgres/plan/table_ddl.cc: the stream's type says the column grew — a stated, larger
+// bound of the same family, or a larger integer or float; never a change of family.
+inline bool grew(const column_type& existing, const column_type& stream) {
+  if (widens(stream, existing) || !widens(existing, stream)) return false;
+  if (is_integer(existing.id) && is_integer(stream.id)) return true;
+  if (existing.id == type_id::float32 && stream.id == type_id::float64) return true;
+  if (existing.id != stream.id) return false;
+  switch (stream.id) {
+    case type_id::string:
+      return stream.length != column_type::no_length;
+    case type_id::decimal:
+    case type_id::time:
+    case type_id::timestamp:
+      return stream.precision != column_type::no_precision;
+    default:
+      return false;
+  }
+}
+
+// The type part of a definition ("varchar(80)" of "varchar(80) CHARACTER SET …").
+inline std::string_view type_of(std::string_view definition) {
+  return definition.substr(0, definition.find(' '));
+}
+
+inline bool has_items(const table_plan& plan) {
+  return std::find(plan.rejected.begin(), plan.rejected.end(), 0) != plan.rejected.end();
+}
+
+inline void add_unique(std::vector<column_spec>& list, column_spec c) {
+  for (const column_spec& have : list) {
+    if (have.name == c.name) return;
+  }
+  list.push_back(std::move(c));
+}
+
+}  // namespace sluice::mdb::ddl_parts
