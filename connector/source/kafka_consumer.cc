@@ -130,6 +130,20 @@ void kafka_consumer::error_trampoline(rd_kafka_t* rk, int err, const char* reaso
 void kafka_consumer::on_rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
   rd_kafka_t* rk = _handle.get();
   const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+  _synced = true;
+  if (_closing) {  // take or drop what librdkafka says, for rd_kafka_consumer_close to revoke
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+      if (!cooperative)
+        rd_kafka_assign(rk, parts);
+      else if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, parts))
+        rd_kafka_error_destroy(e);
+    } else if (!cooperative) {
+      rd_kafka_assign(rk, nullptr);
+    } else if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, parts)) {
+      rd_kafka_error_destroy(e);
+    }
+    return;
+  }
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     const std::vector<topic_partition> tps = to_vector(parts);
     // librdkafka keeps an application pause across unassign and assign: a partition paused
@@ -345,9 +359,28 @@ std::vector<kafka_consumer::out_of_range> kafka_consumer::take_out_of_range() {
   return std::exchange(_out_of_range, {});
 }
 
+bool kafka_consumer::joined() const {
+  char* id = rd_kafka_memberid(_handle.get());
+  const bool has = id && *id;
+  if (id) rd_kafka_mem_free(_handle.get(), id);
+  return has;
+}
+
 void kafka_consumer::close() {
   if (_closed || !_handle) return;
   _closed = true;
+  if (!_synced && joined()) {
+    // The SyncGroup answer is on its way: a member is destroyed safely once it has arrived.
+    // Ten seconds bound a leader that never answers; nothing is fetched before it does.
+    _closing = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!_synced && std::chrono::steady_clock::now() < deadline) {
+      if (rd_kafka_message_t* m = rd_kafka_consumer_poll(_handle.get(), 100)) {
+        rd_kafka_message_destroy(m);
+      }
+    }
+    if (!_synced) SLUICE_LOG(warn, "consumer", "closing before the group's first assignment");
+  }
   rd_kafka_consumer_close(_handle.get());
 }
 

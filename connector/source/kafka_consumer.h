@@ -101,6 +101,12 @@ class kafka_consumer {
   bool brokers_down() const { return _brokers_down; }
   // While brokers_down(): a metadata request, waiting at most `wait`; an answer clears it.
   void probe_brokers(std::chrono::milliseconds wait);
+  // The group gave this member an id (its JoinGroup was answered).
+  bool joined() const;
+  // Leaves the group. A member that joined but was never assigned first waits (bounded) for
+  // its first assignment: librdkafka 2.0 aborts when a cooperative-sticky consumer is destroyed
+  // between its JoinGroup and SyncGroup answers (librdkafka #4312, fixed in 2.3.0). The
+  // listener hears nothing of an assignment that arrives while closing.
   void close();
 
  private:
@@ -117,6 +123,8 @@ class kafka_consumer {
   kafka_handle _handle;                // destroyed last among handles
   std::atomic<bool> _closed{false};    // read by the apply lanes (commit_async)
   bool _brokers_down = false;
+  bool _synced = false;   // a rebalance callback ran: the group's assignor state exists
+  bool _closing = false;  // close() polls for the first assignment: the listener is left out
   std::vector<out_of_range> _out_of_range;
 };
 

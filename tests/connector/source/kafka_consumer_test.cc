@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/connector/source/mock_topic.h"
@@ -109,4 +110,26 @@ TEST_CASE("a poll stops at its byte budget: the message that reaches it is the l
     CHECK(n <= 3);
   CHECK(std::count(sizes.begin(), sizes.end(), size_t{3}) >= 5);  // most polls fill up
   consumer.close();
+}
+
+TEST_CASE("a member stopped between joining the group and its first assignment closes cleanly") {
+  // librdkafka 2.0 aborts (an assertion in the cooperative-sticky assignor, #4312) when the
+  // consumer is destroyed after its JoinGroup was answered and before its SyncGroup was: a
+  // connector told to stop a second after it joined died on its way out. The SyncGroup answer
+  // is held back here so that close() lands in that window every time.
+  const std::string topic = "stopped_while_joining";
+  mock_topic cluster(topic, {"m0", "m1"});
+  cluster.delay_next_sync_group(1500);
+  recording_listener listener;
+  const auto started = std::chrono::steady_clock::now();
+  {
+    kafka_consumer consumer(settings_for(cluster, topic), listener);
+    const auto deadline = started + 30s;
+    while (!consumer.joined() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(5ms);
+    REQUIRE(consumer.joined());
+    consumer.close();
+  }
+  CHECK(listener.assigned == 0);  // the listener hears nothing of an assignment while closing
+  CHECK(std::chrono::steady_clock::now() - started < 20s);
 }

@@ -65,6 +65,12 @@ class mock_topic {
                                                  RD_KAFKA_RESP_ERR_NO_ERROR, ms);
   }
 
+  // The next SyncGroup request's answer is delayed by ms (and those behind it).
+  void delay_next_sync_group(int ms) {
+    rd_kafka_mock_broker_push_request_error_rtts(_cluster, 1, sync_group_api, 1,
+                                                 RD_KAFKA_RESP_ERR_NO_ERROR, ms);
+  }
+
   // The topic's messages from its beginning, until `want` are read or `timeout` passes.
   std::vector<message> read(size_t want, std::chrono::seconds timeout = std::chrono::seconds(20)) {
     char err[512];
@@ -98,6 +104,7 @@ class mock_topic {
 
  private:
   static constexpr int16_t produce_api = 0;
+  static constexpr int16_t sync_group_api = 14;
 
   static message to_message(rd_kafka_message_t* m) {
     message r;
