@@ -7,7 +7,7 @@
 #include "sinks/mariadb/plan/value_fit.h"
 #include "sinks/mariadb/session/mdb_error_policy.h"
 #include "sinks/mariadb/session/mdb_transaction.h"
-#include "sinks/mariadb/state/dead_letter_store.h"
+#include "sinks/mariadb/state/replay_settlement.h"
 #include "sinks/plan/change_dead_letter.h"
 
 namespace sluice::mdb {
@@ -279,11 +279,13 @@ batch_applier::attempt_end batch_applier::run_batch(
     letters.push_back(&d);
   for (const dead_letter& d : chunk_letters)
     letters.push_back(&d);
-  stats.dead_lettered = _dead_letters.write(conn, letters);
+  const bool replay = _replayed && !_replayed->empty();
+  std::vector<int64_t> written;
+  stats.dead_lettered = _dead_letters.write(conn, letters, replay ? &written : nullptr);
   // `dead-letters replay`: the replayed letters leave with the batch that applied them; one
-  // that failed again is among the letters just written, under a new id.
-  if (_replayed && !_replayed->empty())
-    dead_letter_store(_session.schema(), _options.connector).remove(conn, *_replayed);
+  // that failed again keeps its id, with the reason it failed for now.
+  if (replay)
+    replay_settlement(_session.schema(), _options.connector).settle(conn, *_replayed, written);
   stats.rejected = found.size();
   for (const auto& [target, error] : _ddl.failures())
     stats.ddl_failures.push_back({label(target), error});
