@@ -1,10 +1,7 @@
 #include "connector/http/http_server.h"
 
-#include <netdb.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
 #include <civetweb.h>
 
 #include <atomic>
@@ -18,16 +15,16 @@
 
 #include "connector/base/log.h"
 #include "connector/base/worker_id.h"
+#include "connector/http/bind_address.h"
 #include "connector/http/connect_api.h"
+#include "connector/http/request_auth.h"
 #include "connector/http/status_json.h"
 #include "connector/metrics/metrics_registry.h"
-#include "core/model/base64.h"
 #include "core/model/json_text.h"
 
 namespace sluice {
 namespace {
 
-constexpr std::string_view k_default_host = "127.0.0.1";
 constexpr const char* k_text = "text/plain; charset=utf-8";
 constexpr const char* k_json = "application/json";
 // A PATCH of offsets for thousands of partitions stays far below.
@@ -44,197 +41,6 @@ int log_message(const mg_connection*, const char* message) {
     SLUICE_LOG(warn, "http", message);
   }
   return 1;  // handled: civetweb prints nothing
-}
-
-struct bind_address {
-  std::string host;  // numeric
-  std::string port;
-  bool ipv6 = false;
-  std::string civetweb() const { return ipv6 ? "[" + host + "]:" + port : host + ":" + port; }
-};
-
-// "host:port", "[v6]:port", ":port" or "port"; a missing host is the loopback.
-bind_address resolve(std::string_view listen) {
-  std::string_view host;
-  std::string_view port;
-  if (listen.find(':') == std::string_view::npos) {
-    port = listen;
-  } else if (listen.front() == '[') {
-    const size_t close = listen.find(']');
-    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':')
-      throw http_server_error("metrics.listen '" + std::string(listen) +
-                              "': expected [address]:port");
-    host = listen.substr(1, close - 1);
-    port = listen.substr(close + 2);
-  } else {
-    const size_t colon = listen.rfind(':');
-    host = listen.substr(0, colon);
-    port = listen.substr(colon + 1);
-  }
-  if (host.empty()) host = k_default_host;
-  if (port.empty() || port.size() > 5 ||
-      port.find_first_not_of("0123456789") != std::string_view::npos ||
-      std::stoi(std::string(port)) > 65535)
-    throw http_server_error("metrics.listen '" + std::string(listen) + "': expected host:port");
-
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  const std::string host_text(host);
-  const std::string port_text(port);
-  if (int rc = getaddrinfo(host_text.c_str(), port_text.c_str(), &hints, &found); rc != 0)
-    throw http_server_error("metrics.listen '" + std::string(listen) + "': cannot resolve '" +
-                            host_text + "': " + gai_strerror(rc));
-  // The first IPv4 address, else the first IPv6 one.
-  const addrinfo* chosen = nullptr;
-  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    if (a->ai_family == AF_INET) {
-      chosen = a;
-      break;
-    }
-    if (a->ai_family == AF_INET6 && chosen == nullptr) chosen = a;
-  }
-  bind_address out;
-  out.port = port_text;
-  char text[INET6_ADDRSTRLEN] = {};
-  if (chosen != nullptr && chosen->ai_family == AF_INET) {
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(chosen->ai_addr)->sin_addr, text,
-              sizeof text);
-  } else if (chosen != nullptr) {
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(chosen->ai_addr)->sin6_addr, text,
-              sizeof text);
-    out.ipv6 = true;
-  }
-  freeaddrinfo(found);
-  if (chosen == nullptr)
-    throw http_server_error("metrics.listen '" + std::string(listen) + "': no IP address for '" +
-                            host_text + "'");
-  out.host = text;
-  return out;
-}
-
-// Opens and closes one connection to the listener (a wildcard address through the loopback).
-void poke(const std::string& host, bool ipv6, uint16_t port) {
-  sockaddr_storage address{};
-  socklen_t length = 0;
-  if (ipv6) {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&address);
-    a->sin6_family = AF_INET6;
-    a->sin6_port = htons(port);
-    if (host == "::" || inet_pton(AF_INET6, host.c_str(), &a->sin6_addr) != 1)
-      a->sin6_addr = in6addr_loopback;
-    length = sizeof *a;
-  } else {
-    auto* a = reinterpret_cast<sockaddr_in*>(&address);
-    a->sin_family = AF_INET;
-    a->sin_port = htons(port);
-    if (host == "0.0.0.0" || inet_pton(AF_INET, host.c_str(), &a->sin_addr) != 1)
-      a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    length = sizeof *a;
-  }
-  const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
-  connect(fd, reinterpret_cast<const sockaddr*>(&address), length);
-  close(fd);
-}
-
-// 127.0.0.0/8, ::1 and ::ffff:127.x (numeric, as resolve() gives them); not a wildcard.
-bool is_loopback(const std::string& host, bool ipv6) {
-  if (!ipv6) return host.rfind("127.", 0) == 0;
-  return host == "::1" || host.rfind("::ffff:127.", 0) == 0;
-}
-
-// Whether a request's Host header names a loopback endpoint: localhost, 127.x.y.z or ::1, any
-// port, or no Host at all (not a browser). A browser led to 127.0.0.1 by a rebound DNS name
-// sends that name: such a request is refused (DNS rebinding), since on loopback without a
-// token the controls and /status answer anyone who reaches the port.
-bool loopback_host(const char* header) {
-  if (header == nullptr) return true;
-  std::string h(header);
-  for (char& c : h)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string host;
-  if (h.starts_with("[")) {
-    const size_t close = h.find(']');
-    if (close == std::string::npos) return false;
-    host = h.substr(1, close - 1);
-    const std::string rest = h.substr(close + 1);
-    if (!rest.empty() && !rest.starts_with(":")) return false;
-  } else {
-    host = h.substr(0, h.find(':'));
-  }
-  if (host == "localhost" || host == "::1") return true;
-  if (!host.starts_with("127.")) return false;
-  int dots = 0;
-  for (char c : host) {
-    if (c == '.') {
-      ++dots;
-    } else if (c < '0' || c > '9') {
-      return false;
-    }
-  }
-  return dots == 3;
-}
-
-// Equal strings, in a time that does not depend on where they differ (a token guessed byte
-// by byte learns nothing from the timing); only the length may show.
-bool same_secret(std::string_view given, std::string_view secret) {
-  unsigned char diff = given.size() == secret.size() ? 0 : 1;
-  for (size_t i = 0; i < given.size(); ++i) {
-    const char expected = secret.empty() ? '\0' : secret[i % secret.size()];
-    diff |= static_cast<unsigned char>(given[i] ^ expected);
-  }
-  return diff == 0;
-}
-
-// The token of an "Authorization: Bearer <token>" header (the scheme in any case), or
-// nullopt.
-std::optional<std::string_view> bearer_token(const char* header) {
-  if (header == nullptr) return std::nullopt;
-  std::string_view h(header);
-  constexpr std::string_view scheme = "bearer ";
-  if (h.size() < scheme.size()) return std::nullopt;
-  for (size_t i = 0; i < scheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
-  }
-  h.remove_prefix(scheme.size());
-  while (!h.empty() && h.front() == ' ')
-    h.remove_prefix(1);
-  while (!h.empty() && h.back() == ' ')
-    h.remove_suffix(1);
-  return h;
-}
-
-// The password of an "Authorization: Basic base64(user:password)" header (Kafka Connect's
-// tools send the token so), or nullopt. Decoded here: one header, no library needed.
-std::optional<std::string> basic_password(const char* header) {
-  if (header == nullptr) return std::nullopt;
-  std::string_view h(header);
-  constexpr std::string_view scheme = "basic ";
-  if (h.size() < scheme.size()) return std::nullopt;
-  for (size_t i = 0; i < scheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
-  }
-  h.remove_prefix(scheme.size());
-  std::string decoded;
-  uint32_t bits = 0;
-  int count = 0;
-  for (char c : h) {
-    if (c == '=' || c == ' ') continue;
-    const int d = base64_digit(c);
-    if (d < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<uint32_t>(d);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      decoded.push_back(static_cast<char>((bits >> count) & 0xff));
-    }
-  }
-  const size_t colon = decoded.find(':');
-  if (colon == std::string::npos) return std::nullopt;
-  return decoded.substr(colon + 1);
 }
 
 void respond(mg_connection* conn, int status, const char* content_type, std::string_view body,
