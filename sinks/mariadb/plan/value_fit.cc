@@ -9,7 +9,7 @@
 
 #include "core/model/value.h"
 #include "sinks/mariadb/plan/mdb_type.h"
-#include "sinks/plan/change_dead_letter.h"
+#include "sinks/plan/unfit_values.h"
 
 namespace sluice::mdb {
 namespace {
@@ -265,64 +265,13 @@ std::optional<std::string> misfit(const fit_rule& r, const std::string& column, 
   return out;
 }
 
-std::string label(const target_table& t) {
-  return t.schema + "." + t.name;
-}
-
 }  // namespace
 
 void reject_unfit_values(table_plan& plan, const table_shape& shape,
                          std::vector<dead_letter>& rejects) {
-  if (!shape.exists) return;
-  std::vector<fit_rule> rules(plan.columns.size());
-  bool any = false;
-  for (size_t c = 0; c < plan.columns.size(); ++c) {
-    if (const column_def* col = shape.find(plan.columns[c].name)) {
-      rules[c] = rule_for(*col, &plan.columns[c]);
-      any = any || rules[c].what != fit_rule::kind::none;
-    }
-  }
-  std::vector<fit_rule> key_rules(plan.key_columns.size());
-  for (size_t k = 0; k < plan.key_columns.size(); ++k) {
-    if (const column_def* col = shape.find(plan.key_columns[k])) {
-      key_rules[k] = rule_for(*col, nullptr);
-      any = any || key_rules[k].what != fit_rule::kind::none;
-    }
-  }
-  if (!any) return;
-  for (size_t i = 0; i < plan.item_count(); ++i) {
-    if (plan.rejected[i]) continue;
-    std::optional<std::string> why;
-    if (plan.keyless) {
-      const change& c = plan.keyless_change(i);
-      for (size_t k = 0; k < c.after.size() && !why; ++k) {
-        const int32_t slot = plan.slots[plan.slot_begin[i] + k];
-        if (slot >= 0)
-          why = misfit(rules[size_t(slot)], plan.columns[size_t(slot)].name, c.after[k].v);
-      }
-      if (why) {
-        plan.rejected[i] = 1;
-        rejects.push_back(keyless_dead_letter(*plan.rows, c, label(plan.target) + ": " + *why,
-                                              dead_letter_kind::rejected, &plan.target));
-      }
-      continue;
-    }
-    const merged_row& row = plan.row(i);
-    for (size_t k = 0; k < row.key.values.size() && k < key_rules.size() && !why; ++k)
-      why = misfit(key_rules[k], plan.key_columns[k], row.key.values[k]);
-    if (row.exists()) {
-      for (size_t k = 0; k < row.columns.size() && !why; ++k) {
-        const int32_t slot = plan.slots[plan.slot_begin[i] + k];
-        if (slot >= 0)
-          why = misfit(rules[size_t(slot)], plan.columns[size_t(slot)].name, row.columns[k].v);
-      }
-    }
-    if (why) {
-      plan.rejected[i] = 1;
-      rejects.push_back(merged_row_dead_letter(*plan.rows, row, label(plan.target) + ": " + *why,
-                                               dead_letter_kind::rejected, &plan.target));
-    }
-  }
+  reject_unfit_items(
+      plan, shape, rule_for, [](const fit_rule& r) { return r.what != fit_rule::kind::none; },
+      misfit, rejects);
 }
 
 }  // namespace sluice::mdb
