@@ -2,6 +2,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
+
+#include "sinks/target_error.h"
 
 namespace sluice {
 
@@ -44,5 +47,16 @@ struct retry_state {
   int statement_failures = 0;
   std::chrono::steady_clock::time_point outage_since{};  // first connection failure
 };
+
+// What a session does after a failure its target classified `action`, `state` counting the
+// run so far (the one rule for every target's session): `wait` before the next attempt, or
+// nothing to give up; `stalled` once the statement-level attempts are spent and the session
+// waits on (the observer is told: DEGRADED). The caller has already counted a connection
+// failure (report()); a statement failure is counted here.
+struct retry_step {
+  std::optional<std::chrono::milliseconds> wait;
+  bool stalled = false;
+};
+retry_step next_retry(const retry_policy& policy, target_error_action action, retry_state& state);
 
 }  // namespace sluice

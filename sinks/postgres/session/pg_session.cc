@@ -144,33 +144,13 @@ void pg_session::report(const pg_error_class& error, retry_state& state) {
 
 bool pg_session::wait_to_retry(const pg_error_class& error, retry_state& state,
                                const keep_going& go) {
-  std::chrono::milliseconds wait{0};
-  switch (error.action) {
-    case pg_error_action::reconnect:
-    case pg_error_action::in_doubt:
-      if (_policy.outage_limit.count() > 0 &&
-          std::chrono::steady_clock::now() - state.outage_since >= _policy.outage_limit) {
-        return false;
-      }
-      wait = _policy.backoff(state.connection_failures);
-      break;
-    case pg_error_action::retry:
-      if (++state.statement_failures >= _policy.statement_attempts) {
-        if (!_policy.stall_after_attempts) return false;
-        // Past the quiet attempts: on at the backoff's pace, the connector DEGRADED while it
-        // lasts (a lock held by someone else, a full disk: a person may have to act, and
-        // nothing is lost meanwhile).
-        _stalled = true;
-        if (_observer) _observer->stalled(_role, error);
-      }
-      wait = _policy.backoff(state.statement_failures);
-      break;
-    case pg_error_action::reject:
-    case pg_error_action::refused:
-    case pg_error_action::fatal:
-      return false;
+  const retry_step step = next_retry(_policy, error.action, state);
+  if (!step.wait) return false;
+  if (step.stalled) {
+    _stalled = true;
+    if (_observer) _observer->stalled(_role, error);
   }
-  return sleep_while(wait, go);
+  return sleep_while(*step.wait, go);
 }
 
 void pg_session::give_up(const pg_error_class& error, std::exception_ptr failure) const {
