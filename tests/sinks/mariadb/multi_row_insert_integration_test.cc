@@ -93,8 +93,9 @@ TEST_CASE("mariadb multi-row bulk: values as data, NULLs, bytes, 4-byte UTF-8, a
 TEST_CASE("mariadb multi-row bulk: more rows than one statement takes, by placeholders and bytes") {
   mdb::connection c(multi_row_settings());
   const std::string table = make_table(c, "mr`chunks");
-  // 30,000 rows × 3 placeholders: more than 65,535 placeholders, so several statements.
-  constexpr int n = 30000;
+  // 40,000 rows × 3 placeholders: more than 65,535 placeholders, and more than 32,768 rows,
+  // the largest power of two below them (one statement of those would be refused, 1390).
+  constexpr int n = 40000;
   std::vector<std::string> text;
   text.reserve(2 * n);
   for (int i = 0; i < n; ++i) {
