@@ -54,8 +54,47 @@ void refuse_skipped_tables(connection& conn) {
 
 }  // namespace
 
+shape_queries table_shape_queries(const std::vector<target_table>& tables, sql_dialect d) {
+  shape_queries q;
+  // MariaDB's json is a longtext with a column check json_valid(`name`) named after it. The
+  // checks are read apart, not as an EXISTS per column: that subquery materializes
+  // information_schema.check_constraints once per row, and MariaDB 10.11.19 died there
+  // (signal 11 in ha_maria::drop_table, under Item_exists_subselect → get_all_tables →
+  // create_tmp_table_for_schema → cleanup_on_failure) while a concurrent session ran DDL.
+  // Each filter first: it fills params, which the query then binds.
+  if (!d.mysql) {
+    shape_query& checks = q.checks.emplace();
+    const std::string filter =
+        table_filter(tables, "constraint_schema", "table_name", checks.params);
+    checks.sql =
+        "SELECT constraint_schema, table_name, constraint_name, check_clause "
+        "FROM information_schema.check_constraints WHERE level = 'Column' AND " +
+        filter;
+  }
+  std::string filter = table_filter(tables, "c.table_schema", "c.table_name", q.columns.params);
+  q.columns.sql = (d.mysql ? "SELECT c.table_schema AS table_schema, c.table_name AS table_name, "
+                             "c.column_name AS column_name, c.column_type AS column_type, "
+                             "c.collation_name AS collation_name, c.is_nullable AS is_nullable"
+                           : "SELECT c.table_schema, c.table_name, c.column_name, c.column_type, "
+                             "c.collation_name, c.is_nullable") +
+                  std::string(
+                      " FROM information_schema.columns c JOIN information_schema.tables b "
+                      "ON b.table_schema = c.table_schema AND b.table_name = c.table_name "
+                      "AND b.table_type = 'BASE TABLE' WHERE ") +
+                  filter + " ORDER BY c.table_schema, c.table_name, c.ordinal_position";
+  filter = table_filter(tables, "table_schema", "table_name", q.indexes.params);
+  q.indexes.sql =
+      (d.mysql ? "SELECT table_schema AS table_schema, table_name AS table_name, "
+                 "index_name AS index_name, column_name AS column_name, sub_part AS sub_part"
+               : "SELECT table_schema, table_name, index_name, column_name, sub_part") +
+      std::string(" FROM information_schema.statistics WHERE non_unique = 0 AND ") + filter +
+      " ORDER BY table_schema, table_name, index_name, seq_in_index";
+  return q;
+}
+
 std::vector<table_shape> read_table_shapes(connection& conn,
-                                           const std::vector<target_table>& tables) {
+                                           const std::vector<target_table>& tables,
+                                           sql_dialect dialect) {
   std::vector<table_shape> shapes(tables.size());
   if (tables.empty()) return shapes;
   std::map<target_table, size_t> index;
@@ -66,21 +105,14 @@ std::vector<table_shape> read_table_shapes(connection& conn,
     auto it = index.find(target_table{s.value_or(""), t.value_or("")});
     return it == index.end() ? nullptr : &shapes[it->second];
   };
+  const shape_queries q = table_shape_queries(tables, dialect);
+  const auto read = [&](const shape_query& one) {
+    result r = conn.query(one.sql, one.params);
+    if (!dialect.mysql) refuse_skipped_tables(conn);
+    return r;
+  };
 
-  // MariaDB's json is a longtext with a column check json_valid(`name`) named after it. The
-  // checks are read apart, not as an EXISTS per column: that subquery materializes
-  // information_schema.check_constraints once per row, and MariaDB 10.11.19 died there
-  // (signal 11 in ha_maria::drop_table, under Item_exists_subselect → get_all_tables →
-  // create_tmp_table_for_schema → cleanup_on_failure) while a concurrent session ran DDL.
-  // Each filter first: it fills params, which the query then binds.
-  std::vector<param> params;
-  std::string filter = table_filter(tables, "constraint_schema", "table_name", params);
-  const result checks = conn.query(
-      "SELECT constraint_schema, table_name, constraint_name, check_clause "
-      "FROM information_schema.check_constraints WHERE level = 'Column' AND " +
-          filter,
-      params);
-  refuse_skipped_tables(conn);
+  const result checks = q.checks ? read(*q.checks) : result{};
   std::set<std::tuple<std::string, std::string, std::string>> json_checked;
   for (const auto& row : checks.rows) {
     const std::string column = row[2].value_or("");
@@ -88,16 +120,7 @@ std::vector<table_shape> read_table_shapes(connection& conn,
       json_checked.emplace(row[0].value_or(""), row[1].value_or(""), column);
   }
 
-  params.clear();
-  filter = table_filter(tables, "c.table_schema", "c.table_name", params);
-  const result columns = conn.query(
-      "SELECT c.table_schema, c.table_name, c.column_name, c.column_type, c.collation_name, "
-      "c.is_nullable FROM information_schema.columns c JOIN information_schema.tables b "
-      "ON b.table_schema = c.table_schema AND b.table_name = c.table_name "
-      "AND b.table_type = 'BASE TABLE' WHERE " +
-          filter + " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
-      params);
-  refuse_skipped_tables(conn);
+  const result columns = read(q.columns);
   for (const auto& row : columns.rows) {
     table_shape* shape = shape_of(row[0], row[1]);
     if (!shape) continue;
@@ -112,14 +135,7 @@ std::vector<table_shape> read_table_shapes(connection& conn,
     shape->columns.push_back(std::move(c));
   }
 
-  params.clear();
-  filter = table_filter(tables, "table_schema", "table_name", params);
-  const result indexes = conn.query(
-      "SELECT table_schema, table_name, index_name, column_name, sub_part "
-      "FROM information_schema.statistics WHERE non_unique = 0 AND " +
-          filter + " ORDER BY table_schema, table_name, index_name, seq_in_index",
-      params);
-  refuse_skipped_tables(conn);
+  const result indexes = read(q.indexes);
   // Per table, each unique index's columns (the rows come in index order).
   std::map<size_t, std::map<std::string, std::vector<std::string>>> unique;
   for (const auto& row : indexes.rows) {
@@ -141,8 +157,8 @@ std::vector<table_shape> read_table_shapes(connection& conn,
   return shapes;
 }
 
-table_shape read_table_shape(connection& conn, const target_table& table) {
-  return read_table_shapes(conn, {table}).front();
+table_shape read_table_shape(connection& conn, const target_table& table, sql_dialect dialect) {
+  return read_table_shapes(conn, {table}, dialect).front();
 }
 
 }  // namespace sluice::mdb

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sinks/mariadb/session/multi_row_insert.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
+
 namespace sluice::mdb {
 
 namespace {
@@ -76,7 +79,12 @@ connection::connection(const connect_settings& s) {
     _mysql = nullptr;
     throw mdb_error(code, std::move(state), message);
   }
-  for (const std::string& sql : s.init)
+  const bool mysql = sql_dialect::of_server(server_version()).mysql;
+  unsigned long extended = 0;
+  mariadb_get_infov(_mysql, MARIADB_CONNECTION_EXTENDED_SERVER_CAPABILITIES, &extended);
+  const bool bulk = !mysql && (extended & (MARIADB_CLIENT_STMT_BULK_OPERATIONS >> 32)) != 0;
+  _multi_row_bulk = s.multi_row_bulk || !bulk;
+  for (const std::string& sql : mysql ? s.init_mysql : s.init)
     exec(sql);
 }
 
@@ -286,8 +294,30 @@ result connection::query(std::string_view sql, std::span<const param> params) {
   return out;
 }
 
+uint64_t connection::exec_multi_row(std::string_view sql, size_t width,
+                                    std::span<const param> cells) {
+  const size_t rows = cells.size() / width;
+  uint64_t affected = 0;
+  const std::optional<values_row> split = split_values_row(sql);
+  if (!split) {
+    for (size_t r = 0; r < rows; ++r)
+      affected += exec(sql, cells.subspan(r * width, width));
+    return affected;
+  }
+  if (_max_allowed_packet == 0) {
+    _max_allowed_packet = std::stoull(query("SELECT @@max_allowed_packet").at(0, 0).value_or("0"));
+  }
+  for (size_t r = 0; r < rows;) {
+    const size_t n = rows_in_chunk(width, cells, r, _max_allowed_packet);
+    affected += exec(multi_row_sql(*split, n), cells.subspan(r * width, n * width));
+    r += n;
+  }
+  return affected;
+}
+
 uint64_t connection::exec_bulk(std::string_view sql, size_t width, std::span<const param> cells) {
   if (width == 0 || cells.empty()) return 0;
+  if (_multi_row_bulk) return exec_multi_row(sql, width, cells);
   const size_t rows = cells.size() / width;
   MYSQL_STMT* stmt = prepared(sql);
   std::vector<MYSQL_BIND> binds(width);

@@ -40,9 +40,14 @@ struct connect_settings {
   // Client-side deadline on one read or write of the socket (the round-trip watchdog's
   // counterpart: Connector/C has one built in). 0: none.
   std::chrono::milliseconds io_timeout{0};
-  // Run right after connecting, in order (SET SESSION …).
+  // Run right after connecting, in order (SET SESSION …): `init` on MariaDB, `init_mysql` on
+  // MySQL 8 (told apart by the server's version, sql_dialect::of_server; session_options.h).
   std::vector<std::string> init;
+  std::vector<std::string> init_mysql;
   bool local_infile = false;
+  // exec_bulk sends multi-row INSERTs (multi_row_insert.h) even where MariaDB's array binding
+  // works: how that path, MySQL 8's, is run against MariaDB in the tests.
+  bool multi_row_bulk = false;
 };
 
 // One value sent as data (a prepared statement's parameter): text the server converts to the
@@ -92,7 +97,13 @@ class connection {
   result query(std::string_view sql, std::span<const param> params);
   // One prepared statement run for every row of `cells` (rows × width, row after row) in one
   // round trip (MariaDB's array binding, "bulk" execution); the rows it affected in all.
+  // Where the server has no bulk execution (MySQL 8, or no MARIADB_CLIENT_STMT_BULK_OPERATIONS)
+  // or connect_settings::multi_row_bulk says so: an INSERT goes as multi-row INSERTs in chunks
+  // (multi_row_insert.h), any other statement once per row; inside the caller's transaction
+  // that is as all-or-nothing as one execution.
   uint64_t exec_bulk(std::string_view sql, size_t width, std::span<const param> cells);
+  // Whether exec_bulk takes the multi-row path.
+  bool multi_row_bulk() const { return _multi_row_bulk; }
 
   // A server or client error left the connection unusable (lost, killed, timed out): drop it.
   bool broken() const { return _broken; }
@@ -110,9 +121,12 @@ class connection {
   [[noreturn]] void fail(st_mysql_stmt* stmt, const char* call);
   [[noreturn]] void fail_without_error(const char* call);
   void forget(std::string_view sql);
+  uint64_t exec_multi_row(std::string_view sql, size_t width, std::span<const param> cells);
 
   st_mysql* _mysql = nullptr;
   bool _broken = false;
+  bool _multi_row_bulk = false;
+  size_t _max_allowed_packet = 0;  // read when the multi-row path first needs it
   std::unordered_map<std::string, st_mysql_stmt*> _statements;
 };
 

@@ -1,5 +1,6 @@
 #include "sinks/mariadb/session/session_options.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
@@ -42,20 +43,34 @@ connect_settings make_connect_settings(const session_options& options, const std
   s.connect_timeout = options.connect_timeout;
   s.io_timeout = options.round_trip_timeout.count() > 0 ? options.round_trip_timeout
                                                         : std::chrono::milliseconds(0);
-  const auto& o = options;
-  s.init.push_back(std::string("SET SESSION sql_mode = '") + strict_sql_mode + "'");
-  s.init.push_back("SET SESSION time_zone = '+00:00'");
-  s.init.push_back("SET SESSION max_statement_time = " +
-                   fractional_seconds(std::max(o.statement_timeout, std::chrono::milliseconds(0))));
-  s.init.push_back("SET SESSION innodb_lock_wait_timeout = " +
-                   lock_wait(o.lock_timeout, innodb_lock_wait_max));
-  s.init.push_back("SET SESSION lock_wait_timeout = " +
-                   lock_wait(o.lock_timeout, metadata_lock_wait_max));
-  s.init.push_back(
+  s.init = session_init(options, sql_dialect::mariadb());
+  s.init_mysql = session_init(options, sql_dialect::mysql8());
+  return s;
+}
+
+std::vector<std::string> session_init(const session_options& o, sql_dialect dialect) {
+  std::vector<std::string> init;
+  init.push_back(std::string("SET SESSION sql_mode = '") + strict_sql_mode + "'");
+  init.push_back("SET SESSION time_zone = '+00:00'");
+  const auto statement = std::max(o.statement_timeout, std::chrono::milliseconds(0));
+  if (dialect.mysql) {
+    init.push_back("SET SESSION max_execution_time = " + std::to_string(statement.count()));
+  } else {
+    init.push_back("SET SESSION max_statement_time = " + fractional_seconds(statement));
+  }
+  init.push_back("SET SESSION innodb_lock_wait_timeout = " +
+                 lock_wait(o.lock_timeout, innodb_lock_wait_max));
+  init.push_back("SET SESSION lock_wait_timeout = " +
+                 lock_wait(o.lock_timeout, metadata_lock_wait_max));
+  if (dialect.mysql) {
+    init.push_back("SET SESSION transaction_isolation = 'READ-COMMITTED'");
+    return init;
+  }
+  init.push_back(
       "SET SESSION idle_transaction_timeout = " +
       std::to_string(std::max<int64_t>(0, whole_seconds(o.idle_in_transaction_timeout))));
-  s.init.push_back("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-  return s;
+  init.push_back("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  return init;
 }
 
 }  // namespace sluice::mdb

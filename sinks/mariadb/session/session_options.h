@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sinks/mariadb/session/mdb_connection.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 #include "sinks/session_options.h"
 
 namespace sluice::mdb {
@@ -21,9 +22,21 @@ namespace sluice::mdb {
 //                        idle_transaction_timeout; then READ COMMITTED.
 // A limit of 0 means none: the server's maximum for the lock waits (MariaDB's own 0 means "do
 // not wait at all"), 0 for the others.
+// The init for MySQL 8 goes in init_mysql (the connection picks by the server's version):
+// session_init(…, sql_dialect::mysql8()).
 //
 // Throws std::invalid_argument when the DSN does not parse (without the password).
 connect_settings make_connect_settings(const session_options& options, const std::string& role);
+
+// The init statements above for one server. MySQL 8's (unit-tested text, never run here):
+// the same sql_mode (its flags are all MySQL's too), time zone and lock waits (same maxima);
+// max_execution_time in whole milliseconds instead of max_statement_time — MySQL bounds
+// SELECTs only, so writes are bounded by the client's io_timeout alone; no
+// idle_transaction_timeout (MySQL has none, and wait_timeout would also close an idle
+// connection outside a transaction: left out, the round-trip deadline and the server's
+// innodb_lock_wait_timeout on others are what bound a stuck transaction there); READ COMMITTED
+// set through transaction_isolation (MySQL 8 removed tx_isolation).
+std::vector<std::string> session_init(const session_options& options, sql_dialect dialect);
 
 // The sql_mode every sluice session runs with.
 inline constexpr const char* strict_sql_mode =

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/model/json_text.h"
+#include "sinks/mariadb/state/state_sql.h"
 #include "sinks/plan/json_text.h"
 
 namespace sluice::mdb {
@@ -31,10 +32,12 @@ std::string json_array(const std::vector<std::string>& items) {
 
 }  // namespace
 
-catalog_writer::catalog_writer(const state_schema& schema, std::string connector)
+catalog_writer::catalog_writer(const state_schema& schema, std::string connector,
+                               sql_dialect dialect)
     : _catalog(schema.table("catalog")),
       _ddl_history(schema.table("ddl_history")),
-      _connector(std::move(connector)) {}
+      _connector(std::move(connector)),
+      _dialect(dialect) {}
 
 size_t catalog_writer::write(connection& conn, const std::vector<catalog_update>& updates) const {
   if (updates.empty()) return 0;
@@ -58,25 +61,7 @@ size_t catalog_writer::write(connection& conn, const std::vector<catalog_update>
     cells.push_back(param::text(u.learned_from));
     cells.push_back(csn_param(u.seq));
   }
-  // newer: the update is at least as new (by CSN where both have one); updated_at moves only
-  // when it also differs from what is stored. Assignments run left to right and read the
-  // stored row as each leaves it: updated_at first, csn (which the guard reads) last.
-  const std::string newer = "(VALUES(csn) IS NULL OR csn IS NULL OR VALUES(csn) >= csn)";
-  const std::string same =
-      "(key_columns <=> VALUES(key_columns) AND columns <=> VALUES(columns) AND "
-      "learned_from <=> VALUES(learned_from) AND csn <=> VALUES(csn))";
-  std::string update =
-      "updated_at = IF(" + newer + " AND NOT " + same + ", UTC_TIMESTAMP(6), updated_at)";
-  for (const char* column : {"key_columns", "columns", "learned_from", "csn"}) {
-    update +=
-        std::string(", ") + column + " = IF(" + newer + ", VALUES(" + column + "), " + column + ")";
-  }
-  conn.exec_bulk("INSERT INTO " + _catalog +
-                     " (connector, source_database, source_schema, source_table, key_columns, "
-                     "columns, learned_from, csn, updated_at) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE " +
-                     update,
-                 8, cells);
+  conn.exec_bulk(catalog_upsert_sql(_catalog, _dialect), 8, cells);
   return newest.size();
 }
 

@@ -6,6 +6,7 @@
 #include "core/model/decoded.h"
 #include "sinks/mariadb/session/mdb_connection.h"
 #include "sinks/mariadb/session/state_schema.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 #include "sinks/plan/catalog_json.h"
 
 namespace sluice::mdb {
@@ -28,7 +29,9 @@ namespace sluice::mdb {
 // Inside the caller's transaction. Threading: none of its own.
 class catalog_writer {
  public:
-  catalog_writer(const state_schema& schema, std::string connector);
+  // The upsert's text follows `dialect` (state_sql.h: MySQL 8's row alias).
+  catalog_writer(const state_schema& schema, std::string connector,
+                 sql_dialect dialect = sql_dialect::mariadb());
 
   // Returns the number of tables sent (newest per table): under CLIENT_FOUND_ROWS the server's
   // count cannot tell an unchanged row from a changed one.
@@ -42,6 +45,7 @@ class catalog_writer {
   std::string _catalog;
   std::string _ddl_history;
   std::string _connector;
+  sql_dialect _dialect;
 };
 
 }  // namespace sluice::mdb

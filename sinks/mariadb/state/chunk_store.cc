@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "sinks/mariadb/state/chunk_pieces.h"
+#include "sinks/mariadb/state/state_sql.h"
 
 namespace sluice::mdb {
 
@@ -27,11 +28,12 @@ std::vector<param> with_ids(const std::string& connector, const std::vector<std:
 }  // namespace
 
 chunk_store::chunk_store(const state_schema& schema, std::string connector,
-                         std::chrono::milliseconds timeout, size_t max_bytes)
+                         std::chrono::milliseconds timeout, size_t max_bytes, sql_dialect dialect)
     : _table(schema.table("pending_fragments")),
       _connector(std::move(connector)),
+      _dialect(dialect),
       _timeout(timeout),
-      _oversized(_table, _connector, max_bytes) {}
+      _oversized(_table, _connector, max_bytes, dialect) {}
 
 chunk_outcome chunk_store::process(connection& conn, const std::vector<chunk_piece>& pieces,
                                    timestamp_ns stream_time, chunk_decoder* decoder) {
@@ -282,10 +284,10 @@ void chunk_store::complete(connection& conn, const std::vector<std::string>& chu
     out.completed += big.size();
   }
   if (fitting.empty()) return;
-  const result r = conn.query("DELETE FROM " + _table + " WHERE connector = ? AND chunk_id IN (" +
-                                  placeholders(fitting.size()) + ") AND piece >= -1 RETURNING " +
-                                  stored_piece_columns(),
-                              with_ids(_connector, fitting));
+  const result r = delete_returning(
+      conn, _table,
+      "connector = ? AND chunk_id IN (" + placeholders(fitting.size()) + ") AND piece >= -1",
+      stored_piece_columns(), with_ids(_connector, fitting), _dialect);
   const std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
   // A marker per completed chunk, so that a piece redelivered later is recognised and dropped
   // (drop_redeliveries) rather than left waiting to expire; it expires after chunk.timeout.
@@ -324,11 +326,11 @@ void chunk_store::expire(connection& conn, const std::vector<std::string>& chunk
   for (const auto& row : still.rows)
     expiring.push_back(row.at(0).value_or(""));
   if (expiring.empty()) return;
-  const result r = conn.query("DELETE FROM " + _table + " WHERE connector = ? AND chunk_id IN (" +
-                                  placeholders(expiring.size()) +
-                                  ") AND piece >= " + std::to_string(chunk_completed_marker) +
-                                  " RETURNING " + stored_piece_columns(),
-                              with_ids(_connector, expiring));
+  const result r =
+      delete_returning(conn, _table,
+                       "connector = ? AND chunk_id IN (" + placeholders(expiring.size()) +
+                           ") AND piece >= " + std::to_string(chunk_completed_marker),
+                       stored_piece_columns(), with_ids(_connector, expiring), _dialect);
   std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
   // Markers of completed chunks just go.
   std::erase_if(

@@ -41,7 +41,8 @@ namespace sluice::mdb {
 //              (SUM(LENGTH(payload)) in SQL: no byte reaches sluice): deleted unread, leaving
 //              the marker; the pieces go to the dead letters without the fragments' bytes
 //     complete chunks of the batch with the principal and fragments 0..n-1: DELETE …
-//              RETURNING (leaving the marker), concatenated by index, CRC32C verified,
+//              RETURNING (MySQL 8: SELECT … FOR UPDATE, then DELETE) (leaving the marker),
+//              concatenated by index, CRC32C verified,
 //              decoded (chunk_decoder) → changes; a CRC mismatch or an undecodable image →
 //              its pieces to the dead letters (sinks/plan/chunk_pieces.h)
 //     expire   chunks whose first piece is more than chunk.timeout of stream time
@@ -55,9 +56,10 @@ namespace sluice::mdb {
 // Lifecycle: one per applier (lane). Threading: the applier's.
 class chunk_store {
  public:
-  // max_bytes: chunk.max.bytes, the most a chunk's fragments may hold in all.
+  // max_bytes: chunk.max.bytes, the most a chunk's fragments may hold in all. dialect: MySQL 8
+  // has no DELETE … RETURNING (state_sql.h's delete_returning).
   chunk_store(const state_schema& schema, std::string connector, std::chrono::milliseconds timeout,
-              size_t max_bytes = default_max_bytes);
+              size_t max_bytes = default_max_bytes, sql_dialect dialect = sql_dialect::mariadb());
   static constexpr size_t default_max_bytes = size_t{64} << 20;
   // The longest chunk id pending_fragments holds, in characters.
   static constexpr size_t max_chunk_id_chars = 255;
@@ -90,6 +92,7 @@ class chunk_store {
 
   std::string _table;
   std::string _connector;
+  sql_dialect _dialect;
   std::chrono::milliseconds _timeout;
   oversized_chunks _oversized;  // after _table and _connector, which it copies
   bool _maybe_pending = true;   // until a count says none are

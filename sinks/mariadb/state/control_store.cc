@@ -4,13 +4,15 @@
 #include <map>
 
 #include "core/model/json_text.h"
+#include "sinks/mariadb/state/state_sql.h"
 
 namespace sluice::mdb {
 
-control_store::control_store(const state_schema& schema, std::string connector)
+control_store::control_store(const state_schema& schema, std::string connector, sql_dialect dialect)
     : _control(schema.table("connector_control")),
       _members(schema.table("members")),
-      _connector(std::move(connector)) {}
+      _connector(std::move(connector)),
+      _dialect(dialect) {}
 
 void control_store::beat(connection& conn, const sink::member_heartbeat& me,
                          std::chrono::seconds forget_after) const {
@@ -20,11 +22,7 @@ void control_store::beat(connection& conn, const sink::member_heartbeat& me,
     append_json_string(topics, t);
   }
   topics += "]";
-  conn.exec("INSERT INTO " + _members +
-                " (connector, worker_id, state, trace, topics, started_at, heartbeat_at) "
-                "VALUES (?, ?, ?, NULLIF(?, ''), ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)) "
-                "ON DUPLICATE KEY UPDATE state = VALUES(state), trace = VALUES(trace), "
-                "topics = VALUES(topics), heartbeat_at = UTC_TIMESTAMP(6)",
+  conn.exec(member_beat_sql(_members, _dialect),
             std::vector{param::text(_connector), param::text(me.worker_id), param::text(me.state),
                         param::text(me.trace), param::text(topics)});
   const std::string seconds = std::to_string(forget_after.count());
@@ -77,20 +75,12 @@ sink::control_view control_store::read(connection& conn) const {
 
 void control_store::set_target(connection& conn, sink::target_state s,
                                const std::string& by) const {
-  conn.exec("INSERT INTO " + _control +
-                " (connector, target_state, changed_by, changed_at) "
-                "VALUES (?, ?, ?, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE "
-                "target_state = VALUES(target_state), changed_by = VALUES(changed_by), "
-                "changed_at = UTC_TIMESTAMP(6)",
+  conn.exec(control_target_sql(_control, _dialect),
             std::vector{param::text(_connector), param::text(sink::to_string(s)), param::text(by)});
 }
 
 int64_t control_store::request_restart(connection& conn, bool only_failed) const {
-  conn.exec("INSERT INTO " + _control +
-                " (connector, restart_epoch, restart_only_failed, changed_at) "
-                "VALUES (?, 1, ?, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE "
-                "restart_epoch = restart_epoch + 1, "
-                "restart_only_failed = VALUES(restart_only_failed), changed_at = UTC_TIMESTAMP(6)",
+  conn.exec(control_restart_sql(_control, _dialect),
             std::vector{param::text(_connector), param::text(only_failed ? "1" : "0")});
   // This transaction reads its own write (and holds the row's lock until it ends).
   return std::stoll(*conn.query("SELECT restart_epoch FROM " + _control + " WHERE connector = ?",

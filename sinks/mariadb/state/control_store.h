@@ -6,6 +6,7 @@
 #include "sinks/connector_control.h"
 #include "sinks/mariadb/session/mdb_connection.h"
 #include "sinks/mariadb/session/state_schema.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 
 namespace sluice::mdb {
 
@@ -16,7 +17,9 @@ namespace sluice::mdb {
 // transaction; holds no connection. Threading: none of its own.
 class control_store {
  public:
-  control_store(const state_schema& schema, std::string connector);
+  // The upserts' text follows `dialect` (state_sql.h: MySQL 8's row alias).
+  control_store(const state_schema& schema, std::string connector,
+                sql_dialect dialect = sql_dialect::mariadb());
 
   // Upserts `me`'s row (heartbeat now), deletes the connector's rows silent for `forget_after`.
   void beat(connection& conn, const sink::member_heartbeat& me,
@@ -33,6 +36,7 @@ class control_store {
   std::string _control;
   std::string _members;
   std::string _connector;
+  sql_dialect _dialect;
 };
 
 }  // namespace sluice::mdb

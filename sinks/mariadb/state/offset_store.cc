@@ -4,6 +4,9 @@
 #include <set>
 #include <tuple>
 
+#include "sinks/mariadb/sql/upsert_alias.h"
+#include "sinks/mariadb/state/state_sql.h"
+
 namespace sluice::mdb {
 namespace {
 
@@ -43,8 +46,8 @@ void sort_keys(std::vector<offset_key>& keys) {
 
 }  // namespace
 
-offset_store::offset_store(const state_schema& schema, std::string connector)
-    : _table(schema.table("offsets")), _connector(std::move(connector)) {}
+offset_store::offset_store(const state_schema& schema, std::string connector, sql_dialect dialect)
+    : _table(schema.table("offsets")), _connector(std::move(connector)), _dialect(dialect) {}
 
 std::vector<claimed_partition> offset_store::claim(connection& conn, const std::string& topic,
                                                    std::vector<partition_id> partitions) const {
@@ -165,12 +168,7 @@ std::vector<stored_offset> offset_store::reset(connection& conn,
     cells.push_back(param::text(text[2 * i]));
     cells.push_back(param::text(text[2 * i + 1]));
   }
-  conn.exec_bulk("INSERT INTO " + _table +
-                     " (connector, topic, `partition`, next_offset, owner_epoch, updated_at) "
-                     "VALUES (?, ?, ?, ?, 1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE "
-                     "next_offset = VALUES(next_offset), owner_epoch = owner_epoch + 1, "
-                     "updated_at = UTC_TIMESTAMP(6)",
-                 4, cells);
+  conn.exec_bulk(offset_set_sql(_table, _dialect), 4, cells);
   std::vector<offset_key> keys;
   for (const offset_target& t : sorted)
     keys.push_back({t.topic, t.partition});
@@ -238,7 +236,7 @@ std::vector<stored_offset> offset_store::read_keys(connection& conn, std::vector
     params.push_back(param::text(numbers[i]));
   }
   sql += ") ORDER BY topic, `partition`";
-  if (lock) sql += " LOCK IN SHARE MODE";
+  if (lock) sql += " " + std::string(shared_lock(_dialect));
   return rows_to_offsets(conn.query(sql, params));
 }
 

@@ -7,6 +7,7 @@
 #include "core/model/named_type.h"
 #include "sinks/mariadb/session/mdb_connection.h"
 #include "sinks/mariadb/session/state_schema.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 #include "sinks/offsets.h"
 
 namespace sluice::mdb {
@@ -24,7 +25,9 @@ namespace sluice::mdb {
 // connection. Threading: none of its own.
 class offset_store {
  public:
-  offset_store(const state_schema& schema, std::string connector);
+  // The upsert's text and the shared lock follow `dialect` (state_sql.h, upsert_alias.h).
+  offset_store(const state_schema& schema, std::string connector,
+               sql_dialect dialect = sql_dialect::mariadb());
 
   // Bumps the owner epoch of each partition (creating rows with next_offset NULL) and
   // returns the new epochs and stored offsets, in partition order. Two round trips.
@@ -47,8 +50,8 @@ class offset_store {
   // Every stored offset of the connector, by topic and partition.
   std::vector<stored_offset> read(connection& conn) const;
   // The stored offsets of the given partitions (for resolving an in-doubt commit), read
-  // LOCK IN SHARE MODE: a transaction still committing or rolling back on a lost connection
-  // holds them, and the read waits for its outcome instead of guessing.
+  // LOCK IN SHARE MODE (MySQL: FOR SHARE): a transaction still committing or rolling back on a lost
+  // connection holds them, and the read waits for its outcome instead of guessing.
   std::vector<stored_offset> read(connection& conn,
                                   const std::vector<partition_progress>& progress) const;
 
@@ -58,6 +61,7 @@ class offset_store {
 
   std::string _table;
   std::string _connector;
+  sql_dialect _dialect;
 };
 
 }  // namespace sluice::mdb

@@ -1,6 +1,7 @@
 #include "sinks/mariadb/state/oversized_chunks.h"
 
 #include "sinks/mariadb/state/chunk_pieces.h"
+#include "sinks/mariadb/state/state_sql.h"
 
 namespace sluice::mdb {
 
@@ -41,11 +42,11 @@ void oversized_chunks::refuse(connection& conn, const std::vector<chunk_bytes>& 
   if (big.empty()) return;
   // Every piece goes (the chunk's lock row stays until the store lets it go), read back
   // without a fragment's bytes (a principal's are its record).
-  const result r = conn.query(
-      "DELETE FROM " + _table + " WHERE connector = ? AND chunk_id IN (" +
-          placeholders(big.size()) + ") AND piece >= " + std::to_string(chunk_completed_marker) +
-          " RETURNING " + stored_piece_columns("CASE WHEN piece = -1 THEN payload END"),
-      id_params(_connector, big));
+  const result r = delete_returning(conn, _table,
+                                    "connector = ? AND chunk_id IN (" + placeholders(big.size()) +
+                                        ") AND piece >= " + std::to_string(chunk_completed_marker),
+                                    stored_piece_columns("CASE WHEN piece = -1 THEN payload END"),
+                                    id_params(_connector, big), _dialect);
   const std::vector<stored_chunk_piece> pieces = read_stored_pieces(r);
   if (completed_at) {
     // Refused complete: a marker as for a chunk completed, so a redelivery is dropped.

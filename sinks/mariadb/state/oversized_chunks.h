@@ -9,6 +9,7 @@
 
 #include "core/model/batch_records.h"
 #include "sinks/mariadb/session/mdb_connection.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 #include "sinks/plan/chunk_pieces.h"
 
 namespace sluice::mdb {
@@ -24,8 +25,13 @@ namespace sluice::mdb {
 // Lifecycle: one per chunk_store. Threading: its store's.
 class oversized_chunks {
  public:
-  oversized_chunks(std::string table, std::string connector, size_t max_bytes)
-      : _table(std::move(table)), _connector(std::move(connector)), _max_bytes(max_bytes) {}
+  // `dialect`: how the pieces are deleted and read back (state_sql.h's delete_returning).
+  oversized_chunks(std::string table, std::string connector, size_t max_bytes,
+                   sql_dialect dialect = sql_dialect::mariadb())
+      : _table(std::move(table)),
+        _connector(std::move(connector)),
+        _max_bytes(max_bytes),
+        _dialect(dialect) {}
 
   bool too_big(int64_t fragment_bytes) const {
     return static_cast<uint64_t>(fragment_bytes) > _max_bytes;
@@ -43,6 +49,7 @@ class oversized_chunks {
   std::string _table;  // pending_fragments, qualified
   std::string _connector;
   size_t _max_bytes;  // chunk.max.bytes
+  sql_dialect _dialect;
 };
 
 }  // namespace sluice::mdb

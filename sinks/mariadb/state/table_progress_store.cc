@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "sinks/mariadb/state/state_sql.h"
+
 namespace sluice::mdb {
 namespace {
 
@@ -13,8 +15,9 @@ std::string iso_utc(const std::string& column) {
 
 }  // namespace
 
-table_progress_store::table_progress_store(const state_schema& schema, std::string connector)
-    : _table(schema.table("table_progress")), _connector(std::move(connector)) {}
+table_progress_store::table_progress_store(const state_schema& schema, std::string connector,
+                                           sql_dialect dialect)
+    : _table(schema.table("table_progress")), _connector(std::move(connector)), _dialect(dialect) {}
 
 void table_progress_store::record(connection& conn, const std::vector<table_plan>& plans,
                                   const std::vector<table_plan>& more) const {
@@ -46,15 +49,7 @@ void table_progress_store::record(connection& conn, const std::vector<table_plan
     cells.push_back(known ? param::text(micros[i]) : param::null());
     ++i;
   }
-  // GREATEST is NULL when either is: COALESCE keeps whichever is known.
-  conn.exec_bulk("INSERT INTO " + _table +
-                     " (connector, target_schema, target_table, newest_source_ts, applied_at) "
-                     "VALUES (?, ?, ?, TIMESTAMPADD(MICROSECOND, CAST(? AS SIGNED), "
-                     "'1970-01-01 00:00:00'), UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE "
-                     "newest_source_ts = COALESCE(GREATEST(newest_source_ts, "
-                     "VALUES(newest_source_ts)), newest_source_ts, VALUES(newest_source_ts)), "
-                     "applied_at = UTC_TIMESTAMP(6)",
-                 4, cells);
+  conn.exec_bulk(table_progress_upsert_sql(_table, _dialect), 4, cells);
 }
 
 std::vector<table_progress> table_progress_store::read(connection& conn) const {

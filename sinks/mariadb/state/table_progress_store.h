@@ -5,6 +5,7 @@
 
 #include "sinks/mariadb/session/mdb_connection.h"
 #include "sinks/mariadb/session/state_schema.h"
+#include "sinks/mariadb/sql/sql_dialect.h"
 #include "sinks/plan/table_plan.h"
 #include "sinks/table_progress.h"
 
@@ -17,7 +18,9 @@ namespace sluice::mdb {
 // Threading: none of its own.
 class table_progress_store {
  public:
-  table_progress_store(const state_schema& schema, std::string connector);
+  // The upsert's text follows `dialect` (state_sql.h: MySQL 8's row alias).
+  table_progress_store(const state_schema& schema, std::string connector,
+                       sql_dialect dialect = sql_dialect::mariadb());
 
   // The newest source timestamp of each plan's rows (of both lists, one statement); a
   // table's stored value never moves back (a late batch of older changes keeps the newer).
@@ -29,6 +32,7 @@ class table_progress_store {
  private:
   std::string _table;
   std::string _connector;
+  sql_dialect _dialect;
 };
 
 }  // namespace sluice::mdb

@@ -62,6 +62,36 @@ TEST_CASE("mariadb session settings: a limit of 0 is none, the lock waits the se
   CHECK(mdb::make_connect_settings(o, "x").init[2] == "SET SESSION max_statement_time = 0.250");
 }
 
+TEST_CASE("mariadb session settings: MySQL 8's init, max_execution_time and no idle timeout") {
+  session_options o = options();
+  o.statement_timeout = 60'500ms;
+  o.lock_timeout = 1'200ms;
+  o.idle_in_transaction_timeout = 120s;
+  const mdb::connect_settings s = mdb::make_connect_settings(o, "lane-3");
+  // The connection runs init_mysql when the server's version says MySQL: the text of
+  // session_init for that dialect (not run against a MySQL server here).
+  CHECK(s.init_mysql == mdb::session_init(o, mdb::sql_dialect::mysql8()));
+  CHECK(s.init == mdb::session_init(o, mdb::sql_dialect::mariadb()));
+  REQUIRE(s.init_mysql.size() == 6);
+  CHECK(s.init_mysql[0] == s.init[0]);  // no MariaDB-only sql_mode flag
+  CHECK(s.init_mysql[1] == "SET SESSION time_zone = '+00:00'");
+  // Milliseconds, SELECTs only on MySQL.
+  CHECK(s.init_mysql[2] == "SET SESSION max_execution_time = 60500");
+  CHECK(s.init_mysql[3] == "SET SESSION innodb_lock_wait_timeout = 2");
+  CHECK(s.init_mysql[4] == "SET SESSION lock_wait_timeout = 2");
+  CHECK(s.init_mysql[5] == "SET SESSION transaction_isolation = 'READ-COMMITTED'");
+  for (const std::string& sql : s.init_mysql) {
+    CHECK(sql.find("idle_transaction_timeout") == std::string::npos);
+    CHECK(sql.find("SET SESSION wait_timeout") == std::string::npos);
+  }
+  o.statement_timeout = 0ms;
+  o.lock_timeout = 0ms;
+  const auto none = mdb::session_init(o, mdb::sql_dialect::mysql8());
+  CHECK(none[2] == "SET SESSION max_execution_time = 0");
+  CHECK(none[3] == "SET SESSION innodb_lock_wait_timeout = 1073741824");
+  CHECK(none[4] == "SET SESSION lock_wait_timeout = 31536000");
+}
+
 TEST_CASE("mariadb session settings: a DSN that does not parse is refused without its password") {
   session_options o = options();
   o.dsn = "mariadb://u:hunter2@db.example:notaport/replica";
