@@ -46,17 +46,21 @@ std::vector<param> table_params(const table_plan& plan) {
   return {param::text(plan.target.schema), param::text(plan.target.name)};
 }
 
-// A statement reading sql::with_tombstone: the target twice, once per tombstone probe.
-std::vector<param> tombstone_probe_params(const table_plan& plan) {
-  return {param::text(plan.target.schema), param::text(plan.target.name),
-          param::text(plan.target.schema), param::text(plan.target.name)};
+// A statement reading sql::with_tombstone: the target once per tombstone probe.
+std::vector<param> tombstone_probe_params(const table_plan& plan, const write_sql_context& ctx) {
+  std::vector<param> out;
+  for (size_t i = 0; i < sql::tombstone_params(ctx); i += 2) {
+    out.push_back(param::text(plan.target.schema));
+    out.push_back(param::text(plan.target.name));
+  }
+  return out;
 }
 
-void unsupported(const table_plan& plan, const apply_options& options) {
-  if (options.update_only)
-    throw std::logic_error("insert.mode update is not supported on MariaDB yet");
-  if (!plan.shard_column.empty() || !plan.truncate_column.empty())
-    throw std::logic_error("shard tables (ByLogicalTableRouter) are not supported on MariaDB yet");
+// The shard column's place in the plan's key (write_sql_context::shard_key), -1: none.
+int shard_key_of(const table_plan& plan) {
+  if (plan.shard_column.empty()) return -1;
+  const auto it = std::find(plan.key_columns.begin(), plan.key_columns.end(), plan.shard_column);
+  return it == plan.key_columns.end() ? -1 : static_cast<int>(it - plan.key_columns.begin());
 }
 
 }  // namespace
@@ -79,6 +83,7 @@ table_writer::table_writer(const apply_options& options, std::string tombstones_
     : _options(options) {
   _ctx.tombstones = std::move(tombstones_table);
   _ctx.soft_delete = options.deletes == apply_delete_mode::soft;
+  _ctx.update_only = options.update_only;
   _ctx.dialect = dialect;
 }
 
@@ -171,10 +176,13 @@ void table_writer::truncate(connection& conn, const table_plan& plan, const tabl
     ++stats.truncates_ignored;
     return;
   }
-  unsupported(plan, _options);
   const write_sql_context ctx = context_for(shape);
   // The CSN is sluice's own bytes, never a source value: a hexadecimal literal.
   const std::string csn = sql::hex_literal(plan.rows->truncate_seq.bytes());
+  if (!plan.truncate_column.empty()) {
+    truncate_shard(conn, plan, shape, csn, stats);
+    return;
+  }
   if (shape.exists) {
     stats.deleted += conn.exec(truncate_rows_sql(plan.target, csn, plan.keyless, ctx));
     if (!plan.keyless && versioned(shape, ctx)) {
@@ -187,9 +195,40 @@ void table_writer::truncate(connection& conn, const table_plan& plan, const tabl
   ++stats.truncates_applied;
 }
 
+// One shard's truncate (ByLogicalTableRouter): its rows only, and its own tombstone, keyed by
+// the shard (sql::shard_key), which guards that shard's later upserts and no other's. A table
+// without the column holds no row of any shard. The tombstone goes through a remove stage, as a
+// delete's does: one statement, whatever the dialect.
+void table_writer::truncate_shard(connection& conn, const table_plan& plan,
+                                  const table_shape& shape, const std::string& csn,
+                                  apply_stats& stats) {
+  const write_sql_context ctx = context_for(shape);
+  const row_key& scope = plan.rows->truncate_scope;
+  const std::vector<param> shard{param::text(scope.values.front().text)};
+  if (shape.exists && shape.find(plan.truncate_column) != nullptr) {
+    stats.deleted +=
+        conn.exec(truncate_rows_sql(plan.target, csn, false, ctx, plan.truncate_column), shard);
+    if (versioned(shape, ctx)) {
+      const std::vector<const column_def*> all = data_columns(plan, shape);
+      conn.exec(truncate_clear_sql(plan.target, all, csn, ctx, plan.truncate_column), shard);
+    }
+  }
+  const stage_def stage = make_stage(stage_kind::remove, {}, false, {});
+  _stager.begin(stage.columns.size());
+  _stager.add(param::bytes(scope.canonical));
+  _stager.add(param::bytes(plan.rows->truncate_seq.bytes()));
+  _stager.add_copy(key_json({plan.truncate_column}, scope.values));
+  _stager.end_row();
+  _stager.fill(conn, stage);
+  const upsert_counts counts = run_counted(conn, tombstones_sql(stage, ctx), table_params(plan));
+  stats.tombstones += counts.inserted + counts.updated;
+  ++stats.truncates_applied;
+}
+
 void table_writer::write(connection& conn, const table_plan& plan, const table_shape& shape,
                          size_t begin, size_t end, apply_stats& stats) {
-  unsupported(plan, _options);
+  // The upserts below guard a shard's rows by its truncate tombstone too.
+  _ctx.shard_key = shard_key_of(plan);
   if (plan.keyless) {
     for (const column_group& g : plan.groups)
       write_appends(conn, plan, shape, g, begin, end, stats);
@@ -310,10 +349,18 @@ void table_writer::write_upserts(connection& conn, const table_plan& plan, const
   const std::string sql = per_column ? upsert_versioned_sql(plan.target, stage, keys, cols,
                                                             data_columns(plan, shape), ctx)
                                      : upsert_sql(plan.target, stage, keys, cols, ctx);
-  const upsert_counts counts = run_counted(conn, sql, tombstone_probe_params(plan));
+  const std::vector<param> params = tombstone_probe_params(plan, ctx);
+  size_t missing = 0;
+  if (ctx.update_only) {
+    // Rows the table lacks are counted, not made (the PostgreSQL target's insert.mode update).
+    const result r = conn.query(missing_rows_sql(plan.target, stage, keys, ctx), params);
+    missing = r.empty() ? 0 : std::stoull(r.at(0, 0).value_or("0"));
+  }
+  const upsert_counts counts = run_counted(conn, sql, params);
   const size_t written = static_cast<size_t>(counts.inserted + counts.updated);
   stats.upserted += written;
-  stats.stale += count - std::min(count, written);
+  stats.missing += missing;
+  stats.stale += count - std::min(count, written + missing);
 }
 
 void table_writer::write_appends(connection& conn, const table_plan& plan, const table_shape& shape,
