@@ -77,6 +77,10 @@ class table_writer {
   void write_appends(connection& conn, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
 
+  // Whether the table keeps per-column CSNs under hard deletes: the column-level statements.
+  static bool versioned(const table_shape& shape, const write_sql_context& ctx);
+  // The target schema and table, as a tombstone statement binds them.
+  static std::vector<param> table_params(const table_plan& plan);
   // Runs a statement that counts the rows it finds (sql::found_counter) and returns its counts.
   upsert_counts run_counted(connection& conn, const std::string& sql,
                             const std::vector<param>& params);
