@@ -118,8 +118,10 @@ std::string shard_key(const std::string& text) {
     canonicalize_key(key, {column_class::text});
     return key.canonical;
   }();
-  return "CONCAT(" + hex_literal(empty.substr(0, 1)) + ", CAST(" + text + " AS BINARY), " +
-         hex_literal(empty.substr(1)) + ")";
+  // The text's UTF-8 bytes, whatever the column's character set (an adopted table's may not be
+  // utf8mb4).
+  return "CONCAT(" + hex_literal(empty.substr(0, 1)) + ", CAST(CONVERT(" + text +
+         " USING utf8mb4) AS BINARY), " + hex_literal(empty.substr(1)) + ")";
 }
 
 std::string held_only(const target_table& table, const std::vector<const column_def*>& key,

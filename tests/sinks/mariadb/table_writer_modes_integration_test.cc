@@ -200,6 +200,24 @@ TEST_CASE("mariadb writer, shards: a truncate guards its shard's older upserts, 
   }
 }
 
+TEST_CASE("mariadb writer, shards: a shard column in another character set is guarded too") {
+  // An adopted table's shard column in latin1: the tombstone is keyed by the UTF-8 bytes.
+  shards s(
+      "id varchar(32) COLLATE utf8mb4_nopad_bin NOT NULL, "
+      "shard varchar(64) CHARACTER SET latin1 COLLATE latin1_bin NOT NULL, v varchar(64), "
+      "n int, _sluice_csn varbinary(1024) NOT NULL, _sluice_deleted boolean, "
+      "PRIMARY KEY (id, shard)");
+  const std::string shard =
+      "d\xC3\xA9"
+      "1";  // dé1
+  s.w.apply({s.upsert("1", shard, 10, {{"v", value::string("a")}})});
+  s.w.apply({s.truncate(shard, 50)});
+  const apply_stats st = s.w.apply({s.upsert("2", shard, 40, {{"v", value::string("late")}}),
+                                    s.upsert("3", shard, 60, {{"v", value::string("new")}})});
+  CHECK(st.stale == 1);
+  CHECK(s.rows() == "3@" + shard + "=new ");
+}
+
 TEST_CASE("mariadb writer, shards: with column CSNs a truncate clears its shard's older columns") {
   shards s(
       "id varchar(32) COLLATE utf8mb4_nopad_bin NOT NULL, "
