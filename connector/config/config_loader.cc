@@ -61,7 +61,6 @@ class cross_checks {
     check_excluded_keys(c, _walk, _errors);
     check_modes(c);
     check_appends(c);
-    check_mariadb(c);
   }
 
  private:
@@ -108,27 +107,6 @@ class cross_checks {
                     "(ExtractNewRecordState's rewrite keeps deletes as rows, __deleted true)"
               : "requires primary.key.mode record_key, as in Connect: under " + mode +
                     " a delete's key is not the row's (set delete.enabled: false)"));
-    }
-  }
-
-  // What the MariaDB target does not do yet (docs/mariadb.md): refused at load, naming the key,
-  // rather than met by the first batch.
-  void check_mariadb(const config& c) {
-    if (!c.targets_mariadb()) return;
-    if (c.insert == insert_mode::update) {
-      _errors.push_back(error_at(mark_of("insert.mode"), "insert.mode",
-                                 "update is not supported on MariaDB yet (upsert or insert)"));
-    }
-    for (const std::string& name : c.transforms) {
-      const auto t = c.transform_settings.find(name);
-      if (t == c.transform_settings.end()) continue;
-      const auto kind = transform_kind_of(t->second.type);
-      if (std::holds_alternative<transform_kind>(kind) &&
-          std::get<transform_kind>(kind) == transform_kind::by_logical_table_router) {
-        _errors.push_back(error_nowhere("transforms." + name + ".type",
-                                        "ByLogicalTableRouter's shared shard tables are not "
-                                        "supported on MariaDB yet"));
-      }
     }
   }
 

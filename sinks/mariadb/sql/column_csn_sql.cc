@@ -122,8 +122,8 @@ std::string upsert_versioned_sql(const target_table& table, const stage_def& sta
   updates.push_back(d.csn() + " = " + csn_expr);
   return "INSERT INTO " + quote_table(table.schema, table.name) + " (" + list(names) + ") SELECT " +
          list(values) + " FROM " + sql::with_tombstone(ctx, stage.table) +
-         " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn" +
-         " ON DUPLICATE KEY UPDATE " + list(updates);
+         " WHERE (s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn)" +
+         sql::held_only(table, key, ctx) + " ON DUPLICATE KEY UPDATE " + list(updates);
 }
 
 namespace {
@@ -176,7 +176,8 @@ std::string clear_stamps_sql(const target_table& table, const stage_def& stage,
 
 std::string truncate_clear_sql(const target_table& table,
                                const std::vector<const column_def*>& columns,
-                               const std::string& csn, const write_sql_context& ctx) {
+                               const std::string& csn, const write_sql_context& ctx,
+                               const std::string& shard_column) {
   const stored d{""};
   std::vector<std::string> sets;
   for (const column_def* c : columns)
@@ -189,7 +190,8 @@ std::string truncate_clear_sql(const target_table& table,
                      [&](size_t) { return "CONVERT(LOWER(HEX(" + csn + ")) USING ascii)"; }));
   if (ctx.updated_at) sets.push_back(d.col(meta::updated_at) + " = UTC_TIMESTAMP(6)");
   return "UPDATE " + quote_table(table.schema, table.name) + " SET " + list(sets) +
-         clear_where(d, columns, csn);
+         clear_where(d, columns, csn) +
+         (shard_column.empty() ? std::string() : " AND " + d.col(shard_column) + " = ?");
 }
 
 }  // namespace sluice::mdb

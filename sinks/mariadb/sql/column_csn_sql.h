@@ -23,7 +23,8 @@ namespace sluice::mdb {
 // incoming CSN is newer than the stored one, or equal with a value kept over the stored one
 // (sql::greater_value: a delete at that CSN cleared it, or another image of that CSN held less);
 // a new row's columns older than the key's tombstone are NULL. all_columns: every non-key data
-// column of the table. Parameters: target schema, target table, twice (sql::with_tombstone).
+// column of the table. With ctx.update_only, rows the table lacks are left out (sql::held_only).
+// Parameters: target schema, target table, once per probe (sql::tombstone_params).
 //
 // Order of the assignments (left to right, each seeing the ones before): each data column
 // first, recording whether it was newer in a session variable (@sluice_n<i>) — computed once,
@@ -48,9 +49,12 @@ std::string clear_stamps_sql(const target_table& table, const stage_def& stage,
                              const std::vector<const column_def*>& columns);
 
 // The same for a truncate at csn (an SQL expression), over the whole table, in one
-// single-table UPDATE (its assignments run left to right: the columns, then the stamps).
+// single-table UPDATE (its assignments run left to right: the columns, then the stamps). No
+// parameters; with a shard_column (a truncate confined to one shard) over that shard's rows
+// only, one parameter: the shard.
 std::string truncate_clear_sql(const target_table& table,
                                const std::vector<const column_def*>& columns,
-                               const std::string& csn, const write_sql_context& ctx);
+                               const std::string& csn, const write_sql_context& ctx,
+                               const std::string& shard_column = {});
 
 }  // namespace sluice::mdb

@@ -1,5 +1,8 @@
 #include "sinks/mariadb/sql/sql_fragments.h"
 
+#include "core/model/row_key.h"
+#include "sinks/mariadb/sql/meta_columns.h"
+
 #include "sinks/mariadb/sql/mdb_identifier.h"
 #include "sinks/mariadb/sql/write_sql.h"
 
@@ -87,12 +90,49 @@ std::string with_tombstone(const write_sql_context& ctx, const std::string& stag
            " tb WHERE tb.target_schema = ? AND tb.target_table = ? AND tb.key_hash = " +
            key_hash(key) + ")";
   };
-  // The newer of the two (NULL > x is not true: a missing key tombstone yields the table's).
-  return "(SELECT s.*, IF(s._sluice_tomb_table IS NULL OR s._sluice_tomb_key > "
-         "s._sluice_tomb_table, s._sluice_tomb_key, s._sluice_tomb_table) AS _sluice_tomb FROM "
-         "(SELECT s.*, " +
-         probe("s._sluice_key") + " AS _sluice_tomb_key, " + probe("''") +
+  // The newer of two (NULL > x is not true: a missing one yields the other).
+  const auto newer = [](const std::string& a, const std::string& b) {
+    return "IF(" + b + " IS NULL OR " + a + " > " + b + ", " + a + ", " + b + ")";
+  };
+  std::string probes = probe("s._sluice_key") + " AS _sluice_tomb_key, ";
+  std::string key_tomb = "s._sluice_tomb_key";
+  if (ctx.shard_key >= 0) {
+    probes += probe(shard_key("s." + key_alias(static_cast<size_t>(ctx.shard_key)))) +
+              " AS _sluice_tomb_shard, ";
+    key_tomb = newer(key_tomb, "s._sluice_tomb_shard");
+  }
+  return "(SELECT s.*, " + newer(key_tomb, "s._sluice_tomb_table") +
+         " AS _sluice_tomb FROM (SELECT s.*, " + probes + probe("''") +
          " AS _sluice_tomb_table FROM " + quote_identifier(stage) + " s) AS s) AS s";
+}
+
+size_t tombstone_params(const write_sql_context& ctx) {
+  return ctx.shard_key >= 0 ? 6 : 4;
+}
+
+std::string shard_key(const std::string& text) {
+  // The canonical form of the empty text is the value's framing alone: its kind, then the
+  // terminator. Taken from row_key itself, so that the two cannot drift apart.
+  static const std::string empty = [] {
+    row_key key{{"shard"}, {value::string("")}, {}};
+    canonicalize_key(key, {column_class::text});
+    return key.canonical;
+  }();
+  // The text's UTF-8 bytes, whatever the column's character set (an adopted table's may not be
+  // utf8mb4).
+  return "CONCAT(" + hex_literal(empty.substr(0, 1)) + ", CAST(CONVERT(" + text +
+         " USING utf8mb4) AS BINARY), " + hex_literal(empty.substr(1)) + ")";
+}
+
+std::string held_only(const target_table& table, const std::vector<const column_def*>& key,
+                      const write_sql_context& ctx) {
+  if (!ctx.update_only) return {};
+  // An update makes no row, a soft-deleted one included: it stays deleted.
+  return " AND EXISTS (SELECT 1 FROM " + quote_table(table.schema, table.name) + " AS d WHERE " +
+         key_match(key) +
+         (ctx.soft_delete ? " AND d." + quote_identifier(meta::deleted) + " IS NOT TRUE"
+                          : std::string()) +
+         ")";
 }
 
 }  // namespace sluice::mdb::sql

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/catalog/table_router.h"
 #include "sinks/mariadb/sql/table_shape.h"
 
 namespace sluice::mdb {
@@ -32,11 +33,23 @@ std::string greater_value(const std::string& a, const std::string& b);
 std::string older_than(const std::string& csn, const std::string& incoming);
 // d.`k` = s.`_sluice_k0` AND …: the stage's key columns, typed as the table's (stage_def).
 std::string key_match(const std::vector<const column_def*>& key);
-// The stage joined with the newer of its key's tombstone and the table's (NULL: neither), as
-// _sluice_tomb: "(SELECT s.*, … AS _sluice_tomb FROM (… `stage` s) AS s) AS s". Four
-// parameters: the target schema and table, twice. Two primary-key probes per row (its key's, the
-// table's); SHA2 over the canonical key, as state_schema's tombstones store it.
+// The stage joined with the newest of its key's tombstone, its shard's (with ctx.shard_key:
+// the one keyed by shard_key of the row's shard column) and the table's (NULL: none), as
+// _sluice_tomb: "(SELECT s.*, … AS _sluice_tomb FROM (… `stage` s) AS s) AS s". Parameters:
+// the target schema and table, once per probe (tombstone_params). One primary-key probe per row
+// and tombstone; SHA2 over the canonical key, as state_schema's tombstones store it.
 std::string with_tombstone(const write_sql_context& ctx, const std::string& stage);
+// How many parameters with_tombstone takes: 4, or 6 with a shard column.
+size_t tombstone_params(const write_sql_context& ctx);
+// The canonical key (core/model/row_key.h) of a shard: its column alone, holding the text of
+// the SQL expression `text` — what a shard's truncate tombstone is keyed by (the model:
+// postgres/sql/sql_fragments.h shard_key). A shard's name holds no NUL, which the canonical
+// form would escape.
+std::string shard_key(const std::string& text);
+// insert.mode update: " AND EXISTS (the table holds the stage row's key, not soft-deleted)",
+// for the WHERE of an upsert's SELECT (whose stage is s); "" without ctx.update_only.
+std::string held_only(const target_table& table, const std::vector<const column_def*>& key,
+                      const write_sql_context& ctx);
 // The session variable every ON DUPLICATE KEY UPDATE below counts the rows it found in: the
 // server reports only the rows it inserted or changed (affected rows, mysql_info's Records and
 // Duplicates), and with CLIENT_FOUND_ROWS an unchanged row counts as much as a new one, so a

@@ -23,10 +23,12 @@ const std::vector<std::pair<std::string, std::string>>& lead_of(stage_kind kind)
       {"_sluice_key", "longblob"},
       {"_sluice_row_csn", "varbinary(1024)"},
       {"_sluice_in_map", text_stage_type}};
+  // The key's JSON in the collation of the tombstones' json column (MariaDB's json is longtext
+  // utf8mb4_bin): MySQL 8's raise reads it in an IF() beside that column, which refuses a mix.
   static const std::vector<std::pair<std::string, std::string>> remove = {
       {"_sluice_key", "longblob"},
       {"_sluice_row_csn", "varbinary(1024)"},
-      {"_sluice_key_json", text_stage_type}};
+      {"_sluice_key_json", "longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"}};
   static const std::vector<std::pair<std::string, std::string>> append = {
       {"_sluice_op", text_stage_type},        {"_sluice_row_csn", "varbinary(1024)"},
       {"_sluice_source_ts", text_stage_type}, {"_sluice_tx", text_stage_type},
@@ -212,8 +214,17 @@ std::string upsert_sql(const target_table& table, const stage_def& stage,
   count_first(updates);
   return "INSERT INTO " + quote_table(table.schema, table.name) + " (" + list(names) + ") SELECT " +
          list(values) + " FROM " + sql::with_tombstone(ctx, stage.table) +
-         " WHERE s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn" +
-         " ON DUPLICATE KEY UPDATE " + list(updates);
+         " WHERE (s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn)" +
+         sql::held_only(table, key, ctx) + " ON DUPLICATE KEY UPDATE " + list(updates);
+}
+
+std::string missing_rows_sql(const target_table& table, const stage_def& stage,
+                             const std::vector<const column_def*>& key,
+                             const write_sql_context& ctx) {
+  return "SELECT COUNT(*) FROM " + sql::with_tombstone(ctx, stage.table) +
+         " WHERE (s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn) AND NOT EXISTS "
+         "(SELECT 1 FROM " +
+         quote_table(table.schema, table.name) + " AS d WHERE " + key_match(key) + ")";
 }
 
 std::string delete_rows_sql(const target_table& table, const stage_def& stage,
@@ -260,9 +271,10 @@ std::string tombstones_sql(const stage_def& stage, const write_sql_context& ctx)
 }
 
 std::string truncate_rows_sql(const target_table& table, const std::string& csn, bool keyless,
-                              const write_sql_context& ctx) {
+                              const write_sql_context& ctx, const std::string& shard_column) {
   const std::string name = quote_table(table.schema, table.name);
-  const std::string where = " WHERE " + older_than(quote_identifier(meta::csn), csn);
+  std::string where = " WHERE " + older_than(quote_identifier(meta::csn), csn);
+  if (!shard_column.empty()) where += " AND " + quote_identifier(shard_column) + " = ?";
   // A soft delete keeps keyless rows: they are a log, marking them deleted means nothing.
   if (ctx.soft_delete && !keyless) {
     return "UPDATE " + name + " SET " + quote_identifier(meta::deleted) + " = TRUE, " +

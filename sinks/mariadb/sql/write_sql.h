@@ -39,6 +39,13 @@ struct write_sql_context {
   sql_dialect dialect = sql_dialect::mariadb();
   // The table has _sluice_updated_at (sluice's tables do; a hand-made one may not).
   bool updated_at = false;
+  // insert.mode update (apply_options::update_only): an upsert writes only the rows the table
+  // holds (not soft-deleted ones: an update makes no row) and inserts none (sql::held_only).
+  bool update_only = false;
+  // The key column that names the table's shard (ByLogicalTableRouter, table_plan::
+  // shard_column), as its index in the key (the stage's key_alias); -1: none. An upsert is then
+  // guarded by its shard's truncate tombstone too (sql::with_tombstone).
+  int shard_key = -1;
 };
 
 // What a stage holds: lead columns, then the key columns, then the value columns.
@@ -81,7 +88,9 @@ std::string fill_stage_sql(const stage_def& stage);
 // the table's) tombstone is not written; an existing row is updated by a newer CSN, or at equal
 // CSN in the columns where the incoming value is kept over the stored one (sql::greater_value);
 // a soft-deleted row takes the whole image at equal CSN (an upsert beats a delete, SPEC §2).
-// Parameters: target schema, target table, target schema, target table (sql::with_tombstone).
+// With ctx.update_only, rows the table lacks are left out (sql::held_only): every row the
+// SELECT yields finds its duplicate, so the guards above are the update's.
+// Parameters: the target schema and table, once per tombstone probe (sql::tombstone_params).
 std::string upsert_sql(const target_table& table, const stage_def& stage,
                        const std::vector<const column_def*>& key,
                        const std::vector<const column_def*>& columns, const write_sql_context& ctx);
@@ -96,9 +105,11 @@ std::string delete_rows_sql(const target_table& table, const stage_def& stage,
 std::string tombstones_sql(const stage_def& stage, const write_sql_context& ctx);
 
 // A truncate: deletes (soft: marks; keyless tables are always hard) the rows whose CSN is below
-// csn, an SQL expression (sql::hex_literal of the truncate's CSN). No parameters.
+// csn, an SQL expression (sql::hex_literal of the truncate's CSN). No parameters; with a
+// shard_column (a truncate confined to one shard, table_plan::truncate_column) only the rows
+// whose shard column holds the shard, one parameter: the shard.
 std::string truncate_rows_sql(const target_table& table, const std::string& csn, bool keyless,
-                              const write_sql_context& ctx);
+                              const write_sql_context& ctx, const std::string& shard_column = {});
 // The table-wide tombstone (the empty key) raised to csn. Parameters: schema, table.
 std::string table_tombstone_sql(const std::string& csn, const write_sql_context& ctx);
 
@@ -113,6 +124,14 @@ enum class append_once : uint8_t { position, any, none };
 std::string append_sql(const target_table& table, const stage_def& stage,
                        const std::vector<const column_def*>& columns, append_once once,
                        const write_sql_context& ctx);
+// insert.mode update: how many staged rows of an upsert or versioned stage name a key the table
+// does not hold, out of those no tombstone refuses (a change of a deleted row is stale, not
+// missing: the PostgreSQL target's count). An update inserts nothing, so this reads the same
+// before or after it. One row, one column; parameters as upsert_sql's.
+std::string missing_rows_sql(const target_table& table, const stage_def& stage,
+                             const std::vector<const column_def*>& key,
+                             const write_sql_context& ctx);
+
 // Reads and resets the rows the last upsert, tombstone or append statement found already there
 // (sql::found_counter): one row, one column.
 std::string found_rows_sql();

@@ -38,25 +38,21 @@ bool any_accepted(const table_plan& plan, const uint32_t* first, const uint32_t*
   return false;
 }
 
-bool versioned(const table_shape& shape, const write_sql_context& ctx) {
-  return !ctx.soft_delete && shape.find(meta::col_csn) != nullptr;
+// A statement reading sql::with_tombstone: the target once per tombstone probe.
+std::vector<param> tombstone_probe_params(const table_plan& plan, const write_sql_context& ctx) {
+  std::vector<param> out;
+  for (size_t i = 0; i < sql::tombstone_params(ctx); i += 2) {
+    out.push_back(param::text(plan.target.schema));
+    out.push_back(param::text(plan.target.name));
+  }
+  return out;
 }
 
-std::vector<param> table_params(const table_plan& plan) {
-  return {param::text(plan.target.schema), param::text(plan.target.name)};
-}
-
-// A statement reading sql::with_tombstone: the target twice, once per tombstone probe.
-std::vector<param> tombstone_probe_params(const table_plan& plan) {
-  return {param::text(plan.target.schema), param::text(plan.target.name),
-          param::text(plan.target.schema), param::text(plan.target.name)};
-}
-
-void unsupported(const table_plan& plan, const apply_options& options) {
-  if (options.update_only)
-    throw std::logic_error("insert.mode update is not supported on MariaDB yet");
-  if (!plan.shard_column.empty() || !plan.truncate_column.empty())
-    throw std::logic_error("shard tables (ByLogicalTableRouter) are not supported on MariaDB yet");
+// The shard column's place in the plan's key (write_sql_context::shard_key), -1: none.
+int shard_key_of(const table_plan& plan) {
+  if (plan.shard_column.empty()) return -1;
+  const auto it = std::find(plan.key_columns.begin(), plan.key_columns.end(), plan.shard_column);
+  return it == plan.key_columns.end() ? -1 : static_cast<int>(it - plan.key_columns.begin());
 }
 
 }  // namespace
@@ -79,7 +75,16 @@ table_writer::table_writer(const apply_options& options, std::string tombstones_
     : _options(options) {
   _ctx.tombstones = std::move(tombstones_table);
   _ctx.soft_delete = options.deletes == apply_delete_mode::soft;
+  _ctx.update_only = options.update_only;
   _ctx.dialect = dialect;
+}
+
+bool table_writer::versioned(const table_shape& shape, const write_sql_context& ctx) {
+  return !ctx.soft_delete && shape.find(meta::col_csn) != nullptr;
+}
+
+std::vector<param> table_writer::table_params(const table_plan& plan) {
+  return {param::text(plan.target.schema), param::text(plan.target.name)};
 }
 
 write_sql_context table_writer::context_for(const table_shape& shape) const {
@@ -164,32 +169,10 @@ std::vector<const column_def*> table_writer::group_columns(const table_plan& pla
   return out;
 }
 
-void table_writer::truncate(connection& conn, const table_plan& plan, const table_shape& shape,
-                            apply_stats& stats) {
-  if (!plan.truncate || plan.rows->truncate_seq.empty()) return;
-  if (!_options.truncate_enabled) {
-    ++stats.truncates_ignored;
-    return;
-  }
-  unsupported(plan, _options);
-  const write_sql_context ctx = context_for(shape);
-  // The CSN is sluice's own bytes, never a source value: a hexadecimal literal.
-  const std::string csn = sql::hex_literal(plan.rows->truncate_seq.bytes());
-  if (shape.exists) {
-    stats.deleted += conn.exec(truncate_rows_sql(plan.target, csn, plan.keyless, ctx));
-    if (!plan.keyless && versioned(shape, ctx)) {
-      const std::vector<const column_def*> all = data_columns(plan, shape);
-      conn.exec(truncate_clear_sql(plan.target, all, csn, ctx));
-    }
-  }
-  const upsert_counts counts = run_counted(conn, table_tombstone_sql(csn, ctx), table_params(plan));
-  stats.tombstones += counts.inserted + counts.updated;
-  ++stats.truncates_applied;
-}
-
 void table_writer::write(connection& conn, const table_plan& plan, const table_shape& shape,
                          size_t begin, size_t end, apply_stats& stats) {
-  unsupported(plan, _options);
+  // The upserts below guard a shard's rows by its truncate tombstone too.
+  _ctx.shard_key = shard_key_of(plan);
   if (plan.keyless) {
     for (const column_group& g : plan.groups)
       write_appends(conn, plan, shape, g, begin, end, stats);
@@ -310,10 +293,18 @@ void table_writer::write_upserts(connection& conn, const table_plan& plan, const
   const std::string sql = per_column ? upsert_versioned_sql(plan.target, stage, keys, cols,
                                                             data_columns(plan, shape), ctx)
                                      : upsert_sql(plan.target, stage, keys, cols, ctx);
-  const upsert_counts counts = run_counted(conn, sql, tombstone_probe_params(plan));
+  const std::vector<param> params = tombstone_probe_params(plan, ctx);
+  size_t missing = 0;
+  if (ctx.update_only) {
+    // Rows the table lacks are counted, not made (the PostgreSQL target's insert.mode update).
+    const result r = conn.query(missing_rows_sql(plan.target, stage, keys, ctx), params);
+    missing = r.empty() ? 0 : std::stoull(r.at(0, 0).value_or("0"));
+  }
+  const upsert_counts counts = run_counted(conn, sql, params);
   const size_t written = static_cast<size_t>(counts.inserted + counts.updated);
   stats.upserted += written;
-  stats.stale += count - std::min(count, written);
+  stats.missing += missing;
+  stats.stale += count - std::min(count, written + missing);
 }
 
 void table_writer::write_appends(connection& conn, const table_plan& plan, const table_shape& shape,

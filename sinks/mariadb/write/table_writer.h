@@ -42,8 +42,11 @@ upsert_counts upsert_counts_of(const char* info, uint64_t found);
 // transaction (the stage's DDL does not commit); an mdb_error (a bad value: 1292, 1366, 1406…)
 // is the batch's, for the applier to isolate.
 //
-// Not here yet (std::logic_error): insert.mode update (update_only) and shard tables
-// (ByLogicalTableRouter's shard column).
+// insert.mode update (apply_options::update_only): the upserts write only the rows the table
+// holds, under the same guards, and count the others as missing; deletes and truncates apply as
+// in upsert mode. Shard tables (ByLogicalTableRouter, table_plan::shard_column): a shard's
+// upserts are guarded by its shard's truncate tombstone too, and a truncate confined to one
+// shard removes that shard's rows only.
 //
 // Threading: one per apply lane (connection); it reuses its buffers between statements.
 class table_writer {
@@ -65,6 +68,8 @@ class table_writer {
   void set_dialect(sql_dialect dialect) { _ctx.dialect = dialect; }
 
  private:
+  void truncate_shard(connection& conn, const table_plan& plan, const table_shape& shape,
+                      const std::string& csn, apply_stats& stats);
   void write_deletes(connection& conn, const table_plan& plan, const table_shape& shape,
                      size_t begin, size_t end, apply_stats& stats);
   void write_upserts(connection& conn, const table_plan& plan, const table_shape& shape,
@@ -72,6 +77,10 @@ class table_writer {
   void write_appends(connection& conn, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
 
+  // Whether the table keeps per-column CSNs under hard deletes: the column-level statements.
+  static bool versioned(const table_shape& shape, const write_sql_context& ctx);
+  // The target schema and table, as a tombstone statement binds them.
+  static std::vector<param> table_params(const table_plan& plan);
   // Runs a statement that counts the rows it finds (sql::found_counter) and returns its counts.
   upsert_counts run_counted(connection& conn, const std::string& sql,
                             const std::vector<param>& params);

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "connector/config/config.h"
 #include "connector/config/config_loader.h"
@@ -166,23 +167,33 @@ TEST_CASE("mariadb.state.database is held to MariaDB's 64-character limit, not P
   CHECK_FALSE(contains(long_one.error_text(), "PostgreSQL"));
 }
 
-TEST_CASE("what MariaDB does not do yet is refused at load, naming the key") {
+TEST_CASE("insert.mode update and ByLogicalTableRouter load for a mariadb target") {
   const std::string target = "mariadb:\n  dsn: " + mariadb_dsn + "\n";
   const load_result update =
       load(head + target + "insert.mode: update\nprimary.key.mode: record_key\n");
-  REQUIRE_FALSE(update.ok());
-  CHECK(update.errors().front().key == "insert.mode");
-  CHECK(contains(update.error_text(), "not supported on MariaDB"));
+  REQUIRE_MESSAGE(update.ok(), update.error_text());
+  CHECK(update->insert == insert_mode::update);
+  CHECK(update->targets_mariadb());
   const load_result router = load(head + target +
                                   "transforms: [shards]\ntransforms.shards.type: "
                                   "io.debezium.transforms.ByLogicalTableRouter\n"
                                   "transforms.shards.topic.regex: (.*)\n"
                                   "transforms.shards.topic.replacement: all\n");
-  REQUIRE_FALSE(router.ok());
-  CHECK(contains(router.error_text(), "transforms.shards.type"));
-  CHECK(contains(router.error_text(), "not supported on MariaDB"));
-  // The same on PostgreSQL loads.
-  CHECK(load(head + "postgres.dsn: postgresql://h/db\ninsert.mode: update\nprimary.key.mode: "
-                    "record_key\n")
-            .ok());
+  REQUIRE_MESSAGE(router.ok(), router.error_text());
+  CHECK(router->transforms == std::vector<std::string>{"shards"});
+  // What holds on PostgreSQL holds here: an update still needs a key to find its row, and an
+  // append mode still keys no shard.
+  const load_result keyless =
+      load(head + target + "insert.mode: update\nprimary.key.mode: kafka\n");
+  REQUIRE_FALSE(keyless.ok());
+  CHECK(keyless.errors().front().key == "insert.mode");
+  const load_result append = load(head + target +
+                                  "insert.mode: insert\ntransforms: [shards]\n"
+                                  "transforms.shards.type: "
+                                  "io.debezium.transforms.ByLogicalTableRouter\n"
+                                  "transforms.shards.topic.regex: (.*)\n"
+                                  "transforms.shards.topic.replacement: all\n");
+  REQUIRE_FALSE(append.ok());
+  CHECK(contains(append.error_text(), "transforms.shards.type"));
+  CHECK_FALSE(contains(append.error_text(), "MariaDB"));
 }
