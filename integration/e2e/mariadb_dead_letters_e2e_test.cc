@@ -8,22 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "integration/e2e/mariadb_e2e_support.h"
 #include "integration/support/datastream_events.h"
 #include "integration/support/mariadb_replica.h"
 #include "integration/support/services.h"
 #include "integration/support/sluice_process.h"
 
 namespace sluice::testing {
-namespace {
-
-std::string cell(const std::string& sql) {
-  const auto rows = mariadb_query(sql);
-  REQUIRE_MESSAGE(rows.size() == 1, sql);
-  return rows.at(0).at(0).value_or("<null>");
-}
-
-}  // namespace
-
 TEST_CASE("mariadb e2e: dead letters replayed before the fix keep their ids, after it leave") {
   const std::string topic = unique_name("mdb_letters");
   const std::string connector = unique_name("mdb_letters");
