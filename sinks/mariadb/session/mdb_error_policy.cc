@@ -45,6 +45,7 @@ target_error_action classify_error_code(unsigned code) {
     case 1213:  // deadlock: the whole transaction was rolled back
     case 1205:  // lock wait timeout: the statement alone; the session rolls the rest back
     case 1969:  // max_statement_time exceeded
+    case 3024:  // MySQL 8's max_execution_time exceeded (its SELECTs only; not run here)
     case 1684:  // information_schema skipped a table a concurrent DDL changes (shape reader)
     case 1021:  // disk full
     case 1114:  // table full
