@@ -26,14 +26,10 @@ uint64_t key_prefix_hash(const target_table& t) {
   return fnv1a(h, nul);
 }
 
-int bucket_of(uint64_t h) {
-  return static_cast<int>(h % static_cast<uint64_t>(state_schema::lock_bucket_count));
-}
-
 }  // namespace
 
-int key_bucket(const target_table& table, std::string_view canonical_key) {
-  return bucket_of(fnv1a(key_prefix_hash(table), canonical_key));
+uint64_t key_hash(const target_table& table, std::string_view canonical_key) {
+  return fnv1a(key_prefix_hash(table), canonical_key);
 }
 
 void key_lock_set::clear() {
@@ -60,7 +56,7 @@ void key_lock_set::add_key(const target_table& table, std::string_view canonical
     _last_hash = key_prefix_hash(table);
     _key_tables.push_back(table);
   }
-  _keys.push_back(bucket_of(fnv1a(_last_hash, canonical_key)));
+  _keys.push_back(fnv1a(_last_hash, canonical_key));
 }
 
 void key_lock_set::finish() {
@@ -69,7 +65,7 @@ void key_lock_set::finish() {
   std::sort(_keys.begin(), _keys.end());
   _keys.erase(std::unique(_keys.begin(), _keys.end()), _keys.end());
   if (_keys.size() > _max_keys) {
-    // Too many buckets: the tables of those keys are locked exclusively instead.
+    // Too many keys: the tables of those keys are locked exclusively instead.
     for (const target_table& t : _key_tables)
       _table_requests.emplace_back(t, true);
     _keys.clear();
@@ -98,15 +94,10 @@ std::string key_lock_set::table_lock_sql(bool exclusive) const {
          (exclusive ? "FOR UPDATE" : "LOCK IN SHARE MODE");
 }
 
-std::string key_lock_set::bucket_lock_sql(std::span<const int> buckets) const {
-  // A range scan of the primary key over a sorted IN list: the rows are locked in ascending
-  // order, and no other.
-  std::string sql = "SELECT bucket FROM " + _schema.table("lock_buckets") + " WHERE bucket IN (";
-  for (size_t i = 0; i < buckets.size(); ++i) {
-    if (i) sql += ',';
-    sql += std::to_string(buckets[i]);
-  }
-  return sql + ") ORDER BY bucket FOR UPDATE";
+std::string key_lock_set::key_lock_sql() const {
+  // The no-op update still takes the row's exclusive lock, as the insert of a new row does.
+  return "INSERT INTO " + _schema.table("key_locks") +
+         " (key_hash) VALUES (?) ON DUPLICATE KEY UPDATE key_hash = key_hash";
 }
 
 void key_lock_set::prepare(connection& conn) {
@@ -132,9 +123,20 @@ void key_lock_set::acquire(connection& conn) {
                              ": key_lock_set::prepare() runs before the transaction");
     }
   }
-  for (size_t at = 0; at < _keys.size(); at += bucket_chunk) {
-    const size_t n = std::min(bucket_chunk, _keys.size() - at);
-    conn.query(bucket_lock_sql(std::span<const int>(_keys).subspan(at, n)));
+  if (_keys.empty()) return;
+  // Big-endian: binary(8) compares byte by byte, so the rows' order is the hashes'.
+  _bound.resize(_keys.size() * 8);
+  for (size_t i = 0; i < _keys.size(); ++i) {
+    for (int b = 0; b < 8; ++b)
+      _bound[i * 8 + b] = static_cast<char>(_keys[i] >> (56 - 8 * b));
+  }
+  _params.clear();
+  for (size_t i = 0; i < _keys.size(); ++i)
+    _params.push_back(param::bytes(std::string_view(_bound).substr(i * 8, 8)));
+  const std::string sql = key_lock_sql();
+  for (size_t at = 0; at < _params.size(); at += key_chunk) {
+    const size_t n = std::min(key_chunk, _params.size() - at);
+    conn.exec_bulk(sql, 1, std::span<const param>(_params).subspan(at, n));
   }
 }
 
