@@ -94,10 +94,20 @@ std::string key_lock_set::table_lock_sql(bool exclusive) const {
          (exclusive ? "FOR UPDATE" : "LOCK IN SHARE MODE");
 }
 
-std::string key_lock_set::key_lock_sql() const {
-  // The no-op update still takes the row's exclusive lock, as the insert of a new row does.
-  return "INSERT INTO " + _schema.table("key_locks") +
-         " (key_hash) VALUES (?) ON DUPLICATE KEY UPDATE key_hash = key_hash";
+std::string key_lock_set::key_lock_sql(std::span<const uint64_t> keys) const {
+  // Hexadecimal literals of sluice's own hashes (big-endian, as binary(8) compares them), in
+  // the order given: one multi-row statement, each row inserted — or found, and locked by the
+  // no-op update — in the order written. (An array-bound statement cost MariaDB more CPU.)
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string sql = "INSERT INTO " + _schema.table("key_locks") + " (key_hash) VALUES ";
+  sql.reserve(sql.size() + keys.size() * 21 + 48);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    sql += i ? ",(0x" : "(0x";
+    for (int shift = 60; shift >= 0; shift -= 4)
+      sql.push_back(digits[(keys[i] >> shift) & 0xf]);
+    sql.push_back(')');
+  }
+  return sql + " ON DUPLICATE KEY UPDATE key_hash = key_hash";
 }
 
 void key_lock_set::prepare(connection& conn) {
@@ -123,20 +133,9 @@ void key_lock_set::acquire(connection& conn) {
                              ": key_lock_set::prepare() runs before the transaction");
     }
   }
-  if (_keys.empty()) return;
-  // Big-endian: binary(8) compares byte by byte, so the rows' order is the hashes'.
-  _bound.resize(_keys.size() * 8);
-  for (size_t i = 0; i < _keys.size(); ++i) {
-    for (int b = 0; b < 8; ++b)
-      _bound[i * 8 + b] = static_cast<char>(_keys[i] >> (56 - 8 * b));
-  }
-  _params.clear();
-  for (size_t i = 0; i < _keys.size(); ++i)
-    _params.push_back(param::bytes(std::string_view(_bound).substr(i * 8, 8)));
-  const std::string sql = key_lock_sql();
-  for (size_t at = 0; at < _params.size(); at += key_chunk) {
-    const size_t n = std::min(key_chunk, _params.size() - at);
-    conn.exec_bulk(sql, 1, std::span<const param>(_params).subspan(at, n));
+  for (size_t at = 0; at < _keys.size(); at += key_chunk) {
+    const size_t n = std::min(key_chunk, _keys.size() - at);
+    conn.exec(key_lock_sql(std::span<const uint64_t>(_keys).subspan(at, n)));
   }
 }
 

@@ -23,8 +23,8 @@ uint64_t key_hash(const target_table& table, std::string_view canonical_key);
 // counterpart of postgres/session/key_locks.h: MariaDB's GET_LOCK is per session and survives
 // COMMIT, so writers lock InnoDB rows of the state database, which end with the transaction:
 //   per table, its table_locks row, in share mode by writers and FOR UPDATE by a truncate;
-//   per key, its key_locks row (key_hash, big-endian binary(8)), made and locked at once by an
-//   array-bound INSERT … ON DUPLICATE KEY UPDATE: a new row is the inserter's until COMMIT, an
+//   per key, its key_locks row (key_hash, big-endian binary(8)), made and locked at once by a
+//   multi-row INSERT … ON DUPLICATE KEY UPDATE: a new row is the inserter's until COMMIT, an
 //   existing one takes an exclusive record lock (READ COMMITTED, a primary key: no gap lock).
 // Writers of one key therefore serialize, a truncate waits for every writer of its table, and
 // batches of different keys write at once (state schema 1 had 4,096 buckets: a batch of 5 k
@@ -75,9 +75,9 @@ class key_lock_set {
   const std::vector<bool>& exclusive() const { return _exclusive; }
   const std::vector<uint64_t>& keys() const { return _keys; }
 
-  // The statements, for tests: a table's row, and a key's (bound once per key).
+  // The statements, for tests: a table's row, and a chunk of keys' rows.
   std::string table_lock_sql(bool exclusive) const;
-  std::string key_lock_sql() const;
+  std::string key_lock_sql(std::span<const uint64_t> keys) const;
   // At most this many keys per statement.
   static constexpr size_t key_chunk = 5000;
 
@@ -94,8 +94,6 @@ class key_lock_set {
   std::vector<bool> _exclusive;
   std::vector<uint64_t> _keys;
   std::set<target_table> _prepared;  // tables whose row exists
-  std::string _bound;                // the keys' big-endian bytes, bound by acquire()
-  std::vector<param> _params;
 };
 
 }  // namespace sluice::mdb

@@ -56,9 +56,10 @@ TEST_CASE("mariadb key locks: the statements lock one table row, a key's row by 
         "SELECT 1 FROM `st`.`table_locks` WHERE target_schema = ? AND target_table = ? "
         "LOCK IN SHARE MODE");
   CHECK(locks.table_lock_sql(true).ends_with("FOR UPDATE"));
-  CHECK(locks.key_lock_sql() ==
-        "INSERT INTO `st`.`key_locks` (key_hash) VALUES (?) ON DUPLICATE KEY UPDATE key_hash = "
-        "key_hash");
+  const std::vector<uint64_t> keys{1, 0x0123456789abcdefull, 0xffffffffffffffffull};
+  CHECK(locks.key_lock_sql(keys) ==
+        "INSERT INTO `st`.`key_locks` (key_hash) VALUES (0x0000000000000001),(0x0123456789abcdef),"
+        "(0xffffffffffffffff) ON DUPLICATE KEY UPDATE key_hash = key_hash");
 }
 
 TEST_CASE("mariadb key locks: a default batch of thousands of keys locks keys, not tables") {
