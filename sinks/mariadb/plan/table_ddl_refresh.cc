@@ -46,18 +46,22 @@ void table_ddl::refresh(connection& conn, const std::vector<table_plan>& plans) 
   // shared metadata locks for the rest of the transaction: a running ALTER finishes first, a
   // later one waits for our COMMIT, and the definitions and shapes read are the ones the writes
   // meet. A table dropped since it was cached (1146) is opened by none: the read finds it gone.
+  // FOR UPDATE (no row: WHERE 0) takes the write lock level the batch's writes need at once:
+  // a read lock upgraded by the first write would wait behind a queued ALTER that waits for
+  // the read lock, a metadata-lock deadlock (1213) and the batch run again.
   std::string open = "SELECT 1 FROM ";
   for (size_t i = 0; i < targets.size(); ++i) {
-    if (i > 0) open += " UNION ALL SELECT 1 FROM ";
-    open += quote_table(targets[i].schema, targets[i].name) + " WHERE 0";
+    if (i > 0) open += ", ";
+    open += quote_table(targets[i].schema, targets[i].name) + " AS t" + std::to_string(i);
   }
+  open += " WHERE 0 FOR UPDATE";
   try {
     conn.query(open);
   } catch (const mdb_error& e) {
     if (e.code() != 1146) throw;
     for (const target_table& t : targets) {
       try {
-        conn.query("SELECT 1 FROM " + quote_table(t.schema, t.name) + " WHERE 0");
+        conn.query("SELECT 1 FROM " + quote_table(t.schema, t.name) + " WHERE 0 FOR UPDATE");
       } catch (const mdb_error& gone) {
         if (gone.code() != 1146) throw;
       }
