@@ -39,7 +39,8 @@ batch_applier::batch_applier(mdb_session& session, apply_options options)
       _planner(_options, mariadb_target_rules(_options.state_schema)),
       _ddl(_options),  // ddl_wait_limit 0: a metadata lock is waited out, DEGRADED meanwhile
       _writer(_options, _session.schema().table("tombstones")),
-      _locks(_session.schema(), _options.max_key_locks ? _options.max_key_locks : 4096),
+      _locks(_session.schema(),
+             _options.max_key_locks ? _options.max_key_locks : key_lock_set::default_max_keys),
       _offsets(_session.schema(), _options.connector),
       _progress(_session.schema(), _options.connector),
       _dead_letters(_session.schema(), _options.connector),

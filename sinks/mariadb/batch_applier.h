@@ -41,7 +41,7 @@ namespace sluice::mdb {
 //             a second, small merged batch written after the first (state/chunk_store.h); a
 //             completed chunk whose tables need DDL (or a claim, or a table_locks row) rolls
 //             back, has it made outside the transaction, and runs the batch again
-//     lock    table_locks rows (share; exclusive to truncate), then lock_buckets rows of the
+//     lock    table_locks rows (share; exclusive to truncate), then key_locks rows of the
 //             keys, in order (session/key_locks.h: InnoDB row locks end with the transaction)
 //     CAS     offsets: moves only where (owner_epoch, next_offset) are the expected ones
 //     write   per table: truncate, deletes + tombstones, guarded upserts (write/)

@@ -162,42 +162,6 @@ table_ddl::table_ddl(const apply_options& options, sql_dialect dialect)
   }
 }
 
-void table_ddl::refresh(connection& conn, const std::vector<table_plan>& plans) {
-  std::vector<target_table> targets;
-  for (const table_plan& p : plans) {
-    if (_shapes.contains(p.target) &&
-        std::find(targets.begin(), targets.end(), p.target) == targets.end()) {
-      targets.push_back(p.target);
-    }
-  }
-  if (targets.empty()) return;
-  // information_schema is neither transactional nor locked: read while another lane's ALTER
-  // runs, a table can come back without its key columns. Opening the tables first takes their
-  // shared metadata locks for the rest of the transaction: a running ALTER finishes first, a
-  // later one waits for our COMMIT, and the shapes read are the ones the writes meet.
-  // A table dropped since it was cached (1146) is opened by none: the read finds it gone.
-  std::string open = "SELECT 1 FROM ";
-  for (size_t i = 0; i < targets.size(); ++i) {
-    if (i > 0) open += " UNION ALL SELECT 1 FROM ";
-    open += quote_table(targets[i].schema, targets[i].name) + " WHERE 0";
-  }
-  try {
-    conn.query(open);
-  } catch (const mdb_error& e) {
-    if (e.code() != 1146) throw;
-    for (const target_table& t : targets) {
-      try {
-        conn.query("SELECT 1 FROM " + quote_table(t.schema, t.name) + " WHERE 0");
-      } catch (const mdb_error& gone) {
-        if (gone.code() != 1146) throw;
-      }
-    }
-  }
-  std::vector<table_shape> fresh = read_table_shapes(conn, targets);
-  for (size_t i = 0; i < targets.size(); ++i)
-    _shapes[targets[i]] = std::move(fresh[i]);
-}
-
 std::optional<std::string> table_ddl::key_refusal(const target_table& target,
                                                   const table_shape& shape) {
   const std::string where = label(target) + ": key column ";
@@ -374,13 +338,13 @@ std::vector<ddl_outcome> table_ddl::prepare(connection& conn, std::vector<table_
     for (size_t i = 0; i < pending.size(); ++i) {
       const target_table& t = pending[i];
       if (!work_needed(by_target[t], fresh[i])) {
-        _shapes[t] = std::move(fresh[i]);
+        cache(t, std::move(fresh[i]));
         continue;
       }
       if (!guard) guard.emplace(conn, _options.ddl_statement_timeout, _options.ddl_lock_timeout);
       ddl_outcome& out = outcomes[t];
       try {
-        _shapes[t] = change_table(conn, t, by_target[t], std::move(fresh[i]), out.changed, waiting);
+        cache(t, change_table(conn, t, by_target[t], std::move(fresh[i]), out.changed, waiting));
         continue;
       } catch (const schema_error& e) {
         if (!_options.ddl_failure_dead_letters) throw;
@@ -394,6 +358,7 @@ std::vector<ddl_outcome> table_ddl::prepare(connection& conn, std::vector<table_
         out.error = std::to_string(e.code()) + " (" + e.sqlstate() + ") " + e.what();
       }
       _shapes.erase(t);  // not cached: the next batch reads it again
+      _definitions.erase(t);
       _failed[t] = out.error;
     }
   }

@@ -84,13 +84,20 @@ class table_ddl {
   const std::map<target_table, std::string>& failures() const { return _failed; }
   // Whether prepare() has nothing to do for these plans (no round trip).
   bool ready(const std::vector<table_plan>& plans) const;
-  // Re-reads the cached shapes of these plans' targets (another lane or instance may have added
-  // columns): two round trips, never DDL; may run inside the batch transaction.
+  // Makes the cached shapes of these plans' targets the ones this transaction's writes meet
+  // (another lane or instance may have changed the tables), inside the batch transaction: opens
+  // the tables (their shared metadata locks, held until COMMIT), then compares each table's
+  // SHOW CREATE TABLE with the one its shape was last read with, and re-reads from
+  // information_schema (two round trips) only the shapes that differ or were read outside a
+  // transaction (by prepare()). Never DDL. In the steady state: 1 + tables round trips.
   void refresh(connection& conn, const std::vector<table_plan>& plans);
 
   // The cached shape; exists = false for a table not seen or not there.
   const table_shape& shape(const target_table& target) const;
-  void forget() { _shapes.clear(); }
+  void forget() {
+    _shapes.clear();
+    _definitions.clear();
+  }
 
   // The metadata columns a plan's table needs, as sluice creates them.
   std::vector<column_spec> metadata_columns(const table_plan& plan, bool creating) const;
@@ -130,7 +137,16 @@ class table_ddl {
   const apply_options& _options;
   sql_dialect _dialect;
   std::map<std::string, std::map<std::string, std::string>> _overrides;
+  // A shape read by prepare() (outside any transaction, so perhaps while an ALTER ran):
+  // refresh() reads it again.
+  void cache(const target_table& t, table_shape shape) {
+    _shapes[t] = std::move(shape);
+    _definitions.erase(t);
+  }
+
   std::map<target_table, table_shape> _shapes;
+  // SHOW CREATE TABLE of the shapes refresh() read under their metadata lock.
+  std::map<target_table, std::string> _definitions;
   std::map<target_table, std::string> _failed;
 };
 

@@ -14,23 +14,27 @@
 
 namespace sluice::mdb {
 
-// The lock_buckets row of one key of a table: hash(table, key) % state_schema::lock_bucket_count,
-// from a hash fixed here (FNV-1a, 64-bit; the same bytes as PostgreSQL's key_lock_key), so every
-// sluice version and instance agrees on it. Two keys that share a bucket only wait for each
-// other; they never miss a conflict.
-int key_bucket(const target_table& table, std::string_view canonical_key);
+// The key_locks row of one key of a table: its 64-bit hash of (table, key) (FNV-1a, the same
+// bytes as PostgreSQL's key_lock_key), fixed here so that every sluice version and instance
+// agrees on it. Two keys that share a hash only wait for each other; they never miss a conflict.
+uint64_t key_hash(const target_table& table, std::string_view canonical_key);
 
 // The row locks one batch transaction takes before it writes (SPEC §4 "Concurrency"), the
 // counterpart of postgres/session/key_locks.h: MariaDB's GET_LOCK is per session and survives
 // COMMIT, so writers lock InnoDB rows of the state database, which end with the transaction:
 //   per table, its table_locks row, in share mode by writers and FOR UPDATE by a truncate;
-//   per key, its lock_buckets row FOR UPDATE.
+//   per key, its key_locks row (key_hash, big-endian binary(8)), made and locked at once by a
+//   multi-row INSERT … ON DUPLICATE KEY UPDATE: a new row is the inserter's until COMMIT, an
+//   existing one takes an exclusive record lock (READ COMMITTED, a primary key: no gap lock).
 // Writers of one key therefore serialize, a truncate waits for every writer of its table, and
-// batches with keys in different buckets write at once. Tables are locked before keys, each in
-// ascending order (buckets in chunks of at most 1000, chunks ascending), so two batches never
-// wait on each other in a cycle. A batch with more buckets than max_keys locks its tables
-// exclusively instead (as PostgreSQL's does; a few thousand row locks are cheap, but a batch
-// that touches most buckets gains nothing from them).
+// batches of different keys write at once (state schema 1 had 4,096 buckets: a batch of 5 k
+// keys covered most of them, and two lanes took turns). Tables are locked before keys, each in
+// ascending order (keys in statements of at most key_chunk rows, each run in the order bound),
+// so two batches never wait on each other in a cycle. A batch with more keys than max_keys
+// locks its tables exclusively instead (as PostgreSQL's does past its lock budget).
+//
+// key_locks only grows (a row per key ever written): the janitor empties it now and then
+// (state_janitor.h); a row deleted is made again by its key's next writer.
 //
 // A table's row must exist before it can be locked, and inserting it inside the transaction
 // would hold it exclusively until COMMIT: prepare() inserts the missing rows (INSERT IGNORE,
@@ -40,7 +44,11 @@ int key_bucket(const target_table& table, std::string_view canonical_key);
 // transaction, acquire(conn) inside it. Threading: one per apply lane.
 class key_lock_set {
  public:
-  explicit key_lock_set(state_schema schema, size_t max_keys = state_schema::lock_bucket_count)
+  // Past this many keys a batch locks its tables instead: InnoDB's row locks cost a bit per
+  // row of a page, so the limit is the batch's memory, not the server's.
+  static constexpr size_t default_max_keys = 1'000'000;
+
+  explicit key_lock_set(state_schema schema, size_t max_keys = default_max_keys)
       : _schema(std::move(schema)), _max_keys(max_keys) {}
 
   void set_max_keys(size_t max_keys) { _max_keys = max_keys; }
@@ -65,13 +73,13 @@ class key_lock_set {
   void finish();
   const std::vector<target_table>& tables() const { return _tables; }
   const std::vector<bool>& exclusive() const { return _exclusive; }
-  const std::vector<int>& keys() const { return _keys; }
+  const std::vector<uint64_t>& keys() const { return _keys; }
 
-  // The statements, for tests: a table's row, and one chunk of buckets.
+  // The statements, for tests: a table's row, and a chunk of keys' rows.
   std::string table_lock_sql(bool exclusive) const;
-  std::string bucket_lock_sql(std::span<const int> buckets) const;
-  // At most this many buckets per statement.
-  static constexpr size_t bucket_chunk = 1000;
+  std::string key_lock_sql(std::span<const uint64_t> keys) const;
+  // At most this many keys per statement.
+  static constexpr size_t key_chunk = 5000;
 
  private:
   state_schema _schema;
@@ -84,7 +92,7 @@ class key_lock_set {
   uint64_t _last_hash = 0;
   std::vector<target_table> _tables;
   std::vector<bool> _exclusive;
-  std::vector<int> _keys;
+  std::vector<uint64_t> _keys;
   std::set<target_table> _prepared;  // tables whose row exists
 };
 

@@ -138,8 +138,9 @@ const std::vector<std::vector<std::string>>& migrations() {
                started_at datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
                heartbeat_at datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
                PRIMARY KEY (connector, worker_id)))",
-          // Writers of a key lock its bucket's row (SELECT … FOR UPDATE, buckets in ascending
-          // order); a table's writers lock its row in share mode, its truncate exclusively.
+          // Version 1's writers of a key locked its bucket's row (SELECT … FOR UPDATE, buckets
+          // in ascending order); a table's writers lock its row in share mode, its truncate
+          // exclusively.
           R"(CREATE TABLE IF NOT EXISTS @.lock_buckets (
                bucket int NOT NULL PRIMARY KEY))",
           "INSERT IGNORE INTO @.lock_buckets (bucket) SELECT seq FROM seq_0_to_4095",
@@ -147,6 +148,13 @@ const std::vector<std::vector<std::string>>& migrations() {
                target_schema varchar(64) NOT NULL,
                target_table varchar(64) NOT NULL,
                PRIMARY KEY (target_schema, target_table)))",
+      },
+      {
+          // Version 2: a row per key (its 64-bit hash, big-endian), made by its first writer
+          // and locked by INSERT … ON DUPLICATE KEY UPDATE. lock_buckets stays for a sluice of
+          // version 1 still running while this one migrates (it refuses to start afterwards).
+          R"(CREATE TABLE IF NOT EXISTS @.key_locks (
+               key_hash binary(8) NOT NULL PRIMARY KEY))",
       },
   };
   return steps;

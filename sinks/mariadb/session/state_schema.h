@@ -10,7 +10,7 @@ namespace sluice::mdb {
 // sluice's own tables on MariaDB (SPEC §4, §6b), the same contract as PostgreSQL's
 // (postgres/session/state_schema.h) in a database of their own (a MariaDB "schema"; default
 // `sluice`): offsets, dead_letters, tombstones, pending_fragments, catalog, ddl_history,
-// table_progress, routes, registry_schemas, connector_control, members, and lock_buckets /
+// table_progress, routes, registry_schemas, connector_control, members, and key_locks /
 // table_locks (the rows writers lock to serialize per key and per table: MariaDB's GET_LOCK is
 // per session and survives COMMIT, InnoDB row locks end with the transaction). Every table is
 // InnoDB, utf8mb4 with the binary NO PAD collation, so that names compare exactly; times are
@@ -23,8 +23,9 @@ namespace sluice::mdb {
 class state_schema {
  public:
   // The version this build creates and expects.
-  static constexpr int current_version = 1;
-  // Rows of lock_buckets: a key's writers lock bucket hash(key) % lock_bucket_count.
+  // 1: the first; 2: key_locks, a row per key (session/key_locks.h), instead of lock_buckets.
+  static constexpr int current_version = 2;
+  // Rows of version 1's lock_buckets (hash(key) % lock_bucket_count), made still by step 1.
   static constexpr int lock_bucket_count = 4096;
 
   explicit state_schema(std::string database);

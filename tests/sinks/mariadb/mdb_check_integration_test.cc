@@ -64,7 +64,8 @@ TEST_CASE("mariadb check: the fixture's user has everything the configuration ne
             .empty());
   mdb::state_schema(o.state_schema).migrate(admin);
   found = mdb::check_mariadb(o, r);
-  CHECK(find(found, "state", "database " + o.state_schema)->detail == "at version 1");
+  CHECK(find(found, "state", "database " + o.state_schema)->detail ==
+        "at version " + std::to_string(mdb::state_schema::current_version));
 
   // The fixture's own database keeps the server's default, case-insensitive collation.
   r.target_schemas = {"replica"};

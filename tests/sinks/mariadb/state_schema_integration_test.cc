@@ -22,14 +22,32 @@ TEST_CASE("mariadb state schema: created once, every table there, migrating agai
   for (const auto& row : tables.rows)
     names += *row.at(0) + " ";
   CHECK(names ==
-        "catalog connector_control ddl_history dead_letters lock_buckets members offsets "
+        "catalog connector_control ddl_history dead_letters key_locks lock_buckets members offsets "
         "pending_fragments registry_schemas routes schema_version table_locks table_progress "
         "tombstones ");
   CHECK(c.query("SELECT count(*) FROM " + schema.table("lock_buckets")).at(0, 0) == "4096");
+  CHECK(c.query("SELECT count(*) FROM " + schema.table("key_locks")).at(0, 0) == "0");
   // Names compare exactly: no case folding, no padding.
   c.exec("INSERT INTO " + schema.table("offsets") +
          " (connector, topic, `partition`) VALUES ('c', 't', 0), ('C', 't', 0), ('c ', 't', 0)");
   CHECK(c.query("SELECT count(*) FROM " + schema.table("offsets")).at(0, 0) == "3");
+  c.exec("DROP DATABASE " + mdb::quote_identifier(db));
+}
+
+TEST_CASE("mariadb state schema: version 1 is upgraded to 2, key_locks added, once") {
+  mdb::connection c(testing::mariadb_settings());
+  const std::string db = testing::unique_name("state_v1");
+  const mdb::state_schema schema(db);
+  schema.migrate(c);
+  // Back to version 1 as a sluice of that version left it.
+  c.exec("DROP TABLE " + schema.table("key_locks"));
+  c.exec("DELETE FROM " + schema.table("schema_version") + " WHERE version = 2");
+  CHECK(schema.migrate(c) == 1);
+  CHECK(c.query("SELECT count(*) FROM " + schema.table("key_locks")).at(0, 0) == "0");
+  CHECK(c.query("SELECT group_concat(version ORDER BY version) FROM " +
+                schema.table("schema_version"))
+            .at(0, 0) == "1,2");
+  CHECK(schema.migrate(c) == 2);
   c.exec("DROP DATABASE " + mdb::quote_identifier(db));
 }
 

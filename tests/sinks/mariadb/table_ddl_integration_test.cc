@@ -162,6 +162,52 @@ TEST_CASE("mariadb table_ddl: evolve adds a column; with auto.evolve off the tab
   CHECK_FALSE(w.shape("t").find("c"));
 }
 
+// The SELECTs this connection ran so far (refresh() reads information_schema by SELECTs).
+long selects(mdb::connection& c) {
+  return std::stol(c.query("SHOW SESSION STATUS LIKE 'Com_select'").at(0, 1).value_or("0"));
+}
+
+TEST_CASE("mariadb table_ddl: refresh() re-reads a shape only when the table's definition moved") {
+  ddl_world w;
+  mdb::table_ddl ddl(w.options);
+  auto p = w.prepare(ddl, {w.upsert("t", "id", value::number("1"), {{"a", value::string("x")}})});
+  mdb::connection other(testing::mariadb_settings());
+  const auto refresh = [&] {
+    w.conn.exec("BEGIN");
+    const long before = selects(w.conn);
+    ddl.refresh(w.conn, p->plans);
+    const long ran = selects(w.conn) - before;
+    w.conn.exec("COMMIT");
+    return ran;
+  };
+  // Read by prepare(), outside a transaction (perhaps while an ALTER ran): read again.
+  CHECK(refresh() > 1);
+  // Unchanged: the tables opened (their metadata locks), nothing read.
+  CHECK(refresh() == 1);
+  CHECK(refresh() == 1);
+  // Another lane (or an operator) changes the table: the next batch reads it.
+  other.exec("ALTER TABLE " + w.table("t") + " ADD COLUMN z varchar(10)");
+  CHECK_FALSE(ddl.shape({w.db, "t"}).find("z"));
+  CHECK(refresh() > 1);
+  REQUIRE(ddl.shape({w.db, "t"}).find("z"));
+  other.exec("ALTER TABLE " + w.table("t") + " MODIFY COLUMN z varchar(40)");
+  CHECK(refresh() > 1);
+  CHECK(ddl.shape({w.db, "t"}).find("z")->type == "varchar(40)");
+  // An AUTO_INCREMENT counter moves with inserts, not with the shape.
+  other.exec("ALTER TABLE " + w.table("t") + " ADD COLUMN n bigint NOT NULL AUTO_INCREMENT UNIQUE");
+  CHECK(refresh() > 1);
+  other.exec("INSERT INTO " + w.table("t") + " (id, _sluice_csn) VALUES (99, x'00')");
+  CHECK(refresh() == 1);
+  // A shape prepare() reads again (a column it lacks) is read again under the lock too.
+  p = w.prepare(ddl, {w.upsert("t", "id", value::number("2"), {{"q", value::string("y")}})});
+  CHECK(refresh() > 1);
+  CHECK(refresh() == 1);
+  // A dropped table: read as gone, and again until it is back.
+  other.exec("DROP TABLE " + w.table("t"));
+  CHECK(refresh() > 1);
+  CHECK_FALSE(ddl.shape({w.db, "t"}).exists);
+}
+
 TEST_CASE("mariadb table_ddl: an adopted table whose key merges `a`, `A` or `a ` is refused") {
   ddl_world w;
   mdb::table_ddl ddl(w.options);
