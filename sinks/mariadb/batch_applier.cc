@@ -53,6 +53,17 @@ batch_applier::batch_applier(mdb_session& session, apply_options options)
   _session.on_drop([this] { _writer.session_lost(); });
 }
 
+void batch_applier::follow_server(unsigned long version) {
+  if (version == _server_version) return;
+  _server_version = version;
+  const sql_dialect dialect = sql_dialect::of_server(version);
+  _ddl.set_dialect(dialect);
+  _writer.set_dialect(dialect);
+  _offsets = offset_store(_session.schema(), _options.connector, dialect);
+  _progress = table_progress_store(_session.schema(), _options.connector, dialect);
+  _catalog = catalog_writer(_session.schema(), _options.connector, dialect);
+}
+
 batch_applier::~batch_applier() {
   _session.on_drop({});
 }
@@ -102,6 +113,7 @@ apply_result batch_applier::apply(const merged_batch& batch,
       }
       out.why.clear();
     }
+    follow_server(conn.server_version());
     apply_stats& stats = out.stats;
     stats = apply_stats{};
     stats.attempts = ++attempts;

@@ -90,10 +90,15 @@ class batch_applier final : public sink::batch_applier {
                        std::vector<table_plan>& plans);
   // What the last attempt's completed chunks need made outside the transaction.
   void prepare_chunk_tables(connection& conn, const table_ddl::waiting_fn& waiting);
+  // The SQL text for the server the connection reached (sql_dialect::of_server): MariaDB 10.6
+  // has no uuid type; MySQL 8's text differs (not run here). Chunk bookkeeping keeps
+  // MariaDB's text (chunk_store holds the batch's pending pieces).
+  void follow_server(unsigned long version);
 
   mdb_session& _session;
   apply_options _options;
   table_planner _planner;
+  unsigned long _server_version = 0;  // the one the members below write for (0: none yet)
   table_ddl _ddl;
   table_writer _writer;
   key_lock_set _locks;

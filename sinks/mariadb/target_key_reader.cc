@@ -6,8 +6,9 @@ namespace sluice::mdb {
 
 std::optional<std::vector<std::string>> target_key_reader::primary_key(const target_table& table,
                                                                        const keep_going& go) {
-  return _session.run_while(
-      go, [&](connection& conn) { return read_table_shape(conn, table).primary_key; });
+  return _session.run_while(go, [&](connection& conn) {
+    return read_table_shape(conn, table, sql_dialect::of_server(conn.server_version())).primary_key;
+  });
 }
 
 }  // namespace sluice::mdb

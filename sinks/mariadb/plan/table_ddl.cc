@@ -305,7 +305,7 @@ table_shape table_ddl::change_table(connection& conn, const target_table& t,
     } catch (const mdb_error& e) {
       if (!already_there(e) || attempt >= 3) throw;
     }
-    table_shape made = read_table_shape(conn, t);
+    table_shape made = read_table_shape(conn, t, _dialect);
     if (!made.exists) {
       // CREATE TABLE IF NOT EXISTS only notes it when a view has the name.
       throw schema_error("cannot create table " + label(t) +
@@ -333,7 +333,7 @@ std::vector<ddl_outcome> table_ddl::prepare(connection& conn, std::vector<table_
     if (it == _shapes.end() || work_needed(group, it->second)) pending.push_back(t);
   }
   if (!pending.empty()) {
-    std::vector<table_shape> fresh = read_table_shapes(conn, pending);
+    std::vector<table_shape> fresh = read_table_shapes(conn, pending, _dialect);
     std::optional<session_guard> guard;
     for (size_t i = 0; i < pending.size(); ++i) {
       const target_table& t = pending[i];

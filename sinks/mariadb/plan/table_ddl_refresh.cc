@@ -80,7 +80,7 @@ void table_ddl::refresh(connection& conn, const std::vector<table_plan>& plans) 
     definitions.push_back(std::move(now));
   }
   if (stale.empty()) return;
-  std::vector<table_shape> fresh = read_table_shapes(conn, stale);
+  std::vector<table_shape> fresh = read_table_shapes(conn, stale, _dialect);
   for (size_t i = 0; i < stale.size(); ++i) {
     _shapes[stale[i]] = std::move(fresh[i]);
     if (definitions[i].empty()) {
