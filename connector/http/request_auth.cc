@@ -6,6 +6,21 @@
 #include "core/model/base64.h"
 
 namespace sluice {
+namespace {
+
+// What follows an Authorization header's `scheme` ("bearer ", lower case, matched in any
+// case), or nullopt when the header is missing or has another scheme.
+std::optional<std::string_view> credentials(const char* header, std::string_view scheme) {
+  if (header == nullptr) return std::nullopt;
+  std::string_view h(header);
+  if (h.size() < scheme.size()) return std::nullopt;
+  for (size_t i = 0; i < scheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
+  }
+  return h.substr(scheme.size());
+}
+
+}  // namespace
 
 bool loopback_host(const char* header) {
   if (header == nullptr) return true;
@@ -45,14 +60,9 @@ bool same_secret(std::string_view given, std::string_view secret) {
 }
 
 std::optional<std::string_view> bearer_token(const char* header) {
-  if (header == nullptr) return std::nullopt;
-  std::string_view h(header);
-  constexpr std::string_view scheme = "bearer ";
-  if (h.size() < scheme.size()) return std::nullopt;
-  for (size_t i = 0; i < scheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
-  }
-  h.remove_prefix(scheme.size());
+  std::optional<std::string_view> given = credentials(header, "bearer ");
+  if (!given) return std::nullopt;
+  std::string_view h = *given;
   while (!h.empty() && h.front() == ' ')
     h.remove_prefix(1);
   while (!h.empty() && h.back() == ' ')
@@ -61,18 +71,12 @@ std::optional<std::string_view> bearer_token(const char* header) {
 }
 
 std::optional<std::string> basic_password(const char* header) {
-  if (header == nullptr) return std::nullopt;
-  std::string_view h(header);
-  constexpr std::string_view scheme = "basic ";
-  if (h.size() < scheme.size()) return std::nullopt;
-  for (size_t i = 0; i < scheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return std::nullopt;
-  }
-  h.remove_prefix(scheme.size());
+  const std::optional<std::string_view> h = credentials(header, "basic ");
+  if (!h) return std::nullopt;
   std::string decoded;
   uint32_t bits = 0;
   int count = 0;
-  for (char c : h) {
+  for (char c : *h) {
     if (c == '=' || c == ' ') continue;
     const int d = base64_digit(c);
     if (d < 0) return std::nullopt;
