@@ -1,5 +1,6 @@
 #include "sinks/mariadb/state/replay_settlement.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -24,8 +25,11 @@ std::string placeholders(size_t n) {
 
 }  // namespace
 
-replay_settlement::replay_settlement(const state_schema& schema, std::string connector)
-    : _table(schema.table("dead_letters")), _connector(std::move(connector)) {}
+replay_settlement::replay_settlement(const state_schema& schema, std::string connector,
+                                     size_t ids_per_read)
+    : _table(schema.table("dead_letters")),
+      _connector(std::move(connector)),
+      _ids_per_read(std::max<size_t>(1, ids_per_read)) {}
 
 uint64_t replay_settlement::settle(connection& conn, const std::vector<int64_t>& replayed,
                                    const std::vector<int64_t>& written) const {
@@ -36,18 +40,28 @@ uint64_t replay_settlement::settle(connection& conn, const std::vector<int64_t>&
     numbers.push_back(std::to_string(id));
   for (int64_t id : written)
     numbers.push_back(std::to_string(id));
-  std::vector<param> params{param::text(_connector)};
-  for (const std::string& n : numbers)
-    params.push_back(param::text(n));
-  const result r = conn.query(
-      "SELECT id, topic, `partition`, kafka_offset, target_schema, target_table FROM " + _table +
-          " WHERE connector = ? AND id IN (" + placeholders(numbers.size()) + ") ORDER BY id",
-      params);
+  // The letters' origins, in id order (by id within a read, and the reads' rows sorted after).
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (size_t from = 0; from < numbers.size(); from += _ids_per_read) {
+    const size_t n = std::min(_ids_per_read, numbers.size() - from);
+    std::vector<param> params{param::text(_connector)};
+    for (size_t i = from; i < from + n; ++i)
+      params.push_back(param::text(numbers[i]));
+    result r = conn.query(
+        "SELECT id, topic, `partition`, kafka_offset, target_schema, target_table FROM " + _table +
+            " WHERE connector = ? AND id IN (" + placeholders(n) + ")",
+        params);
+    for (auto& row : r.rows)
+      rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::stoll(*a.at(0)) < std::stoll(*b.at(0));
+  });
 
   // Per origin, the replayed letters still there and the new ones, each in id order.
   const std::unordered_set<int64_t> was_replayed(replayed.begin(), replayed.end());
   std::map<origin, std::pair<std::deque<std::string>, std::deque<std::string>>> by_origin;
-  for (const auto& row : r.rows) {
+  for (const auto& row : rows) {
     const bool from_message = row.at(1).has_value();
     const origin o{row.at(1), row.at(2), row.at(3), from_message ? std::nullopt : row.at(4),
                    from_message ? std::nullopt : row.at(5)};

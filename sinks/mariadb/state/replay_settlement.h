@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,7 +25,10 @@ namespace sluice::mdb {
 // Lifecycle: per batch, no state. Threading: none of its own.
 class replay_settlement {
  public:
-  replay_settlement(const state_schema& schema, std::string connector);
+  // ids_per_read: letters whose origins one statement reads (MariaDB takes at most 65,535
+  // placeholders; a replay page is batch.size letters, up to ten million).
+  replay_settlement(const state_schema& schema, std::string connector,
+                    size_t ids_per_read = 10'000);
 
   // Returns how many replayed letters went (they applied).
   uint64_t settle(connection& conn, const std::vector<int64_t>& replayed,
@@ -33,6 +37,7 @@ class replay_settlement {
  private:
   std::string _table;
   std::string _connector;
+  size_t _ids_per_read;
 };
 
 }  // namespace sluice::mdb
