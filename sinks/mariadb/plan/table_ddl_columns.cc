@@ -9,6 +9,7 @@
 #include "sinks/mariadb/plan/mdb_type.h"
 #include "sinks/mariadb/plan/table_ddl_parts.h"
 #include "sinks/mariadb/sql/meta_columns.h"
+#include "sinks/plan/type_growth.h"
 
 namespace sluice::mdb {
 
@@ -122,7 +123,7 @@ std::vector<column_spec> table_ddl::widenings(const table_plan& plan,
     // Compared as the type MariaDB would really get (a timestamp(9) is a datetime(6)).
     const std::string wider = mdb_type_for(col.type, _dialect);
     const auto made = portable_of_mdb(type_of(wider));
-    if (!existing || !made || !grew(*existing, *made)) continue;
+    if (!existing || !made || !type_grew(*existing, *made)) continue;
     add_unique(out, {col.name, wider + (have->nullable ? "" : " NOT NULL")});
   }
   return out;

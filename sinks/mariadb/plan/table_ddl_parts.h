@@ -17,29 +17,6 @@ inline std::string label(const target_table& t) {
   return t.schema + "." + t.name;
 }
 
-inline bool is_integer(type_id id) {
-  return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
-}
-
-// As postgres/plan/table_ddl.cc: the stream's type says the column grew — a stated, larger
-// bound of the same family, or a larger integer or float; never a change of family.
-inline bool grew(const column_type& existing, const column_type& stream) {
-  if (widens(stream, existing) || !widens(existing, stream)) return false;
-  if (is_integer(existing.id) && is_integer(stream.id)) return true;
-  if (existing.id == type_id::float32 && stream.id == type_id::float64) return true;
-  if (existing.id != stream.id) return false;
-  switch (stream.id) {
-    case type_id::string:
-      return stream.length != column_type::no_length;
-    case type_id::decimal:
-    case type_id::time:
-    case type_id::timestamp:
-      return stream.precision != column_type::no_precision;
-    default:
-      return false;
-  }
-}
-
 // The type part of a definition ("varchar(80)" of "varchar(80) CHARACTER SET …").
 inline std::string_view type_of(std::string_view definition) {
   return definition.substr(0, definition.find(' '));

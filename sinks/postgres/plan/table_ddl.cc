@@ -10,6 +10,7 @@
 #include "core/catalog/table_router.h"
 #include "sinks/plan/change_dead_letter.h"
 #include "sinks/plan/plan_rejects.h"
+#include "sinks/plan/type_growth.h"
 #include "sinks/postgres/plan/ddl_locks.h"
 #include "sinks/postgres/plan/pg_type.h"
 #include "sinks/postgres/plan/table_shape_reader.h"
@@ -25,33 +26,6 @@ namespace {
 
 std::string label(const target_table& t) {
   return t.schema + "." + t.name;
-}
-
-bool is_integer(type_id id) {
-  return id == type_id::int16 || id == type_id::int32 || id == type_id::int64;
-}
-
-// Whether the stream's type says the column grew: the same family with a stated, larger bound
-// (a stream that does not state a length or precision — Debezium without
-// column.propagate.source.type — says nothing about it), or a larger integer or float. Not
-// a change of family: a text column the stream calls an integer stays text.
-bool grew(const column_type& existing, const column_type& stream) {
-  if (widens(stream, existing) || !widens(existing, stream)) return false;
-  if (is_integer(existing.id) && is_integer(stream.id)) return true;
-  if (existing.id == type_id::float32 && stream.id == type_id::float64) return true;
-  if (existing.id != stream.id) return false;
-  switch (stream.id) {
-    case type_id::string:
-      return stream.length != column_type::no_length;
-    case type_id::decimal:
-    case type_id::time:
-    case type_id::timetz:
-    case type_id::timestamp:
-    case type_id::timestamptz:
-      return stream.precision != column_type::no_precision;
-    default:
-      return false;
-  }
 }
 
 bool has_items(const table_plan& plan) {
@@ -136,7 +110,7 @@ std::vector<column_def> table_ddl::widenings(const table_plan& plan,
     // such, a stream type beyond PostgreSQL's bounds does not "grow" the column every batch.
     const std::string wider = pg_type_for(col.type);
     const auto made = portable_of_pg(wider);
-    if (!existing || !made || !grew(*existing, *made)) continue;
+    if (!existing || !made || !type_grew(*existing, *made)) continue;
     add_unique(out, {col.name, wider});
   }
   return out;
