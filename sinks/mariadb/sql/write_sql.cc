@@ -142,12 +142,12 @@ stage_def make_stage(stage_kind kind, const std::vector<const column_def*>& keys
   return out;
 }
 
-std::string create_stage_sql(const stage_def& stage) {
+std::string create_stage_sql(const stage_def& stage, bool default_engine) {
   std::string cols;
   for (const auto& [name, type] : stage.columns)
     cols += (cols.empty() ? "" : ", ") + quote_identifier(name) + " " + type;
   return "CREATE TEMPORARY TABLE IF NOT EXISTS " + quote_identifier(stage.table) + " (" + cols +
-         ")";
+         ")" + (default_engine ? "" : " ENGINE=MyISAM");
 }
 
 std::string clear_stage_sql(const stage_def& stage) {
@@ -216,6 +216,34 @@ std::string upsert_sql(const target_table& table, const stage_def& stage,
          list(values) + " FROM " + sql::with_tombstone(ctx, stage.table) +
          " WHERE (s._sluice_tomb IS NULL OR s._sluice_tomb <= s._sluice_row_csn)" +
          sql::held_only(table, key, ctx) + " ON DUPLICATE KEY UPDATE " + list(updates);
+}
+
+std::string insert_new_rows_sql(const target_table& table,
+                                const std::vector<const column_def*>& key,
+                                const std::vector<const column_def*>& columns,
+                                const write_sql_context& ctx) {
+  std::vector<std::string> names, values;
+  for (const column_def* c : key)
+    names.push_back(quote_identifier(c->name));
+  for (const column_def* c : columns)
+    names.push_back(quote_identifier(c->name));
+  names.push_back(quote_identifier(meta::csn));
+  values.assign(names.size(), "?");
+  if (ctx.updated_at) {
+    names.push_back(quote_identifier(meta::updated_at));
+    values.push_back("UTC_TIMESTAMP(6)");
+  }
+  if (ctx.soft_delete) {
+    names.push_back(quote_identifier(meta::deleted));
+    values.push_back("FALSE");
+  }
+  return "INSERT INTO " + quote_table(table.schema, table.name) + " (" + list(names) +
+         ") VALUES (" + list(values) + ")";
+}
+
+std::string any_tombstone_sql(const write_sql_context& ctx) {
+  return "SELECT EXISTS (SELECT 1 FROM " + ctx.tombstones +
+         " WHERE target_schema = ? AND target_table = ?)";
 }
 
 std::string missing_rows_sql(const target_table& table, const stage_def& stage,

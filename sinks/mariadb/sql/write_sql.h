@@ -78,7 +78,12 @@ bool is_binary_type(std::string_view type);
 // Stage column names: key i, value i.
 std::string key_alias(size_t i);
 std::string value_alias(size_t i);
-std::string create_stage_sql(const stage_def& stage);
+// The stage is MyISAM, not the server's default engine (InnoDB): it is refilled before every
+// statement that reads it and never needs a rollback, and InnoDB's undo log made filling and
+// emptying it (a DELETE row by row) a third of the server's CPU on a mix of changes (MyISAM
+// empties a table whole; docs/performance.md has the figures). A ROLLBACK leaves its rows,
+// which the next fill clears anyway. default_engine: the server refused MyISAM (stager::fill).
+std::string create_stage_sql(const stage_def& stage, bool default_engine = false);
 std::string clear_stage_sql(const stage_def& stage);
 // INSERT INTO stage VALUES (?, …): one parameter per column, run by exec_bulk.
 std::string fill_stage_sql(const stage_def& stage);
@@ -94,6 +99,19 @@ std::string fill_stage_sql(const stage_def& stage);
 std::string upsert_sql(const target_table& table, const stage_def& stage,
                        const std::vector<const column_def*>& key,
                        const std::vector<const column_def*>& columns, const write_sql_context& ctx);
+
+// The fast path for rows whose keys the table does not hold (table_writer::write_new_rows):
+// a plain INSERT … VALUES, one placeholder per key column, then per column, then the CSN
+// (bytes); _sluice_updated_at and _sluice_deleted take what the upsert would give a new row.
+// No guard, no ON DUPLICATE KEY UPDATE: a key the table holds fails it (1062), and the rows go
+// the guarded way instead.
+std::string insert_new_rows_sql(const target_table& table,
+                                const std::vector<const column_def*>& key,
+                                const std::vector<const column_def*>& columns,
+                                const write_sql_context& ctx);
+// Whether the table has a tombstone (of a key, of a shard or of the table): one row, 0 or 1.
+// Parameters: target schema, target table.
+std::string any_tombstone_sql(const write_sql_context& ctx);
 
 // Deletes (soft: marks) the rows of a remove stage whose CSN is below their delete's. No
 // parameters.

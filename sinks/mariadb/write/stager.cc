@@ -27,12 +27,29 @@ void stager::fill(connection& conn, const stage_def& stage) {
   if (_known.count(stage.table)) {
     conn.exec(clear_stage_sql(stage));
   } else {
-    conn.exec(create_stage_sql(stage));
+    try {
+      conn.exec(create_stage_sql(stage, _default_engine));
+    } catch (const mdb_error& e) {
+      // 1286: unknown engine (a server built without MyISAM); 1290: enforce_storage_engine
+      // under NO_ENGINE_SUBSTITUTION (sluice's sql_mode); 1289:
+      // the feature disabled; 3161: MySQL 8's disabled_storage_engines. The server's own
+      // engine is correct too, only slower.
+      if (_default_engine ||
+          (e.code() != 1286 && e.code() != 1289 && e.code() != 1290 && e.code() != 3161))
+        throw;
+      _default_engine = true;
+      conn.exec(create_stage_sql(stage, true));
+    }
     // Another writer of this session may have left rows in it.
     conn.exec(clear_stage_sql(stage));
     _known.insert(stage.table);
   }
   if (_rows == 0) return;
+  send(conn, fill_stage_sql(stage));
+}
+
+uint64_t stager::send(connection& conn, const std::string& insert) {
+  if (_rows == 0) return 0;
   _params.clear();
   _params.reserve(_cells.size());
   for (const cell& c : _cells) {
@@ -40,7 +57,7 @@ void stager::fill(connection& conn, const stage_def& stage) {
     if (c.owned) p.data = std::string_view(_buffer.data() + c.at, c.size);
     _params.push_back(p);
   }
-  conn.exec_bulk(fill_stage_sql(stage), _width, _params);
+  return conn.exec_bulk(insert, _width, _params);
 }
 
 }  // namespace sluice::mdb

@@ -19,8 +19,10 @@ namespace sluice::mdb {
 // Per statement: begin(width), then per row each field in the stage's column order and
 // end_row(), then fill(conn, stage), which — in the caller's transaction — creates the stage if
 // the session lacks it (CREATE TEMPORARY TABLE IF NOT EXISTS: no implicit commit) or empties it
-// (DELETE: an InnoDB temporary table follows the transaction, so a ROLLBACK may bring back
-// rows; emptying before every fill makes that harmless), then sends the rows. A temporary table
+// (DELETE: the stage is MyISAM, which a ROLLBACK does not touch, and a statement that failed
+// half way may have left rows; emptying before every fill makes both harmless; a server that
+// refuses MyISAM gets its default engine, whose ROLLBACK may bring rows back, harmless alike),
+// then sends the rows. A temporary table
 // is not dropped by a ROLLBACK: the set of tables the session has is only forgotten with the
 // session (session_lost()).
 //
@@ -37,6 +39,9 @@ class stager {
   size_t rows() const { return _rows; }
 
   void fill(connection& conn, const stage_def& stage);
+  // Sends the rows to an INSERT of one placeholder per field (not a stage's: the fast path of
+  // table_writer, rows straight into their table); the rows it affected.
+  uint64_t send(connection& conn, const std::string& insert);
   void session_lost() { _known.clear(); }
 
  private:
@@ -48,6 +53,7 @@ class stager {
   };
 
   std::set<std::string> _known;  // stages this session has
+  bool _default_engine = false;  // the server refused a MyISAM stage: its default engine
   std::vector<cell> _cells;
   std::vector<param> _params;
   std::string _buffer;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ upsert_counts upsert_counts_of(const char* info, uint64_t found);
 //            tombstone upsert; then per column group one guarded INSERT … SELECT … ON DUPLICATE
 //            KEY UPDATE — guarded by the row's CSN, or column by column where the table keeps
 //            per-column CSNs (_sluice_col_csn);
+//            Keys the table does not hold yet, in a table without tombstones, are inserted
+//            straight into it instead (write_new_rows: no stage, no guard);
 //   keyless: one INSERT per column group, each source position once.
 // Deletes go first: a row both deleted and re-inserted in the batch loses the columns set
 // before the delete (SPEC §4: they read NULL), then takes its new image.
@@ -74,6 +77,12 @@ class table_writer {
                      size_t begin, size_t end, apply_stats& stats);
   void write_upserts(connection& conn, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
+  // The fast path of write_upserts() for keys the table does not hold yet
+  // (table_writer_new_rows.cc); false when it did not write them (the guarded upsert must).
+  bool write_new_rows(connection& conn, const table_plan& plan,
+                      const std::vector<const column_def*>& keys,
+                      const std::vector<const column_def*>& cols, const write_sql_context& ctx,
+                      const uint32_t* first, const uint32_t* last, apply_stats& stats);
   void write_appends(connection& conn, const table_plan& plan, const table_shape& shape,
                      const column_group& group, size_t begin, size_t end, apply_stats& stats);
 
@@ -102,7 +111,10 @@ class table_writer {
   std::vector<int32_t> _position;      // plan column -> position in the group's columns
   std::vector<const value*> _values;   // the row's value per group column
   std::string _scratch;                // text made for one value
-  bool _counter_unsure = true;         // a counted statement failed: the counter holds its rows
+  // Per target: write_upserts() calls to skip the fast path for, after it missed (a key was
+  // there) or the table had tombstones.
+  std::map<target_table, int> _new_rows_skip;
+  bool _counter_unsure = true;  // a counted statement failed: the counter holds its rows
 };
 
 }  // namespace sluice::mdb

@@ -36,7 +36,12 @@ TEST_CASE("mariadb write sql: the stage keeps keys typed and values permissive")
         "CREATE TEMPORARY TABLE IF NOT EXISTS `" + f.stage.table +
             "` (`_sluice_key` longblob, `_sluice_row_csn` varbinary(1024), `_sluice_k0` "
             "varchar(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v0` longtext "
-            "CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v1` longblob)");
+            "CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v1` longblob) "
+            "ENGINE=MyISAM");
+  // Where the server refuses MyISAM: its default engine.
+  const std::string plain = mdb::create_stage_sql(f.stage, true);
+  CHECK(plain.find("ENGINE") == std::string::npos);
+  CHECK(plain.ends_with("`_sluice_v1` longblob)"));
   CHECK(mdb::fill_stage_sql(f.stage) == "INSERT INTO `" + f.stage.table +
                                             "` (`_sluice_key`, `_sluice_row_csn`, `_sluice_k0`, "
                                             "`_sluice_v0`, `_sluice_v1`) VALUES (?, ?, ?, ?, ?)");
@@ -72,6 +77,24 @@ TEST_CASE("mariadb write sql: the upsert assigns the CSN last, after every guard
         "s._sluice_row_csn, `_sluice_csn`)");
   // Every column reads the incoming value as its type (VALUES()) on MariaDB.
   CHECK(updates.find("VALUES(`b`)") != std::string::npos);
+}
+
+TEST_CASE("mariadb write sql: new rows go straight in, unguarded, as the upsert would make them") {
+  fixture f;
+  CHECK(mdb::insert_new_rows_sql(f.table, f.key, f.cols, f.ctx) ==
+        "INSERT INTO `shop`.`orders` (`id`, `v`, `b`, `_sluice_csn`) VALUES (?, ?, ?, ?)");
+  f.ctx.updated_at = true;
+  f.ctx.soft_delete = true;
+  const std::string sql = mdb::insert_new_rows_sql(f.table, f.key, f.cols, f.ctx);
+  CHECK(sql ==
+        "INSERT INTO `shop`.`orders` (`id`, `v`, `b`, `_sluice_csn`, `_sluice_updated_at`, "
+        "`_sluice_deleted`) VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), FALSE)");
+  // No ON DUPLICATE KEY UPDATE and no IGNORE: a key the table holds must fail it (1062).
+  CHECK(sql.find("DUPLICATE") == std::string::npos);
+  CHECK(sql.find("IGNORE") == std::string::npos);
+  CHECK(mdb::any_tombstone_sql(f.ctx) ==
+        "SELECT EXISTS (SELECT 1 FROM `sluice`.`tombstones` WHERE target_schema = ? AND "
+        "target_table = ?)");
 }
 
 TEST_CASE("mariadb write sql: soft deletes and _sluice_updated_at keep their places") {
