@@ -142,12 +142,16 @@ stage_def make_stage(stage_kind kind, const std::vector<const column_def*>& keys
   return out;
 }
 
-std::string create_stage_sql(const stage_def& stage, bool default_engine) {
+std::string create_stage_sql(const stage_def& stage, const sql_dialect& dialect,
+                             bool default_engine) {
   std::string cols;
   for (const auto& [name, type] : stage.columns)
     cols += (cols.empty() ? "" : ", ") + quote_identifier(name) + " " + type;
   return "CREATE TEMPORARY TABLE IF NOT EXISTS " + quote_identifier(stage.table) + " (" + cols +
-         ")" + (default_engine ? "" : " ENGINE=MyISAM");
+         ")" +
+         (default_engine  ? ""
+          : dialect.mysql ? " ENGINE=MyISAM"
+                          : " ENGINE=Aria TRANSACTIONAL=0");
 }
 
 std::string clear_stage_sql(const stage_def& stage) {

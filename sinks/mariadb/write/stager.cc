@@ -22,15 +22,15 @@ void stager::end_row() {
   ++_rows;
 }
 
-void stager::fill(connection& conn, const stage_def& stage) {
+void stager::fill(connection& conn, const stage_def& stage, const sql_dialect& dialect) {
   if (stage.columns.size() != _width) throw std::logic_error("stager: not the stage's width");
   if (_known.count(stage.table)) {
     conn.exec(clear_stage_sql(stage));
   } else {
     try {
-      conn.exec(create_stage_sql(stage, _default_engine));
+      conn.exec(create_stage_sql(stage, dialect, _default_engine));
     } catch (const mdb_error& e) {
-      // 1286: unknown engine (a server built without MyISAM); 1290: enforce_storage_engine
+      // 1286: unknown engine (a server built without it); 1290: enforce_storage_engine
       // under NO_ENGINE_SUBSTITUTION (sluice's sql_mode); 1289:
       // the feature disabled; 3161: MySQL 8's disabled_storage_engines. The server's own
       // engine is correct too, only slower.
@@ -38,7 +38,7 @@ void stager::fill(connection& conn, const stage_def& stage) {
           (e.code() != 1286 && e.code() != 1289 && e.code() != 1290 && e.code() != 3161))
         throw;
       _default_engine = true;
-      conn.exec(create_stage_sql(stage, true));
+      conn.exec(create_stage_sql(stage, dialect, true));
     }
     // Another writer of this session may have left rows in it.
     conn.exec(clear_stage_sql(stage));

@@ -17,14 +17,13 @@ namespace sluice::mdb {
 // postgres/write/copy_stager.h).
 //
 // Per statement: begin(width), then per row each field in the stage's column order and
-// end_row(), then fill(conn, stage), which — in the caller's transaction — creates the stage if
-// the session lacks it (CREATE TEMPORARY TABLE IF NOT EXISTS: no implicit commit) or empties it
-// (DELETE: the stage is MyISAM, which a ROLLBACK does not touch, and a statement that failed
-// half way may have left rows; emptying before every fill makes both harmless; a server that
-// refuses MyISAM gets its default engine, whose ROLLBACK may bring rows back, harmless alike),
-// then sends the rows. A temporary table
-// is not dropped by a ROLLBACK: the set of tables the session has is only forgotten with the
-// session (session_lost()).
+// end_row(), then fill(conn, stage, dialect), which — in the caller's transaction — creates the
+// stage if the session lacks it (CREATE TEMPORARY TABLE IF NOT EXISTS: no implicit commit) or
+// empties it (DELETE: the stage is Aria or MyISAM (create_stage_sql), which a ROLLBACK does not
+// touch, and a statement that failed half way may have left rows; emptying before every fill makes
+// both harmless; a server that refuses that engine gets its default one, whose ROLLBACK may bring
+// rows back, harmless alike), then sends the rows. A temporary table is not dropped by a ROLLBACK:
+// the set of tables the session has is only forgotten with the session (session_lost()).
 //
 // Fields point into the batch (add) or into the stager's own buffer (add_copy), which lives
 // until the next begin(). Threading: one per apply lane (connection), owned by its table_writer.
@@ -38,7 +37,7 @@ class stager {
   void end_row();
   size_t rows() const { return _rows; }
 
-  void fill(connection& conn, const stage_def& stage);
+  void fill(connection& conn, const stage_def& stage, const sql_dialect& dialect);
   // Sends the rows to an INSERT of one placeholder per field (not a stage's: the fast path of
   // table_writer, rows straight into their table); the rows it affected.
   uint64_t send(connection& conn, const std::string& insert);
@@ -53,7 +52,7 @@ class stager {
   };
 
   std::set<std::string> _known;  // stages this session has
-  bool _default_engine = false;  // the server refused a MyISAM stage: its default engine
+  bool _default_engine = false;  // the server refused the stage's engine: its default one
   std::vector<cell> _cells;
   std::vector<param> _params;
   std::string _buffer;

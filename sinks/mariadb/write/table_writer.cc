@@ -219,7 +219,7 @@ void table_writer::write_deletes(connection& conn, const table_plan& plan, const
       add_value(row.key.values[k], _targets[k]);
     _stager.end_row();
   }
-  _stager.fill(conn, stage);
+  _stager.fill(conn, stage, _ctx.dialect);
   const write_sql_context ctx = context_for(shape);
   if (shape.exists) {
     stats.deleted += conn.exec(delete_rows_sql(plan.target, stage, keys, ctx));
@@ -294,7 +294,7 @@ void table_writer::write_upserts(connection& conn, const table_plan& plan, const
     _stager.end_row();
   }
   if (count == 0) return;
-  _stager.fill(conn, stage);
+  _stager.fill(conn, stage, _ctx.dialect);
   const std::string sql = per_column ? upsert_versioned_sql(plan.target, stage, keys, cols,
                                                             data_columns(plan, shape), ctx)
                                      : upsert_sql(plan.target, stage, keys, cols, ctx);
@@ -371,7 +371,7 @@ void table_writer::write_appends(connection& conn, const table_plan& plan, const
     _stager.end_row();
   }
   if (count == 0) return;
-  _stager.fill(conn, stage);
+  _stager.fill(conn, stage, _ctx.dialect);
   const append_once once = _options.append_skips_any_conflict ? append_once::any
                            : shape.position_index             ? append_once::position
                                                               : append_once::none;

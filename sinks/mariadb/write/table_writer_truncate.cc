@@ -61,7 +61,7 @@ void table_writer::truncate_shard(connection& conn, const table_plan& plan,
   _stager.add(param::bytes(plan.rows->truncate_seq.bytes()));
   _stager.add_copy(key_json({plan.truncate_column}, scope.values));
   _stager.end_row();
-  _stager.fill(conn, stage);
+  _stager.fill(conn, stage, _ctx.dialect);
   const upsert_counts counts = run_counted(conn, tombstones_sql(stage, ctx), table_params(plan));
   stats.tombstones += counts.inserted + counts.updated;
   ++stats.truncates_applied;

@@ -240,7 +240,7 @@ TEST_CASE("mariadb writer: the CSN assigned first would let stale columns throug
   st.add(mdb::param::text("new"));
   st.end_row();
   w.conn.exec("START TRANSACTION");
-  st.fill(w.conn, stage);
+  st.fill(w.conn, stage, w.dialect);
   w.conn.exec(sql, std::vector{mdb::param::text(w.db), mdb::param::text("t"),
                                mdb::param::text(w.db), mdb::param::text("t")});
   // Reordered: the CSN rose, the value did not follow.

@@ -8,7 +8,7 @@
 #include "tests/sinks/mariadb/writer_world.h"
 
 // The writer's fast path for keys the table does not hold (table_writer_new_rows.cc) and its
-// MyISAM stage (write_sql.h create_stage_sql), against a real MariaDB.
+// non-transactional stage (write_sql.h create_stage_sql), against a real MariaDB.
 
 namespace sluice {
 namespace {
@@ -100,7 +100,7 @@ std::string stage_engine(writer_world& w) {
   return at == std::string::npos ? "" : text.substr(at + 7, text.find(' ', at) - at - 7);
 }
 
-TEST_CASE("mariadb writer: the stage is MyISAM, or the server's engine where MyISAM is refused") {
+TEST_CASE("mariadb writer: the stage is Aria, or the server's engine where Aria is refused") {
   for (const bool enforced : {false, true}) {
     CAPTURE(enforced);
     writer_world w(row_level);
@@ -109,8 +109,8 @@ TEST_CASE("mariadb writer: the stage is MyISAM, or the server's engine where MyI
     w.apply({w.remove("z", 1)});
     w.apply({w.upsert("a", 5, {{"v", value::string("a5")}})});
     CHECK(w.rows() == "a,a5");
-    CHECK(stage_engine(w) == (enforced ? "InnoDB" : "MyISAM"));
-    // A batch that fails after its stage was filled, rolled back: a ROLLBACK leaves a MyISAM
+    CHECK(stage_engine(w) == (enforced ? "InnoDB" : "Aria"));
+    // A batch that fails after its stage was filled, rolled back: a ROLLBACK leaves an Aria
     // stage's rows, and the next fill must not read them.
     CHECK_THROWS_AS(w.apply({w.upsert("b", 6, {{"v", value::string("b6")}}),
                              w.upsert("c", 6, {{"n", value::string("not a number")}})}),

@@ -32,14 +32,16 @@ std::string odku(const std::string& sql) {
 TEST_CASE("mariadb write sql: the stage keeps keys typed and values permissive") {
   fixture f;
   CHECK(f.stage.table.rfind("sluice_stage_u_", 0) == 0);
-  CHECK(mdb::create_stage_sql(f.stage) ==
+  CHECK(mdb::create_stage_sql(f.stage, mdb::sql_dialect::mariadb()) ==
         "CREATE TEMPORARY TABLE IF NOT EXISTS `" + f.stage.table +
             "` (`_sluice_key` longblob, `_sluice_row_csn` varbinary(1024), `_sluice_k0` "
             "varchar(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v0` longtext "
             "CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v1` longblob) "
-            "ENGINE=MyISAM");
-  // Where the server refuses MyISAM: its default engine.
-  const std::string plain = mdb::create_stage_sql(f.stage, true);
+            "ENGINE=Aria TRANSACTIONAL=0");
+  // MySQL 8 has no Aria.
+  CHECK(mdb::create_stage_sql(f.stage, mdb::sql_dialect::mysql8()).ends_with(") ENGINE=MyISAM"));
+  // Where the server refuses it: its default engine.
+  const std::string plain = mdb::create_stage_sql(f.stage, mdb::sql_dialect::mariadb(), true);
   CHECK(plain.find("ENGINE") == std::string::npos);
   CHECK(plain.ends_with("`_sluice_v1` longblob)"));
   CHECK(mdb::fill_stage_sql(f.stage) == "INSERT INTO `" + f.stage.table +
