@@ -148,10 +148,7 @@ std::string create_stage_sql(const stage_def& stage, const sql_dialect& dialect,
   for (const auto& [name, type] : stage.columns)
     cols += (cols.empty() ? "" : ", ") + quote_identifier(name) + " " + type;
   return "CREATE TEMPORARY TABLE IF NOT EXISTS " + quote_identifier(stage.table) + " (" + cols +
-         ")" +
-         (default_engine  ? ""
-          : dialect.mysql ? " ENGINE=MyISAM"
-                          : " ENGINE=Aria TRANSACTIONAL=0");
+         ")" + (default_engine || dialect.mysql ? "" : " ENGINE=Aria TRANSACTIONAL=0");
 }
 
 std::string clear_stage_sql(const stage_def& stage) {

@@ -78,13 +78,16 @@ bool is_binary_type(std::string_view type);
 // Stage column names: key i, value i.
 std::string key_alias(size_t i);
 std::string value_alias(size_t i);
-// The stage is not in the server's default engine (InnoDB) but in a non-transactional one:
-// Aria (TRANSACTIONAL=0) on MariaDB, MyISAM on MySQL 8, which has no Aria. It is refilled
-// before every statement that reads it and never needs a rollback, and InnoDB's undo log made
-// filling it and emptying it (a DELETE row by row) a third of the server's CPU on a mix of
-// changes; both engines empty a table whole, and Aria's page cache spares MyISAM's write call
-// per row (docs/performance.md has the figures). A ROLLBACK leaves a stage's rows, which the
-// next fill clears anyway. default_engine: the server refused that engine (stager::fill).
+// On MariaDB the stage is not in the server's default engine (InnoDB) but in Aria
+// (TRANSACTIONAL=0): it is refilled before every statement that reads it and never needs a
+// rollback, and InnoDB's undo log made filling it and emptying it (a DELETE row by row) a third
+// of the server's CPU on a mix of changes; Aria empties a table whole and writes through its
+// page cache (MyISAM measured slower: a write call per row; docs/performance.md has the
+// figures). A ROLLBACK leaves a stage's rows, which the next fill clears anyway. MySQL 8 has
+// no Aria, and can refuse a non-transactional table written inside a transaction (error 1785
+// under enforce_gtid_consistency, unless binlog_format is ROW): its stage keeps the server's
+// default engine (not run here, SPEC §6b). default_engine: the server refused Aria
+// (stager::fill).
 std::string create_stage_sql(const stage_def& stage, const sql_dialect& dialect,
                              bool default_engine = false);
 std::string clear_stage_sql(const stage_def& stage);

@@ -30,13 +30,10 @@ void stager::fill(connection& conn, const stage_def& stage, const sql_dialect& d
     try {
       conn.exec(create_stage_sql(stage, dialect, _default_engine));
     } catch (const mdb_error& e) {
-      // 1286: unknown engine (a server built without it); 1290: enforce_storage_engine
-      // under NO_ENGINE_SUBSTITUTION (sluice's sql_mode); 1289:
-      // the feature disabled; 3161: MySQL 8's disabled_storage_engines. The server's own
-      // engine is correct too, only slower.
-      if (_default_engine ||
-          (e.code() != 1286 && e.code() != 1289 && e.code() != 1290 && e.code() != 3161))
-        throw;
+      // 1286: unknown engine (a server built without Aria); 1290: enforce_storage_engine under
+      // NO_ENGINE_SUBSTITUTION (sluice's sql_mode); 1289: the feature disabled. The server's
+      // own engine is correct too, only slower.
+      if (_default_engine || (e.code() != 1286 && e.code() != 1289 && e.code() != 1290)) throw;
       _default_engine = true;
       conn.exec(create_stage_sql(stage, dialect, true));
     }

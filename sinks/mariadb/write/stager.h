@@ -19,11 +19,11 @@ namespace sluice::mdb {
 // Per statement: begin(width), then per row each field in the stage's column order and
 // end_row(), then fill(conn, stage, dialect), which — in the caller's transaction — creates the
 // stage if the session lacks it (CREATE TEMPORARY TABLE IF NOT EXISTS: no implicit commit) or
-// empties it (DELETE: the stage is Aria or MyISAM (create_stage_sql), which a ROLLBACK does not
+// empties it (DELETE: on MariaDB the stage is Aria (create_stage_sql), which a ROLLBACK does not
 // touch, and a statement that failed half way may have left rows; emptying before every fill makes
-// both harmless; a server that refuses that engine gets its default one, whose ROLLBACK may bring
-// rows back, harmless alike), then sends the rows. A temporary table is not dropped by a ROLLBACK:
-// the set of tables the session has is only forgotten with the session (session_lost()).
+// both harmless; MySQL 8, or a server that refuses Aria, gets its default engine, whose ROLLBACK
+// may bring rows back, harmless alike), then sends the rows. A temporary table is not dropped by a
+// ROLLBACK: the set of tables the session has is only forgotten with the session (session_lost()).
 //
 // Fields point into the batch (add) or into the stager's own buffer (add_copy), which lives
 // until the next begin(). Threading: one per apply lane (connection), owned by its table_writer.

@@ -38,8 +38,10 @@ TEST_CASE("mariadb write sql: the stage keeps keys typed and values permissive")
             "varchar(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v0` longtext "
             "CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin, `_sluice_v1` longblob) "
             "ENGINE=Aria TRANSACTIONAL=0");
-  // MySQL 8 has no Aria.
-  CHECK(mdb::create_stage_sql(f.stage, mdb::sql_dialect::mysql8()).ends_with(") ENGINE=MyISAM"));
+  // MySQL 8 has no Aria, and can refuse a non-transactional table in a transaction
+  // (enforce_gtid_consistency): its default engine.
+  CHECK(mdb::create_stage_sql(f.stage, mdb::sql_dialect::mysql8()).find("ENGINE") ==
+        std::string::npos);
   // Where the server refuses it: its default engine.
   const std::string plain = mdb::create_stage_sql(f.stage, mdb::sql_dialect::mariadb(), true);
   CHECK(plain.find("ENGINE") == std::string::npos);
