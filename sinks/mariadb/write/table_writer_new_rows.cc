@@ -6,12 +6,13 @@ namespace sluice::mdb {
 // the upsert's guards: there is no stored row to compare CSNs with, and no tombstone when the
 // table has none at all. They are inserted straight into the table by one array-bound INSERT
 // (no stage, no INSERT … SELECT, no tombstone probe per row) under a savepoint; the strict
-// sql_mode still makes a bad value the batch's error, as on the guarded path. A key the table
-// does hold fails that INSERT (1062: the key locks keep every other writer of these keys out,
-// and a truncate's tombstone takes the table's lock exclusively, so nothing else can), and the
-// rows go the guarded way after all; the table is then not tried for a while, so that an
-// update-heavy stream does not pay for a failed INSERT on every batch. The PostgreSQL target's
-// direct COPY is the model (postgres/write/table_writer.cc).
+// sql_mode still makes a bad value the batch's error, as on the guarded path. "No tombstone"
+// holds until COMMIT: the key locks keep every other writer of these keys out (a delete that
+// would write one of their tombstones included), and a truncate's tombstone takes the table's
+// lock exclusively. A key the table does hold fails that INSERT (1062), and the rows go the
+// guarded way after all; the table is then not tried for a while, so that an update-heavy
+// stream does not pay for a failed INSERT on every batch. The PostgreSQL target's direct COPY
+// is the model (postgres/write/table_writer.cc).
 bool table_writer::write_new_rows(connection& conn, const table_plan& plan,
                                   const std::vector<const column_def*>& keys,
                                   const std::vector<const column_def*>& cols,
