@@ -173,7 +173,8 @@ void pipeline::on_revoked(const std::vector<topic_partition>& parts, bool lost) 
     _partitions.remove(tp);
     _assigned.erase(tp);
     was_fenced |= _fenced.erase(tp) > 0;
-    if (!lost) SLUICE_LOG(info, "pipeline", "released " << label(tp));
+    // Lost ones are named too: "consumer: lost N partition(s)" does not say which.
+    SLUICE_LOG(info, "pipeline", (lost ? "lost " : "released ") << label(tp));
   }
   if (was_fenced) show_fenced();
   forget_stopped(parts);

@@ -247,11 +247,12 @@ struct member {
     wait_until([&] { return running_ready() || !process->running(); }, timeout);
     return running_ready();
   }
-  // The partitions of `topic` this member owns by its log: claimed and not released since.
+  // The partitions of `topic` this member owns by its log: claimed and not released or lost
+  // since (a commit refused during a rebalance can lose a member's whole assignment).
   std::set<int32_t> owned(const std::string& topic) const {
     std::set<int32_t> out;
     const std::string log = process->log();
-    const std::regex line("(claimed|released) " + topic + "\\[([0-9]+)\\]");
+    const std::regex line("(claimed|released|lost) " + topic + "\\[([0-9]+)\\]");
     for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator();
          ++it) {
       const int32_t p = std::stoi((*it)[2]);
