@@ -69,6 +69,10 @@ struct apply_options {
   // max_prepared_transactions): a batch takes at most max_key_locks of them, and a batch with
   // more keys locks its tables exclusively instead. 0: a 32nd of the server's lock table.
   size_t max_key_locks = 0;
+  // MariaDB: a batch of at least this many upserts into a table whose last ones all went
+  // straight in (new keys, no tombstones) locks the table exclusively instead of their keys
+  // (mdb::table_writer::inserts_alone). 0: the writer's default.
+  size_t min_rows_alone = 0;
   // COPY by default: integration/bench/apply_bench.cc measures both on the same rows.
   apply_bulk_path bulk_path = apply_bulk_path::copy;
   // Chunked records (chunk_store.h): a chunk still incomplete this much Kafka time after its

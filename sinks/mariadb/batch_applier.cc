@@ -210,8 +210,10 @@ batch_applier::attempt_end batch_applier::run_batch(
     const batch_metadata& metadata, bool isolate, apply_stats& stats, std::string& why) {
   _locks.clear();
   for (const table_plan& p : plans) {
-    _locks.add_table(p.target, p.truncate && _options.truncate_enabled);
-    if (p.keyless) continue;
+    // Many new keys into a table without tombstones: the table alone, no key locks.
+    const bool alone = _writer.inserts_alone(p);
+    _locks.add_table(p.target, (p.truncate && _options.truncate_enabled) || alone);
+    if (p.keyless || alone) continue;
     for (size_t i = 0; i < p.item_count(); ++i) {
       if (!p.rejected[i]) _locks.add_key(p.target, p.row(i).key.canonical);
     }

@@ -243,10 +243,10 @@ void table_writer::write_upserts(connection& conn, const table_plan& plan, const
   const write_sql_context ctx = context_for(shape);
   const bool per_column = versioned(shape, ctx);
   // (Update mode inserts nothing: no new rows to insert.)
-  if (!per_column && !ctx.update_only &&
-      write_new_rows(conn, plan, keys, cols, ctx, first, last, stats)) {
-    return;
-  }
+  bool& straight = _new_rows[plan.target].straight;
+  straight = !per_column && !ctx.update_only &&
+             write_new_rows(conn, plan, keys, cols, ctx, first, last, stats);
+  if (straight) return;
   const stage_def stage =
       make_stage(per_column ? stage_kind::versioned : stage_kind::upsert, keys, true, cols);
   _targets.clear();

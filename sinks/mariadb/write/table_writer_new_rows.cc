@@ -11,15 +11,16 @@ namespace sluice::mdb {
 // would write one of their tombstones included), and a truncate's tombstone takes the table's
 // lock exclusively. A key the table does hold fails that INSERT (1062), and the rows go the
 // guarded way after all; the table is then not tried for a while, so that an update-heavy
-// stream does not pay for a failed INSERT on every batch. The PostgreSQL target's direct COPY
-// is the model (postgres/write/table_writer.cc).
+// stream does not pay for a failed INSERT on every batch. A batch that holds the table's lock
+// exclusively (inserts_alone) took no key locks: the table's lock keeps those writers out. The
+// PostgreSQL target's direct COPY is the model (postgres/write/table_writer.cc).
 bool table_writer::write_new_rows(connection& conn, const table_plan& plan,
                                   const std::vector<const column_def*>& keys,
                                   const std::vector<const column_def*>& cols,
                                   const write_sql_context& ctx, const uint32_t* first,
                                   const uint32_t* last, apply_stats& stats) {
   constexpr int skip_after_miss = 16;
-  int& skip = _new_rows_skip[plan.target];
+  int& skip = _new_rows[plan.target].skip;
   if (skip > 0) {
     --skip;
     return false;
@@ -72,6 +73,19 @@ bool table_writer::write_new_rows(connection& conn, const table_plan& plan,
   conn.exec("RELEASE SAVEPOINT sluice_new_rows");
   stats.upserted += count;
   return true;
+}
+
+bool table_writer::inserts_alone(const table_plan& plan) const {
+  if (plan.keyless || plan.truncate) return false;
+  const auto it = _new_rows.find(plan.target);
+  if (it == _new_rows.end() || !it->second.straight || it->second.skip > 0) return false;
+  size_t rows = 0;
+  for (size_t i = 0; i < plan.item_count(); ++i) {
+    if (plan.rejected[i]) continue;
+    if (!plan.row(i).delete_seq.empty()) return false;
+    ++rows;
+  }
+  return rows >= (_options.min_rows_alone ? _options.min_rows_alone : min_rows_alone);
 }
 
 }  // namespace sluice::mdb

@@ -252,6 +252,7 @@ struct run_config {
   int truncates = 0;              // truncate events among the histories' changes
   bool truncate_enabled = false;  // truncate.enabled: applied, else only counted
   size_t max_key_locks = 0;       // 0: the applier's default; small: tables locked instead
+  size_t min_rows_alone = 0;      // 0: the writer's default; 1: any batch of new keys alone
 
   static run_config from_seed(uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -274,6 +275,7 @@ struct run_config {
     c.truncates = pick({0, 0, 1, 2});
     c.truncate_enabled = pick({0, 1, 1}) == 1;
     c.max_key_locks = static_cast<size_t>(pick({0, 0, 0, 3}));
+    c.min_rows_alone = static_cast<size_t>(pick({0, 1}));
     return c;
   }
 
@@ -287,7 +289,9 @@ struct run_config {
       << (history.conflicts ? ", equal-CSN conflicts" : "")
       << (soft_deletes ? ", soft deletes" : ", hard deletes") << ", " << truncates
       << " truncate(s) " << (truncate_enabled ? "applied" : "counted only")
-      << (max_key_locks ? ", tables locked past " + std::to_string(max_key_locks) + " keys" : "");
+      << (max_key_locks ? ", tables locked past " + std::to_string(max_key_locks) + " keys" : "")
+      << (min_rows_alone ? ", new keys alone from " + std::to_string(min_rows_alone) + " rows"
+                         : "");
     return o.str();
   }
 };
@@ -371,6 +375,7 @@ class property_runner {
     opts.deletes = cfg.soft_deletes ? apply_delete_mode::soft : apply_delete_mode::hard;
     opts.truncate_enabled = cfg.truncate_enabled;
     opts.max_key_locks = cfg.max_key_locks;
+    opts.min_rows_alone = cfg.min_rows_alone;
     for (size_t l = 0; l < lanes.size(); ++l) {
       lanes[l].applier = std::make_unique<mdb_test_sink>(_w.dsn, opts, mdb_test_policy(20),
                                                          "prop_lane_" + std::to_string(l));
@@ -749,6 +754,78 @@ TEST_CASE("mariadb a lane that saw no table deletes from the table another lane 
   a.apply(w.merger.merge({upsert(t, 2, 1, ab("1", "one")), upsert(t, 3, 9, ab("9", "nine"))}));
   b.apply(w.merger.merge({remove(t, 2, 5), remove(t, 3, 5)}));
   CHECK(w.all_of("orders") == "3:9,nine");
+}
+
+TEST_CASE("mariadb many new keys into a table without tombstones lock the table, not their keys") {
+  world w;
+  apply_options options = w.options();
+  options.min_rows_alone = 3;
+  mdb_test_sink applier(w.dsn, options);
+  table_entry* t = w.table("orders");
+  const auto batch = [&](int64_t from, int64_t to) {
+    std::vector<change> changes;
+    for (int64_t id = from; id <= to; ++id)
+      changes.push_back(upsert(t, id, 1, ab(std::to_string(id), "new")));
+    return w.merger.merge(std::move(changes));
+  };
+  const auto key_locks = [&] {
+    return w.one("SELECT count(*) FROM " + mdb::quote_identifier(w.state) + ".key_locks");
+  };
+  // The first batch locks its keys: the table's upserts have not gone straight in yet.
+  applier.apply(batch(1, 3));
+  REQUIRE(key_locks() == "3");
+  // They did: the next batch of new keys takes the table alone, no key_locks row.
+  applier.apply(batch(4, 6));
+  CHECK(key_locks() == "3");
+  // Fewer rows than min_rows_alone lock their keys.
+  applier.apply(batch(7, 8));
+  CHECK(key_locks() == "5");
+
+  // Alone means exclusively: another writer of the table (its table_locks row held in share
+  // mode, as a batch of other keys holds it) keeps the batch waiting until it commits.
+  mdb::connection other(world::settings());
+  other.exec("START TRANSACTION");
+  other.query("SELECT 1 FROM " + mdb::quote_identifier(w.state) +
+              ".table_locks WHERE target_table = 'orders' LOCK IN SHARE MODE");
+  std::exception_ptr failed;
+  std::thread lane([&] {
+    try {
+      applier.apply(batch(9, 11));
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  const auto waiting = [&] {
+    return w.one(
+               "SELECT count(*) FROM information_schema.processlist WHERE info LIKE "
+               "'%table_locks%FOR UPDATE'") == "1";
+  };
+  bool waited = false;
+  for (int i = 0; i < 100 && !waited; ++i) {
+    waited = waiting();
+    if (!waited) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(w.one("SELECT count(*) FROM " + w.target("orders") + " WHERE id >= 9") == "0");
+  for (const auto& r : w.look.query("SELECT state, info FROM information_schema.processlist").rows)
+    MESSAGE(r.at(0).value_or("~") << " | " << r.at(1).value_or("~"));
+  other.exec("COMMIT");
+  lane.join();
+  CHECK(waited);
+  CHECK(!failed);
+  CHECK(w.one("SELECT count(*) FROM " + w.target("orders")) == "11");
+  CHECK(key_locks() == "5");
+
+  // A batch with a delete locks its keys, and so does the next batch of new keys: the table
+  // has a tombstone now, its upserts take the guarded path.
+  applier.apply(
+      w.merger.merge({upsert(t, 12, 1, ab("12", "new")), remove(t, 1, 2),
+                      upsert(t, 13, 1, ab("13", "new")), upsert(t, 14, 1, ab("14", "new"))}));
+  CHECK(key_locks() == "8");  // 12, 13, 14; 1's row was there
+  applier.apply(batch(15, 17));
+  CHECK(key_locks() == "11");
+  // A late copy of 1's insert stays out.
+  applier.apply(w.merger.merge({upsert(t, 1, 1, ab("1", "new"))}));
+  CHECK(w.one("SELECT count(*) FROM " + w.target("orders") + " WHERE id = 1") == "0");
 }
 
 }  // namespace
