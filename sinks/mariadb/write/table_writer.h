@@ -67,11 +67,11 @@ class table_writer {
 
   // Whether the batch may lock the plan's table exclusively instead of its keys: its rows are
   // many upserts (min_rows_alone or more, or apply_options::min_rows_alone; no delete,
-  // truncate or keyless rows) into a table
-  // whose last upserts went straight in (write_new_rows: no tombstone, no key there). Holding
-  // the table alone keeps every other writer of its keys out as the key locks would, and
-  // saves MariaDB a key_locks row per new key (a quarter of its CPU on an insert-only stream).
-  // Any path stays correct under it: the guarded upsert only needs the keys' writers kept out.
+  // truncate or keyless rows) into a table whose last upserts went straight in
+  // (write_new_rows: no tombstone, no key there). Holding the table alone keeps every other
+  // writer of its keys out as the key locks would, and saves MariaDB a key_locks row per new
+  // key (a quarter of its CPU on an insert-only stream). Any path stays correct under it: the
+  // guarded upsert only needs the keys' writers kept out. Writers of the table take turns.
   bool inserts_alone(const table_plan& plan) const;
   static constexpr size_t min_rows_alone = 1000;
 
