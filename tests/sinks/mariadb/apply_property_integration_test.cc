@@ -806,8 +806,6 @@ TEST_CASE("mariadb many new keys into a table without tombstones lock the table,
     if (!waited) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   CHECK(w.one("SELECT count(*) FROM " + w.target("orders") + " WHERE id >= 9") == "0");
-  for (const auto& r : w.look.query("SELECT state, info FROM information_schema.processlist").rows)
-    MESSAGE(r.at(0).value_or("~") << " | " << r.at(1).value_or("~"));
   other.exec("COMMIT");
   lane.join();
   CHECK(waited);
